@@ -1,0 +1,109 @@
+"""aiojury: an async, multi-model LLM jury.
+
+A panel of judges from different model families grades each case; every vote is validated;
+votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a failure.
+
+    import jury
+
+    panel = jury.load_panel("jury.toml")
+    async with jury.Jury(panel) as j:
+        async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
+            print(verdict.case_id, verdict.verdict)
+"""
+
+from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validate_cases
+from ._clock import Clock, FakeClock
+from ._defaults import default_panel
+from ._engine import Jury, evaluate
+from ._errors import (
+    AuthenticationError,
+    CaseFileError,
+    ConfigError,
+    InvalidReply,
+    InvalidRequestError,
+    JuryError,
+    JuryFileError,
+    LineError,
+    MissingCredentialError,
+    ProviderError,
+    RateLimitedError,
+    RubricError,
+    TransientError,
+)
+from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from ._panel import Gate, Juror, Panel, ProviderLimits, RetrySettings, load_panel
+from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
+from ._rubric import Decision, Metric, Prompt, Rubric
+from ._summary import RunSummary, summarize
+from ._verdict import (
+    Ballot,
+    CaseVerdict,
+    CheckOutcome,
+    CheckResult,
+    Dissent,
+    MetricResult,
+    Verdict,
+    Vote,
+    VoteStatus,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuthenticationError",
+    "Ballot",
+    "Case",
+    "CaseFileError",
+    "CaseVerdict",
+    "CheckOutcome",
+    "CheckResult",
+    "Clock",
+    "ConfigError",
+    "Decision",
+    "Dissent",
+    "FakeClock",
+    "Gate",
+    "InvalidReply",
+    "InvalidRequestError",
+    "JudgeModel",
+    "JudgeReply",
+    "JudgeRequest",
+    "Juror",
+    "Jury",
+    "JuryError",
+    "JuryFileError",
+    "LineError",
+    "Message",
+    "Metric",
+    "MetricResult",
+    "MissingCredentialError",
+    "Panel",
+    "Point",
+    "Prompt",
+    "ProviderError",
+    "ProviderLimits",
+    "RateLimitedError",
+    "RetrySettings",
+    "Rubric",
+    "RubricError",
+    "RunSummary",
+    "ToolCall",
+    "Trace",
+    "TransientError",
+    "Usage",
+    "Verdict",
+    "Vote",
+    "VoteStatus",
+    "__version__",
+    "default_panel",
+    "evaluate",
+    "family_of",
+    "iter_cases",
+    "load_cases",
+    "load_panel",
+    "load_rubric",
+    "register_provider",
+    "register_rubric_kind",
+    "summarize",
+    "validate_cases",
+]

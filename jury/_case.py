@@ -1,0 +1,369 @@
+"""Cases: what the agent was asked, what it answered, what it did, and what was expected.
+
+Canonical fields are snake_case. The seed article's camelCase (``goldenAnswer``,
+``toolCalls``...) and other tools' spellings (``input``, ``output``, ``expected_output``...)
+load as aliases, so existing datasets are used as they are. Unknown keys are an error rather
+than silently ignored: a misspelt ``goldenAnwser`` would otherwise judge without a reference.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ._errors import CaseFileError, LineError
+
+__all__ = ["Case", "Point", "ToolCall", "Trace", "iter_cases", "load_cases", "validate_cases"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+def _aliases(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class ToolCall(BaseModel):
+    """One tool call the agent made: its name, its arguments and what it returned."""
+
+    model_config = _FROZEN
+
+    name: str = Field(validation_alias=_aliases("name", "tool", "tool_name"))
+    arguments: Any = Field(
+        default=None, validation_alias=_aliases("arguments", "argument", "args", "input")
+    )
+    result: Any = Field(default=None, validation_alias=_aliases("result", "output", "response"))
+    #: Set when the tool call failed (an exception text or an error object).
+    error: Any = Field(default=None, validation_alias=_aliases("error", "exception"))
+
+
+class Trace(BaseModel):
+    """What the agent did while answering one request. It belongs to that request only."""
+
+    model_config = _FROZEN
+
+    retrieved_sources: tuple[str, ...] = Field(
+        default=(),
+        validation_alias=_aliases("retrieved_sources", "retrievedSources", "sources"),
+    )
+    tool_calls: tuple[ToolCall, ...] = Field(
+        default=(), validation_alias=_aliases("tool_calls", "toolCalls", "tools_called")
+    )
+    context: tuple[str, ...] = Field(
+        default=(),
+        validation_alias=_aliases("context", "retrieval_context", "retrievalContext", "contexts"),
+    )
+    #: Sources the answer cites, when the agent reports them (checked against retrieved ones).
+    cited_sources: tuple[str, ...] = Field(
+        default=(), validation_alias=_aliases("cited_sources", "citedSources", "citations")
+    )
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context_as_tuple(cls, value: object) -> object:
+        # One string is the common shape (the seed article's); lists come from RAG tools.
+        if isinstance(value, str):
+            return (value,) if value else ()
+        return value
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(call.name for call in self.tool_calls)
+
+
+class Point(BaseModel):
+    """One point of a points rubric: what a good answer must, may or must not say."""
+
+    model_config = _FROZEN
+
+    id: str
+    says: str = Field(validation_alias=_aliases("says", "text", "description", "point"))
+    need: Literal["must", "optional", "shared", "penalty"] = "must"
+    #: Words from the source that prove the point, for the person who checks a gold.
+    quote: str | None = None
+    cite: str | None = None
+    weight: float | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+# Keys of a trace that the seed article's datasets place at the case's top level.
+_TRACE_KEYS = frozenset(
+    {
+        "retrieved_sources",
+        "retrievedSources",
+        "sources",
+        "tool_calls",
+        "toolCalls",
+        "tools_called",
+        "context",
+        "retrieval_context",
+        "retrievalContext",
+        "contexts",
+        "cited_sources",
+        "citedSources",
+        "citations",
+    }
+)
+
+
+class Case(BaseModel):
+    """One evaluation case: a question, the agent's answer and trace, and the expectations."""
+
+    model_config = _FROZEN
+
+    id: str = Field(validation_alias=_aliases("id", "case_id", "caseId", "uid", "idx"))
+    category: str | None = Field(
+        default=None, validation_alias=_aliases("category", "type", "subset")
+    )
+    question: str = Field(
+        default="", validation_alias=_aliases("question", "input", "query", "prompt", "instruction")
+    )
+    answer: str | None = Field(
+        default=None,
+        validation_alias=_aliases(
+            "answer", "output", "actual_output", "actualOutput", "response", "output_1"
+        ),
+    )
+    #: The second answer of a pairwise comparison (``answer`` is the first).
+    answer_b: str | None = Field(
+        default=None, validation_alias=_aliases("answer_b", "answerB", "output_2")
+    )
+    golden_answer: str | None = Field(
+        default=None,
+        validation_alias=_aliases(
+            "golden_answer",
+            "goldenAnswer",
+            "expected_output",
+            "expectedOutput",
+            "expected_answer",
+            "target",
+            "reference",
+            "ideal",
+            "gold",
+        ),
+    )
+    expected_behaviour: str | None = Field(
+        default=None,
+        validation_alias=_aliases(
+            "expected_behaviour", "expectedBehaviour", "expected_behavior", "expectedBehavior"
+        ),
+    )
+    trace: Trace = Field(default_factory=Trace)
+    #: The tool that should be called. Given as null, it means *no* tool should be called;
+    #: left out, tool choice is not checked (the seed article's convention).
+    expected_tool: str | None = Field(
+        default=None, validation_alias=_aliases("expected_tool", "expectedTool")
+    )
+    expected_tool_argument: Any = Field(
+        default=None,
+        validation_alias=_aliases(
+            "expected_tool_argument",
+            "expectedToolArgument",
+            "expected_tool_arguments",
+            "expectedToolArguments",
+        ),
+    )
+    #: Null or left out: the source is not checked.
+    expected_source: str | None = Field(
+        default=None, validation_alias=_aliases("expected_source", "expectedSource")
+    )
+    expected_tool_order: tuple[str, ...] | None = Field(
+        default=None, validation_alias=_aliases("expected_tool_order", "expectedToolOrder")
+    )
+    expect_refusal: bool | None = Field(
+        default=None, validation_alias=_aliases("expect_refusal", "expectRefusal")
+    )
+    min_words: int | None = Field(default=None, validation_alias=_aliases("min_words", "minWords"))
+    max_words: int | None = Field(default=None, validation_alias=_aliases("max_words", "maxWords"))
+    points: tuple[Point, ...] = ()
+    penalties: tuple[Point, ...] = ()
+    #: IDs of shared points (defined by the rubric) or shared points given in full.
+    shared: tuple[str | Point, ...] = ()
+    #: Human labels, by metric name (``{"pass": true}``, ``{"correctness": 4}``).
+    labels: dict[str, Any] = Field(
+        default_factory=dict, validation_alias=_aliases("labels", "human", "human_labels")
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_flat_trace(cls, data: object) -> object:
+        """Accept the seed article's reply shape: trace fields, and the answer, side by side.
+
+        Its agent returns ``{answer, retrievedSources, toolCalls, context}``; datasets either
+        nest that under ``trace`` or spread it over the case. Both load to the same Case.
+        """
+        if not isinstance(data, Mapping):
+            return data
+        flat = [key for key in data if key in _TRACE_KEYS]
+        nested = data.get("trace")
+        if not flat and not (isinstance(nested, Mapping) and "answer" in nested):
+            return data
+        out = {key: value for key, value in data.items() if key not in _TRACE_KEYS}
+        trace: dict[str, Any] = dict(nested) if isinstance(nested, Mapping) else {}
+        for key in flat:
+            if key in trace:
+                raise ValueError(f"{key} is given both in the case and in its trace")
+            trace[key] = data[key]
+        if "answer" in trace:
+            if "answer" in out:
+                raise ValueError("answer is given both in the case and in its trace")
+            out["answer"] = trace.pop("answer")
+        out["trace"] = trace
+        return out
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_spelling_each(cls, data: object) -> object:
+        # Two spellings of one field (``answer`` and ``output``) is ambiguous: refuse it
+        # instead of keeping whichever the alias list happens to name first.
+        if not isinstance(data, Mapping):
+            return data
+        for name, info in cls.model_fields.items():
+            alias = info.validation_alias
+            if not isinstance(alias, AliasChoices):
+                continue
+            given = [c for c in alias.choices if isinstance(c, str) and c in data]
+            if len(given) > 1:
+                raise ValueError(f"{name} is given twice, as {' and '.join(given)}")
+        return data
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @property
+    def expects_no_tool(self) -> bool:
+        """True when the case says, with an explicit null, that no tool should be called."""
+        return "expected_tool" in self.model_fields_set and self.expected_tool is None
+
+    @property
+    def evidence(self) -> tuple[str, ...]:
+        """What the agent saw: retrieved context and the results of its tool calls."""
+        results = tuple(
+            call.result if isinstance(call.result, str) else json.dumps(call.result)
+            for call in self.trace.tool_calls
+            if call.result is not None
+        )
+        return self.trace.context + results
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else part
+    return path or "(case)"
+
+
+def _line_errors(line_no: int, exc: ValidationError) -> list[LineError]:
+    out: list[LineError] = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        reason = err["msg"]
+        if err["type"] == "extra_forbidden":
+            reason = "unknown field (put extra data under metadata)"
+        elif err["type"] == "missing" and loc == ("id",):
+            reason = "missing: every case needs a unique id"
+        out.append(LineError(line_no, _field_path(loc), reason))
+    return out
+
+
+def _parse_lines(
+    lines: Iterable[str], errors: list[LineError] | None
+) -> Iterator[tuple[int, Case]]:
+    """Yield (line number, case); collect problems in `errors`, or raise on the first."""
+    seen: dict[str, int] = {}
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        problems: list[LineError] = []
+        case: Case | None = None
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                LineError(line_no, "(line)", f"not valid JSON: {exc.msg} at column {exc.colno}")
+            )
+        else:
+            if not isinstance(data, dict):
+                problems.append(LineError(line_no, "(line)", "a case must be a JSON object"))
+            else:
+                try:
+                    case = Case.model_validate(data)
+                except ValidationError as exc:
+                    problems.extend(_line_errors(line_no, exc))
+        if case is not None:
+            first = seen.setdefault(case.id, line_no)
+            if first != line_no:
+                problems.append(
+                    LineError(line_no, "id", f"duplicate id {case.id!r} (first on line {first})")
+                )
+        if problems:
+            if errors is None:
+                raise CaseFileError("<cases>", problems)
+            errors.extend(problems)
+            continue
+        assert case is not None
+        yield line_no, case
+
+
+def validate_cases(path: str | Path) -> int:
+    """Check a whole cases file without keeping it in memory; return the number of cases.
+
+    Raises `CaseFileError` listing every bad line, so a file is refused as a whole rather
+    than run with some lines silently missing.
+    """
+    errors: list[LineError] = []
+    count = 0
+    with open(path, encoding="utf-8") as handle:
+        for _ in _parse_lines(handle, errors):
+            count += 1
+    if errors:
+        raise CaseFileError(str(path), errors)
+    return count
+
+
+def iter_cases(path: str | Path, *, validate: bool = True) -> Iterator[Case]:
+    """Stream the cases of a JSONL file, one at a time (for files too big to hold).
+
+    With `validate` (the default) the whole file is checked first, so a bad line refuses
+    the file before a single judge is paid.
+    """
+    if validate:
+        validate_cases(path)
+    with open(path, encoding="utf-8") as handle:
+        for _, case in _parse_lines(handle, None):
+            yield case
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """Load every case of a JSONL file, or raise `CaseFileError` listing every bad line."""
+    errors: list[LineError] = []
+    with open(path, encoding="utf-8") as handle:
+        cases = [case for _, case in _parse_lines(handle, errors)]
+    if errors:
+        raise CaseFileError(str(path), errors)
+    return cases

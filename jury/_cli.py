@@ -1,0 +1,61 @@
+"""The `jury` command. Each subcommand lives in its own module and registers itself here.
+
+Exit codes (DESIGN.md): 0 the gate passed, 1 it failed, 2 usage or configuration error,
+3 inconclusive (judges unavailable). A definite failure outranks inconclusive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from ._errors import AuthenticationError, ConfigError
+
+__all__ = ["main"]
+
+#: Modules that define a subcommand: each has ``register(subparsers)`` which sets
+#: ``handler`` (a function of the parsed arguments returning the exit code).
+COMMANDS = ("jury._cmd_run",)
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="jury",
+        description="Judge AI outputs with a panel of LLM judges from different families.",
+    )
+    parser.add_argument("--version", action="version", version=f"aiojury {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return handler(args)
+    except AuthenticationError as exc:
+        hint = f" (check {exc.variable})" if exc.variable else ""
+        print(f"jury: authentication failed{hint}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as exc:
+        print(f"jury: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("jury: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

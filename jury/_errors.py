@@ -1,0 +1,152 @@
+"""The project's error tree.
+
+Every error aiojury raises or records is one of these::
+
+    JuryError
+    ├── ConfigError                  usage or configuration; the CLI exits 2
+    │   ├── CaseFileError            a cases file with bad lines (every bad line listed)
+    │   ├── JuryFileError            a jury file with a bad key (the key named)
+    │   ├── RubricError              a rubric file or name that cannot be used
+    │   └── MissingCredentialError   a provider's key variable is not set (the variable named)
+    ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
+    │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
+    │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says
+    │   ├── InvalidRequestError      400, 404, 422: never retried; the vote is unavailable
+    │   └── AuthenticationError      401, 403: stops the whole run (exit 2), names the variable
+    └── InvalidReply                 a reply that breaks the rubric's schema or rules; re-asked
+
+A provider error never becomes a FAIL: after retries and fallbacks it is an *unavailable*
+vote, and a case short of valid votes is INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "AuthenticationError",
+    "CaseFileError",
+    "ConfigError",
+    "InvalidReply",
+    "InvalidRequestError",
+    "JuryError",
+    "JuryFileError",
+    "LineError",
+    "MissingCredentialError",
+    "ProviderError",
+    "RateLimitedError",
+    "RubricError",
+    "TransientError",
+]
+
+
+class JuryError(Exception):
+    """Base of every error aiojury raises."""
+
+
+class ConfigError(JuryError):
+    """A usage or configuration error: the CLI reports it and exits 2."""
+
+
+class LineError:
+    """One bad line of a cases file: where, which field, and why."""
+
+    __slots__ = ("field", "line", "reason")
+
+    def __init__(self, line: int, field: str, reason: str) -> None:
+        self.line = line
+        self.field = field
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.field}: {self.reason}"
+
+    def __repr__(self) -> str:
+        return f"LineError({self.line!r}, {self.field!r}, {self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LineError):
+            return NotImplemented
+        return (self.line, self.field, self.reason) == (other.line, other.field, other.reason)
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.field, self.reason))
+
+
+class CaseFileError(ConfigError):
+    """A cases file that cannot be used as a whole; `errors` lists every bad line."""
+
+    def __init__(self, path: str, errors: Sequence[LineError]) -> None:
+        self.path = path
+        self.errors = tuple(errors)
+        lines = "\n".join(f"  {e}" for e in self.errors)
+        plural = "s" if len(self.errors) != 1 else ""
+        super().__init__(f"{path}: {len(self.errors)} bad line{plural}; nothing was run\n{lines}")
+
+
+class JuryFileError(ConfigError):
+    """A jury file with a bad key; `key` is its dotted path, such as ``jurors[1].weight``."""
+
+    def __init__(self, path: str, key: str, reason: str) -> None:
+        self.path = path
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{path}: {key}: {reason}")
+
+
+class RubricError(ConfigError):
+    """A rubric name, file or key that cannot be used."""
+
+
+class MissingCredentialError(ConfigError):
+    """A provider's credential variable is not set."""
+
+    def __init__(self, provider: str, variable: str) -> None:
+        self.provider = provider
+        self.variable = variable
+        super().__init__(f"{provider}: set {variable} to use this provider")
+
+
+class ProviderError(JuryError):
+    """One judge call failed. Subclasses say whether the engine may try again."""
+
+    #: HTTP status when the failure came from one.
+    status: int | None
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class TransientError(ProviderError):
+    """Worth another attempt: connection, timeout, 408, 409, 5xx, overloaded."""
+
+
+class RateLimitedError(TransientError):
+    """429. `retry_after` is the server's requested delay in seconds, when it gave one."""
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, status: int | None = 429
+    ) -> None:
+        super().__init__(message, status=status)
+        self.retry_after = retry_after
+
+
+class InvalidRequestError(ProviderError):
+    """The provider refused the request itself (400, 404, 422): trying again cannot help."""
+
+
+class AuthenticationError(ProviderError):
+    """401 or 403. Every call on this account would fail the same way, so the run stops."""
+
+    def __init__(self, message: str, *, variable: str | None = None, status: int | None = None):
+        super().__init__(message, status=status)
+        self.variable = variable
+
+
+class InvalidReply(JuryError):
+    """A judge reply that breaks the rubric's reply schema or its rules."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -1,0 +1,167 @@
+"""The judge-model seam: one abstract async method, and an overridable error classifier.
+
+An adapter is a thin wire mapper. Retries, timeouts, rate limits, caching and fallback live
+once, in the engine; an adapter never retries and never sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ._errors import InvalidRequestError, ProviderError, TransientError
+
+if TYPE_CHECKING:
+    from ._case import Case
+
+__all__ = [
+    "CallCache",
+    "JudgeModel",
+    "JudgeReply",
+    "JudgeRequest",
+    "Message",
+    "Usage",
+    "call_key",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of the conversation with a judge."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    """Everything a judge is sent for one call.
+
+    `system` is the static part (rubric and instructions), first so that providers' prompt
+    caches apply; the case is in the last user message. `schema` is the JSON schema of the
+    expected reply, for providers that can enforce it.
+    """
+
+    system: str
+    messages: tuple[Message, ...]
+    schema: dict[str, Any]
+    schema_name: str = "verdict"
+    temperature: float | None = 0.0
+    max_tokens: int = 1024
+    seed: int | None = None
+    #: The case and the rubric's name travel with the request but are never sent: offline
+    #: reference jurors read the case directly instead of parsing the prompt back.
+    case: Case | None = field(default=None, compare=False, repr=False)
+    rubric: str = field(default="", compare=False)
+
+    @property
+    def user(self) -> str:
+        """The text of the last user message (the rendered case)."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.content
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a call used. `cached_tokens` is the part of `input_tokens` read from a cache."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeReply:
+    """What a judge sent back.
+
+    `parsed` is set when the provider enforced the schema and returned an object; the engine
+    validates it exactly as it validates `text`.
+    """
+
+    text: str
+    model: str
+    usage: Usage = Usage()
+    parsed: Any = None
+
+
+class JudgeModel(ABC):
+    """A judge model. Subclasses implement `complete` and may refine `classify_error`.
+
+    `name` is the ``provider/model`` string; `family` is the model family used for the
+    panel's diversity rules ("anthropic", "openai", "google", "llama", "offline"...);
+    `account` groups models that share one rate limit (one API key on one base URL).
+    """
+
+    name: str = "model"
+    family: str = "unknown"
+    #: True for jurors that are not LLMs (offline heuristics, replayed records): every
+    #: output labels their results.
+    offline: bool = False
+
+    @property
+    def account(self) -> str:
+        return self.name.split("/", 1)[0]
+
+    @abstractmethod
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Send one request and return the reply. Never retry here: the engine does."""
+
+    def classify_error(self, exc: Exception) -> ProviderError:
+        """Map a foreign exception to the project's error tree (one choke point per adapter).
+
+        The default knows timeouts and connection errors; adapters add their SDK's tree.
+        Anything unknown is not retried: retrying a bug only hides it.
+        """
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
+            return TransientError(f"{type(exc).__name__}: {exc}".rstrip(": "))
+        return InvalidRequestError(f"{type(exc).__name__}: {exc}")
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release connections. The engine calls it once when a Jury is closed."""
+
+
+def call_key(model: str, request: JudgeRequest, sample: int) -> str:
+    """The content address of one judge call: the model, the exact request, the sample index.
+
+    Two calls with the same key would be sent the same bytes, so one reply serves both.
+    """
+    payload = json.dumps(
+        [
+            model,
+            request.system,
+            [[m.role, m.content] for m in request.messages],
+            request.schema,
+            request.schema_name,
+            request.temperature,
+            request.max_tokens,
+            request.seed,
+            sample,
+        ],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class CallCache(Protocol):
+    """Where judge replies are kept by `call_key`, so that no call is paid for twice."""
+
+    async def get(self, key: str) -> JudgeReply | None: ...
+
+    async def put(self, key: str, model: str, request: JudgeRequest, reply: JudgeReply) -> None: ...

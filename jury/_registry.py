@@ -1,0 +1,182 @@
+"""Registries that resolve names lazily, so that `import jury` imports no provider SDK.
+
+``provider/model`` strings resolve to a `JudgeModel` through a factory named by import path;
+rubric names resolve to built-in rubric files. Third parties add providers through the
+``aiojury.providers`` entry-point group, or at run time with `register_provider`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from collections.abc import Callable
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+from ._errors import ConfigError, RubricError
+from ._model import JudgeModel
+from ._rubric import Rubric
+
+__all__ = [
+    "builtin_rubrics",
+    "family_of",
+    "load_rubric",
+    "register_provider",
+    "register_rubric_kind",
+    "resolve_model",
+]
+
+ModelFactory = Callable[[str], JudgeModel]
+
+# Built-in providers, by the prefix before the first "/". Values are "module:callable".
+_PROVIDERS: dict[str, str | ModelFactory] = {
+    "offline": "providers.offline:create",
+    "anthropic": "providers.anthropic:create",
+    "openai": "providers.openai:create",
+    "google": "providers.google:create",
+    "openai-api": "providers.openai_compatible:create",
+    "ollama": "providers.openai_compatible:create_ollama",
+    "vllm": "providers.openai_compatible:create_vllm",
+    "replay": "providers.replay:create",
+}
+
+_RUBRIC_KINDS: dict[str, str | Callable[[dict[str, Any], str], Rubric]] = {
+    "scale": "rubrics._scale:from_toml",
+    "points": "rubrics._points:from_toml",
+    "criterion": "rubrics._criterion:from_toml",
+    "pairwise": "rubrics._pairwise:from_toml",
+}
+
+
+def _load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def register_provider(prefix: str, factory: str | ModelFactory) -> None:
+    """Make ``prefix/model`` resolve through `factory(model_string)`."""
+    _PROVIDERS[prefix] = factory
+
+
+def register_rubric_kind(kind: str, factory: str | Callable[[dict[str, Any], str], Rubric]) -> None:
+    """Make rubric files with ``kind = "<kind>"`` load through `factory(data, source)`."""
+    _RUBRIC_KINDS[kind] = factory
+
+
+def _provider_factory(prefix: str) -> ModelFactory:
+    target = _PROVIDERS.get(prefix)
+    if target is None:
+        for entry in metadata.entry_points(group="aiojury.providers"):
+            if entry.name == prefix:
+                target = entry.value
+                break
+    if target is None:
+        known = ", ".join(sorted(_PROVIDERS))
+        raise ConfigError(f"unknown provider {prefix!r} (known: {known})")
+    if isinstance(target, str):
+        try:
+            factory: ModelFactory = _load(target)
+        except ModuleNotFoundError as exc:
+            raise ConfigError(
+                f"provider {prefix!r} needs a package that is not installed ({exc.name}); "
+                f"install aiojury[{prefix}]"
+            ) from None
+        _PROVIDERS[prefix] = factory
+        return factory
+    return target
+
+
+def resolve_model(spec: str) -> JudgeModel:
+    """Turn ``provider/model`` into a judge model (split on the first "/")."""
+    prefix, sep, rest = spec.partition("/")
+    if not sep or not rest:
+        raise ConfigError(f"expected 'provider/model', got {spec!r}")
+    return _provider_factory(prefix)(spec)
+
+
+# Model-name fragments to families, for servers that host many (Ollama, vLLM, ...).
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    (r"claude", "anthropic"),
+    (r"\bgpt|\bo[1-9]\b|\bo[1-9]-|davinci|chatgpt", "openai"),
+    (r"gemini|gemma|palm|bison", "google"),
+    (r"llama|codellama", "meta"),
+    (r"qwen|qwq", "qwen"),
+    (r"mistral|mixtral|codestral|ministral|magistral", "mistral"),
+    (r"deepseek", "deepseek"),
+    (r"\bphi", "microsoft"),
+    (r"command|aya", "cohere"),
+    (r"grok", "xai"),
+    (r"falcon", "tii"),
+    (r"granite", "ibm"),
+    (r"nemotron", "nvidia"),
+    (r"\byi\b|\byi-", "01-ai"),
+    (r"glm", "zhipu"),
+    (r"kimi|moonshot", "moonshot"),
+)
+_FIXED_FAMILIES = {"anthropic": "anthropic", "openai": "openai", "google": "google"}
+
+
+def family_of(spec: str) -> str:
+    """The model family of ``provider/model``: fixed for first-party APIs, else from the name."""
+    prefix, _, rest = spec.partition("/")
+    if prefix in _FIXED_FAMILIES:
+        return _FIXED_FAMILIES[prefix]
+    if prefix in ("offline", "replay"):
+        return prefix
+    name = rest.lower()
+    for pattern, family in _FAMILIES:
+        if re.search(pattern, name):
+            return family
+    return "unknown"
+
+
+def builtin_rubrics() -> list[str]:
+    """Names of the rubric files shipped in `rubrics/builtin/`."""
+    folder = resources.files("rubrics") / "builtin"
+    return sorted(
+        p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+    )
+
+
+def _read_rubric_file(name_or_path: str) -> tuple[dict[str, Any], str]:
+    path = Path(name_or_path)
+    if name_or_path.endswith(".toml") or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RubricError(f"{name_or_path}: {exc.strerror or exc}") from None
+        source = str(path)
+    else:
+        entry = resources.files("rubrics") / "builtin" / f"{name_or_path}.toml"
+        if not entry.is_file():
+            known = ", ".join(builtin_rubrics())
+            raise RubricError(f"unknown rubric {name_or_path!r} (built-in: {known})")
+        text = entry.read_text(encoding="utf-8")
+        source = f"{name_or_path} (built-in)"
+    try:
+        return tomllib.loads(text), source
+    except tomllib.TOMLDecodeError as exc:
+        raise RubricError(f"{source}: not valid TOML: {exc}") from None
+
+
+def load_rubric(name_or_path: str, thresholds: dict[str, float] | None = None) -> Rubric:
+    """Load a built-in rubric by name, or a rubric file by path, with threshold overrides."""
+    data, source = _read_rubric_file(name_or_path)
+    kind = data.get("kind")
+    if not isinstance(kind, str):
+        raise RubricError(f"{source}: kind: missing (one of {', '.join(_RUBRIC_KINDS)})")
+    target = _RUBRIC_KINDS.get(kind)
+    if target is None:
+        raise RubricError(
+            f"{source}: kind: unknown kind {kind!r} (one of {', '.join(_RUBRIC_KINDS)})"
+        )
+    factory = _load(target) if isinstance(target, str) else target
+    rubric: Rubric = factory(data, source)
+    if thresholds:
+        try:
+            rubric = rubric.with_thresholds(thresholds)
+        except (KeyError, ValueError) as exc:
+            raise RubricError(f"thresholds: {exc}") from None
+    return rubric

@@ -1,0 +1,186 @@
+"""The rubric seam: what a judge is asked and how its reply is read.
+
+A rubric renders a case into prompts, declares the reply schema, turns a validated reply into
+a ballot, combines one juror's ballots (samples, both pairwise orders) into its vote, and
+decides the case from the per-metric aggregates. The engine does everything between: calls,
+validation retries, aggregation across jurors, quorum and ties.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from ._errors import InvalidReply
+
+if TYPE_CHECKING:
+    from ._case import Case
+    from ._verdict import Ballot, MetricResult, Score, Verdict
+
+__all__ = [
+    "Decision",
+    "Level",
+    "Metric",
+    "Prompt",
+    "Rubric",
+    "case_fence",
+    "parse_reply",
+    "pydantic_reason",
+]
+
+#: Level of measurement, which decides the aggregation and the agreement statistic.
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One thing every ballot carries a value for.
+
+    `values` lists the allowed values from worst to best (a 1-5 scale, or ``no``, ``cant_tell``,
+    ``yes``); a tie settled by policy takes the worst ("fail") or best ("pass") tied value.
+    """
+
+    name: str
+    level: Level
+    values: tuple[Score, ...] = ()
+    #: A numeric aggregate passes when it reaches this value.
+    threshold: float | None = None
+    #: How much of a spread between jurors counts as disagreement (numeric metrics).
+    spread_alert: float | None = None
+
+    def rank(self, value: Score) -> int:
+        return self.values.index(value) if value in self.values else -1
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One request a rubric makes of each juror for a case (pairwise makes two: AB and BA).
+
+    `system` must not depend on the case, so that it can be cached by the provider and pinned
+    as one golden file per rubric.
+    """
+
+    key: str
+    system: str
+    user: str
+    schema: dict[str, Any]
+    schema_name: str = "verdict"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the rubric concludes from the aggregated metrics."""
+
+    verdict: Verdict
+    reasons: tuple[str, ...] = ()
+    score: float | None = None
+
+
+class Rubric(ABC):
+    """Base of every rubric kind (scale, points, criterion, pairwise)."""
+
+    name: str = "rubric"
+    kind: str = "rubric"
+
+    @abstractmethod
+    def metrics(self, case: Case) -> tuple[Metric, ...]:
+        """The metrics a ballot carries for this case (points rubrics vary by case)."""
+
+    @abstractmethod
+    def prompts(self, case: Case) -> tuple[Prompt, ...]:
+        """Render the case. Raise `ValueError` when the case lacks what the rubric needs."""
+
+    @abstractmethod
+    def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
+        """Validate a parsed reply against the schema and the rules; raise `InvalidReply`."""
+
+    @abstractmethod
+    def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
+        """Decide the case from the aggregated metrics (or one juror's own values)."""
+
+    def combine(self, case: Case, ballots: Sequence[tuple[Prompt, Ballot]]) -> Ballot | str:
+        """Combine one juror's ballots for a case into its vote, or return why it abstains.
+
+        The default expects one prompt per case; samples are aggregated by the engine.
+        """
+        if len(ballots) != 1:
+            raise NotImplementedError(f"{self.kind} rubrics ask one prompt per case")
+        return ballots[0][1]
+
+    def with_thresholds(self, thresholds: Mapping[str, float]) -> Rubric:
+        """A copy whose thresholds are overridden ("*" for every metric)."""
+        if thresholds:
+            raise ValueError(f"{self.kind} rubrics take no thresholds")
+        return self
+
+    def fingerprint(self) -> str:
+        """A hash of everything that shapes the prompts, for run manifests and caches."""
+        return hashlib.sha256(repr(self.__dict__).encode()).hexdigest()[:16]
+
+
+_FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\r?\n(.*?)\r?\n?```\Z", re.DOTALL)
+
+
+def parse_reply(text: str) -> Any:
+    """Read a judge's reply text as one JSON object.
+
+    The rule: the reply is a JSON object, optionally wrapped in one markdown code fence (a
+    common habit that changes no meaning). Anything else — prose before or after, two
+    objects, an array — is invalid and re-asked: trailing prose may retract a score.
+    """
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        if body.startswith("{"):
+            try:
+                _, end = json.JSONDecoder().raw_decode(body)
+            except json.JSONDecodeError:
+                raise InvalidReply(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+            raise InvalidReply(
+                f"text after the JSON object (column {end + 1}): reply with the object only"
+            ) from None
+        raise InvalidReply("not a JSON object: reply with the JSON object only") from None
+    if not isinstance(data, dict):
+        raise InvalidReply(f"expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def pydantic_reason(exc: ValidationError) -> str:
+    """One line per schema problem, naming the field: what the judge is told when re-asked."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "reply"
+        if err["type"] == "missing":
+            parts.append(f"{loc}: missing")
+        else:
+            parts.append(f"{loc}: {err['msg']} (got {json.dumps(err.get('input'))[:40]})")
+    return "; ".join(parts)
+
+
+def validate_model(model: type[BaseModel], data: Any) -> BaseModel:
+    """Schema validation (types and presence, no coercion): the first of two checks."""
+    try:
+        return model.model_validate(data, strict=True)
+    except ValidationError as exc:
+        raise InvalidReply(pydantic_reason(exc)) from None
+
+
+def case_fence(*parts: str) -> str:
+    """A tag suffix for the case's sections that no text inside the case can contain.
+
+    It is derived from the case's own text, so the rendered bytes are deterministic (they can
+    be pinned), and a text would need to contain a hash of itself to close its section early.
+    """
+    digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+    return digest[:12]

@@ -1,0 +1,201 @@
+"""The run summary, built one verdict at a time so that a run of any size streams."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from ._panel import Gate
+from ._verdict import CaseVerdict, Dissent, Verdict, VoteStatus
+
+__all__ = ["CaseNote", "CategoryStats", "JurorStats", "RunSummary", "Tally", "summarize"]
+
+_MODEL = ConfigDict(frozen=True)
+
+
+class CaseNote(BaseModel):
+    """A case worth listing: its ID, category, reasons and dissent."""
+
+    model_config = _MODEL
+
+    case_id: str
+    category: str | None = None
+    reasons: tuple[str, ...] = ()
+    dissent: tuple[Dissent, ...] = ()
+
+
+class CategoryStats(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    inconclusive: int = 0
+    failed_ids: list[str] = []
+    inconclusive_ids: list[str] = []
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+class JurorStats(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    votes: int = 0
+    valid: int = 0
+    invalid: int = 0
+    unavailable: int = 0
+    abstained: int = 0
+    attempts: int = 0
+    reasks: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+    #: Known cost in USD; None while any of its calls had an unknown price.
+    cost: float | None = 0.0
+    offline: bool = False
+    #: Models that served this juror's votes (more than one when fallbacks served).
+    served_by: list[str] = []
+
+
+class RunSummary(BaseModel):
+    """What a run came to: counts, categories, the cases to look at, and each juror's record."""
+
+    model_config = _MODEL
+
+    total: int
+    passed: int
+    failed: int
+    inconclusive: int
+    by_category: dict[str, CategoryStats]
+    failures: tuple[CaseNote, ...]
+    inconclusives: tuple[CaseNote, ...]
+    disagreements: tuple[CaseNote, ...]
+    jurors: dict[str, JurorStats]
+    judges_spared: int = 0
+    offline: bool = False
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed cases over all cases (None for an empty run)."""
+        return self.passed / self.total if self.total else None
+
+    def exit_code(self, gate: Gate | None = None) -> int:
+        """0 the gate passed, 1 it failed, 3 inconclusive cases leave it undecided.
+
+        With a minimum pass rate p: the gate fails when even counting every inconclusive
+        case as a pass the rate is below p (a definite failure outranks inconclusive); it
+        is undecided when counting them as failures would put the rate below p.
+        """
+        gate = gate or Gate()
+        if self.total == 0:
+            return 0
+        best = (self.passed + self.inconclusive) / self.total
+        worst = self.passed / self.total
+        if best < gate.min_pass_rate:
+            return 1
+        if worst < gate.min_pass_rate:
+            return 3
+        return 0
+
+    @property
+    def cost(self) -> float | None:
+        costs = [j.cost for j in self.jurors.values()]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+
+class Tally:
+    """Accumulates verdicts into a `RunSummary` (keeps only the cases worth listing)."""
+
+    def __init__(self, jurors: Iterable[str] = ()) -> None:
+        self.total = self.passed = self.failed = self.inconclusive = self.spared = 0
+        self.offline = False
+        self.categories: dict[str, CategoryStats] = {}
+        self.failures: list[CaseNote] = []
+        self.inconclusives: list[CaseNote] = []
+        self.disagreements: list[CaseNote] = []
+        self.jurors: dict[str, JurorStats] = {name: JurorStats() for name in jurors}
+
+    def add(self, verdict: CaseVerdict) -> None:
+        self.total += 1
+        category = self.categories.setdefault(verdict.category or "(none)", CategoryStats())
+        category.total += 1
+        note = CaseNote(
+            case_id=verdict.case_id,
+            category=verdict.category,
+            reasons=verdict.reasons,
+            dissent=verdict.dissent,
+        )
+        if verdict.verdict is Verdict.PASS:
+            self.passed += 1
+            category.passed += 1
+        elif verdict.verdict is Verdict.FAIL:
+            self.failed += 1
+            category.failed += 1
+            category.failed_ids.append(verdict.case_id)
+            self.failures.append(note)
+        else:
+            self.inconclusive += 1
+            category.inconclusive += 1
+            category.inconclusive_ids.append(verdict.case_id)
+            self.inconclusives.append(note)
+        if verdict.disagreement:
+            self.disagreements.append(
+                note.model_copy(update={"reasons": verdict.disagreement_reasons})
+            )
+        self.spared += verdict.judges_spared
+        self.offline = self.offline or verdict.offline
+        for vote in verdict.votes:
+            stats = self.jurors.setdefault(vote.juror, JurorStats())
+            stats.votes += 1
+            if vote.status is VoteStatus.VALID:
+                stats.valid += 1
+            elif vote.status is VoteStatus.INVALID:
+                stats.invalid += 1
+            elif vote.status is VoteStatus.UNAVAILABLE:
+                stats.unavailable += 1
+            else:
+                stats.abstained += 1
+            stats.attempts += vote.attempts
+            stats.reasks += vote.reasks
+            stats.input_tokens += vote.input_tokens
+            stats.output_tokens += vote.output_tokens
+            stats.cached_tokens += vote.cached_tokens
+            stats.latency_s += vote.latency_s
+            stats.offline = stats.offline or vote.offline
+            if vote.served_by and vote.served_by not in stats.served_by:
+                stats.served_by.append(vote.served_by)
+            if vote.offline or not vote.attempts:
+                continue
+            if vote.cost is None:
+                stats.cost = None
+            elif stats.cost is not None:
+                stats.cost += vote.cost
+
+    def summary(self) -> RunSummary:
+        def by_id(notes: list[CaseNote]) -> tuple[CaseNote, ...]:
+            return tuple(sorted(notes, key=lambda n: n.case_id))
+
+        return RunSummary(
+            total=self.total,
+            passed=self.passed,
+            failed=self.failed,
+            inconclusive=self.inconclusive,
+            by_category=dict(sorted(self.categories.items())),
+            failures=by_id(self.failures),
+            inconclusives=by_id(self.inconclusives),
+            disagreements=by_id(self.disagreements),
+            jurors=dict(sorted(self.jurors.items())),
+            judges_spared=self.spared,
+            offline=self.offline,
+        )
+
+
+def summarize(verdicts: Iterable[CaseVerdict], jurors: Iterable[str] = ()) -> RunSummary:
+    tally = Tally(jurors)
+    for verdict in verdicts:
+        tally.add(verdict)
+    return tally.summary()

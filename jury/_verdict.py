@@ -1,0 +1,177 @@
+"""Votes, verdicts and the run summary: what crosses from the engine to reports and records."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Ballot",
+    "CaseVerdict",
+    "CheckOutcome",
+    "CheckResult",
+    "Dissent",
+    "MetricResult",
+    "Score",
+    "Verdict",
+    "Vote",
+    "VoteStatus",
+]
+
+#: One metric's value in a reply: an integer level, a number, a category or a yes/no.
+Score = int | float | str | bool
+
+
+class Verdict(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INCONCLUSIVE = "INCONCLUSIVE"
+
+
+class VoteStatus(StrEnum):
+    #: The juror replied with scores that passed the schema and the rubric's rules.
+    VALID = "valid"
+    #: The juror replied, but still broke the rules after the allowed re-asks.
+    INVALID = "invalid"
+    #: The provider failed after retries and fallbacks: not the juror's opinion of the case.
+    UNAVAILABLE = "unavailable"
+    #: The juror declined to vote, e.g. its two pairwise orders disagreed.
+    ABSTAINED = "abstained"
+
+
+@dataclass(frozen=True, slots=True)
+class Ballot:
+    """One validated reply: a value per metric, the judge's reason, and per-metric details."""
+
+    scores: Mapping[str, Score]
+    reason: str
+    #: Whatever else the rubric keeps from the reply (per-point quotes, flags...).
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+_MODEL = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+
+class Vote(BaseModel):
+    """One juror's vote on one case."""
+
+    model_config = _MODEL
+
+    juror: str
+    status: VoteStatus
+    #: Its values, after combining its samples (and, for pairwise, both orders).
+    scores: dict[str, Score] = {}
+    #: The juror's own verdict: what the case would be if it were the only juror.
+    verdict: Verdict | None = None
+    reason: str = ""
+    details: dict[str, Any] = {}
+    #: Each sample's ballot, in sample order, for stability and agreement across samples.
+    samples: tuple[Ballot, ...] = ()
+    #: The model that actually served the vote (a fallback, when the first choice failed).
+    served_by: str | None = None
+    #: What went wrong, for invalid and unavailable votes (every fallback's error, summarised).
+    error: str | None = None
+    #: The judge's last reply, verbatim: kept so an invalid vote can be read and re-scored.
+    raw: str | None = None
+    attempts: int = 0
+    reasks: int = 0
+    #: Calls answered from the cache instead of the provider.
+    cache_hits: int = 0
+    latency_s: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float | None = None
+    #: A deterministic reference juror or a replayed record, not a live LLM judge.
+    offline: bool = False
+
+    @property
+    def counts(self) -> bool:
+        """Whether the vote counts toward quorum and aggregation."""
+        return self.status is VoteStatus.VALID
+
+
+class MetricResult(BaseModel):
+    """One metric, aggregated across the valid votes."""
+
+    model_config = _MODEL
+
+    name: str
+    #: The aggregate, or None when valid votes tied and the tie policy left it open.
+    value: Score | None
+    #: For an even-sized median, the two middle values; otherwise both equal `value`.
+    low: Score | None = None
+    high: Score | None = None
+    #: The values that tied for a majority (empty when there was no tie).
+    tied: tuple[Score, ...] = ()
+    #: How the tie was settled, when the policy settled it ("ties=fail").
+    tie_rule: str | None = None
+    votes: int = 0
+    #: Highest minus lowest value, for numeric metrics.
+    spread: float | None = None
+    #: Whether the aggregate meets the rubric's threshold; None when undetermined or not
+    #: applicable.
+    passed: bool | None = None
+
+
+class Dissent(BaseModel):
+    """A juror that voted against the panel, with its own words."""
+
+    model_config = _MODEL
+
+    juror: str
+    verdict: Verdict | None
+    reason: str
+    scores: dict[str, Score] = {}
+
+
+class CheckOutcome(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_APPLICABLE = "n/a"
+
+
+class CheckResult(BaseModel):
+    """A deterministic check's result. `evidence` is truncated, never a whole secret."""
+
+    model_config = _MODEL
+
+    name: str
+    outcome: CheckOutcome
+    reason: str = ""
+    evidence: str | None = None
+    #: The debugging stage it belongs to: retrieval, tool choice, tool argument, generation.
+    stage: str = "generation"
+    required: bool = True
+
+
+class CaseVerdict(BaseModel):
+    """The panel's verdict on one case, with everything that led to it."""
+
+    model_config = _MODEL
+
+    case_id: str
+    category: str | None = None
+    verdict: Verdict
+    reasons: tuple[str, ...] = ()
+    metrics: dict[str, MetricResult] = {}
+    #: A rubric-level score where the rubric has one (points: earned / total).
+    score: float | None = None
+    votes: tuple[Vote, ...] = ()
+    checks: tuple[CheckResult, ...] = ()
+    #: True when the judges were not asked because a required check already failed.
+    judges_spared: bool = False
+    disagreement: bool = False
+    disagreement_reasons: tuple[str, ...] = ()
+    dissent: tuple[Dissent, ...] = ()
+    duration_s: float = 0.0
+    #: Every vote came from an offline reference juror or replayed record.
+    offline: bool = False
+
+    @property
+    def valid_votes(self) -> int:
+        return sum(1 for vote in self.votes if vote.status is VoteStatus.VALID)

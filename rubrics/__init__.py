@@ -1,0 +1,1 @@
+"""Rubric kinds and the built-in rubric files (``rubrics/builtin/*.toml``)."""
