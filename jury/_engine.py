@@ -269,6 +269,8 @@ class Jury:
                 seed=sample if seat.samples > 1 else None,
                 case=case,
                 rubric=self.rubric.name,
+                prompt=prompt.key,
+                sample=sample,
             )
             reply = await self._call(model, request, sample, tally)
             tally.usage += reply.usage

@@ -53,10 +53,13 @@ class JudgeRequest:
     temperature: float | None = 0.0
     max_tokens: int = 1024
     seed: int | None = None
-    #: The case and the rubric's name travel with the request but are never sent: offline
-    #: reference jurors read the case directly instead of parsing the prompt back.
+    #: The fields below travel with the request but are never sent: offline reference
+    #: jurors read the case directly, and replayed jurors look up the recorded reply.
     case: Case | None = field(default=None, compare=False, repr=False)
     rubric: str = field(default="", compare=False)
+    #: Which of the rubric's prompts this is (pairwise asks "AB" and "BA"), and the sample.
+    prompt: str = field(default="", compare=False)
+    sample: int = field(default=0, compare=False)
 
     @property
     def user(self) -> str:
