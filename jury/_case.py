@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 from pydantic import (
     AliasChoices,
@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from ._errors import CaseFileError, LineError
+from ._errors import CaseFileError, ConfigError, LineError
 
 __all__ = ["Case", "Point", "ToolCall", "Trace", "iter_cases", "load_cases", "validate_cases"]
 
@@ -330,6 +330,13 @@ def _parse_lines(
         yield line_no, case
 
 
+def _open(path: str | Path) -> TextIO:
+    try:
+        return open(path, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+
+
 def validate_cases(path: str | Path) -> int:
     """Check a whole cases file without keeping it in memory; return the number of cases.
 
@@ -338,7 +345,7 @@ def validate_cases(path: str | Path) -> int:
     """
     errors: list[LineError] = []
     count = 0
-    with open(path, encoding="utf-8") as handle:
+    with _open(path) as handle:
         for _ in _parse_lines(handle, errors):
             count += 1
     if errors:
@@ -354,7 +361,7 @@ def iter_cases(path: str | Path, *, validate: bool = True) -> Iterator[Case]:
     """
     if validate:
         validate_cases(path)
-    with open(path, encoding="utf-8") as handle:
+    with _open(path) as handle:
         for _, case in _parse_lines(handle, None):
             yield case
 
@@ -362,7 +369,7 @@ def iter_cases(path: str | Path, *, validate: bool = True) -> Iterator[Case]:
 def load_cases(path: str | Path) -> list[Case]:
     """Load every case of a JSONL file, or raise `CaseFileError` listing every bad line."""
     errors: list[LineError] = []
-    with open(path, encoding="utf-8") as handle:
+    with _open(path) as handle:
         cases = [case for _, case in _parse_lines(handle, errors)]
     if errors:
         raise CaseFileError(str(path), errors)

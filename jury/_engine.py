@@ -10,6 +10,7 @@ Cancellation always propagates, and leaves no task behind.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
@@ -30,6 +31,7 @@ from ._errors import (
     TransientError,
 )
 from ._limits import AccountLimiter
+from ._logging import redact, secret_values
 from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, Usage, call_key
 from ._panel import Juror, Panel
 from ._registry import family_of, load_rubric, resolve_model
@@ -132,6 +134,8 @@ class Jury:
         self._weights = {seat.id: seat.weight for seat in self._seats}
         self._limiters: dict[str, AccountLimiter] = {}
         self._events = _logger()
+        # Provider errors sometimes echo what they were sent; no key may reach a vote.
+        self._secrets = secret_values(os.environ)
         self.quorum = panel.effective_quorum
         if self.quorum > len(self._seats):
             raise ConfigError(
@@ -308,7 +312,7 @@ class Jury:
                         try:
                             outcome = await self._ballot(model, seat, case, prompt, sample, tally)
                         except _Exhausted as exc:
-                            errors.append(str(exc))
+                            errors.append(redact(str(exc), self._secrets))
                             if current + 1 >= len(seat.models):
                                 return self._unavailable(seat, tally, "; ".join(errors), offline)
                             current += 1
@@ -340,7 +344,8 @@ class Jury:
             # A bug in a rubric or an adapter must not take the other jurors down with it;
             # it is logged with its traceback and the vote is unavailable.
             _logger().exception("juror.error", case=case.id, juror=seat.id)
-            return self._unavailable(seat, tally, f"{type(exc).__name__}: {exc}", offline)
+            error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
+            return self._unavailable(seat, tally, error, offline)
         return self._from_samples(seat, case, per_sample, tally, offline)
 
     def _costs(self, tally: _Tally) -> dict[str, Any]:

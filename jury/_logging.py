@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
-__all__ = ["configure_logging", "redact"]
+__all__ = ["configure_logging", "redact", "secret_values"]
 
 # Shapes of provider keys, for values that reach a log without being a known variable.
 _KEY_SHAPES = re.compile(
@@ -20,7 +20,8 @@ _KEY_SHAPES = re.compile(
 _SECRET_NAMES = re.compile(r"(?:API_KEY|_KEY|_TOKEN|_SECRET|PASSWORD)$")
 
 
-def _secrets(env: Mapping[str, str]) -> tuple[str, ...]:
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of variables named like credentials (``*_API_KEY``, ``*_TOKEN``...)."""
     return tuple(v for k, v in env.items() if _SECRET_NAMES.search(k) and len(v) >= 8)
 
 
@@ -35,7 +36,7 @@ class _Redactor:
     """A structlog processor: no value in an event ever carries a credential."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
-        self.secrets = _secrets(env)
+        self.secrets = secret_values(env)
 
     def __call__(
         self, logger: Any, method: str, event: MutableMapping[str, Any]
