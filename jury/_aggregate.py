@@ -12,39 +12,40 @@ from typing import Literal
 from ._rubric import Metric
 from ._verdict import MetricResult, Score
 
-__all__ = ["AGGREGATIONS", "Aggregation", "TiePolicy", "aggregate"]
+__all__ = ["AGGREGATIONS", "Aggregation", "TiePolicy", "aggregate", "single"]
 
 Aggregation = Literal["median", "mean", "minimum", "majority"]
 TiePolicy = Literal["inconclusive", "fail", "pass"]
 AGGREGATIONS: tuple[Aggregation, ...] = ("median", "mean", "minimum", "majority")
 
 Weighted = Sequence[tuple[Score, float]]
+_NUMBERS = frozenset({int, float})
 
 
 def _is_number(value: Score) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # Exact types: bool is an int subclass but a category here (and this is a hot path).
+    return type(value) is int or type(value) is float
 
 
 def _order(metric: Metric, value: Score) -> float:
     """Position on the metric's worst-to-best order (numbers order themselves)."""
-    if metric.values:
-        return float(metric.rank(value))
     if _is_number(value):
         return float(value)
-    return 0.0
+    return float(metric.rank(value)) if metric.values else 0.0
 
 
-def _meets(metric: Metric, value: Score) -> bool | None:
-    if metric.threshold is None or not _is_number(value):
+def _meets(metric: Metric, value: Score | None) -> bool | None:
+    if metric.threshold is None or value is None or not _is_number(value):
         return None
     return float(value) >= metric.threshold
 
 
-def _spread(values: Weighted) -> float | None:
-    numbers = [float(v) for v, _ in values if _is_number(v)]
-    if len(numbers) != len(values) or not numbers:
-        return None
-    return max(numbers) - min(numbers)
+def _result(metric: Metric, values: Weighted, numeric: bool, **fields: object) -> MetricResult:
+    spread = None
+    if numeric:
+        numbers = [float(v) for v, _ in values]
+        spread = max(numbers) - min(numbers)
+    return MetricResult(name=metric.name, votes=len(values), spread=spread, **fields)  # type: ignore[arg-type]
 
 
 def _settle(
@@ -57,7 +58,44 @@ def _settle(
     return (ranked[0] if ties == "fail" else ranked[-1]), f"ties={ties}"
 
 
-def _median(metric: Metric, values: Weighted, ties: TiePolicy) -> MetricResult:
+def single(metric: Metric, value: Score) -> MetricResult:
+    """One value, as a result: a juror's own values, before any aggregation."""
+    return _single(metric, value, _is_number(value))
+
+
+def _single(metric: Metric, value: Score, numeric: bool) -> MetricResult:
+    return MetricResult(
+        name=metric.name,
+        value=value,
+        low=value,
+        high=value,
+        votes=1,
+        spread=0.0 if numeric else None,
+        passed=_meets(metric, value),
+    )
+
+
+def _median(metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool) -> MetricResult:
+    if numeric and all(weight == 1.0 for _, weight in values):
+        # The common case, unweighted numbers: the middle one or two, without the walk.
+        numbers = sorted(value for value, _ in values)
+        lower, upper = numbers[(len(numbers) - 1) // 2], numbers[len(numbers) // 2]
+    else:
+        lower, upper = _weighted_middle(metric, values)
+    if lower == upper:
+        return _result(
+            metric,
+            values,
+            numeric,
+            value=lower,
+            low=lower,
+            high=upper,
+            passed=_meets(metric, lower),
+        )
+    return _split_median(metric, values, ties, numeric, lower, upper)
+
+
+def _weighted_middle(metric: Metric, values: Weighted) -> tuple[Score, Score]:
     ranked = sorted(values, key=lambda pair: _order(metric, pair[0]))
     half = sum(weight for _, weight in ranked) / 2
     lower: Score | None = None
@@ -72,16 +110,12 @@ def _median(metric: Metric, values: Weighted, ties: TiePolicy) -> MetricResult:
             break
     if lower is None or upper is None:  # unreachable with positive weights
         raise ValueError(f"{metric.name}: weights must be positive")
-    if lower == upper:
-        return MetricResult(
-            name=metric.name,
-            value=lower,
-            low=lower,
-            high=upper,
-            votes=len(values),
-            spread=_spread(values),
-            passed=_meets(metric, lower),
-        )
+    return lower, upper
+
+
+def _split_median(
+    metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool, lower: Score, upper: Score
+) -> MetricResult:
     # An even split: the median lies between two values. It only matters for the verdict
     # when the two fall on different sides of the threshold.
     passed_low, passed_high = _meets(metric, lower), _meets(metric, upper)
@@ -90,24 +124,24 @@ def _median(metric: Metric, values: Weighted, ties: TiePolicy) -> MetricResult:
     if passed is None and passed_low is not None and ties != "inconclusive":
         passed, tie_rule = ties == "pass", f"ties={ties}"
     middle: Score | None
-    if _is_number(lower) and _is_number(upper):
+    if numeric:
         middle = (float(lower) + float(upper)) / 2
     else:
         middle, tie_rule = _settle(metric, (lower, upper), ties)
-    return MetricResult(
-        name=metric.name,
+    return _result(
+        metric,
+        values,
+        numeric,
         value=middle,
         low=lower,
         high=upper,
-        votes=len(values),
         tied=(lower, upper),
         tie_rule=tie_rule,
-        spread=_spread(values),
         passed=passed,
     )
 
 
-def _majority(metric: Metric, values: Weighted, ties: TiePolicy) -> MetricResult:
+def _majority(metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool) -> MetricResult:
     tally: dict[Score, float] = {}
     for value, weight in values:
         tally[value] = tally.get(value, 0.0) + weight
@@ -115,58 +149,31 @@ def _majority(metric: Metric, values: Weighted, ties: TiePolicy) -> MetricResult
     leaders = sorted((v for v, w in tally.items() if w == best), key=lambda v: _order(metric, v))
     if len(leaders) == 1:
         winner = leaders[0]
-        return MetricResult(
-            name=metric.name,
+        return _result(
+            metric,
+            values,
+            numeric,
             value=winner,
             low=winner,
             high=winner,
-            votes=len(values),
-            spread=_spread(values),
             passed=_meets(metric, winner),
         )
-    outcomes = {_meets(metric, v) for v in leaders}
     settled, tie_rule = _settle(metric, leaders, ties)
     if settled is not None:
         passed = _meets(metric, settled)
     else:
+        outcomes = {_meets(metric, v) for v in leaders}
         passed = outcomes.pop() if len(outcomes) == 1 else None
-    return MetricResult(
-        name=metric.name,
+    return _result(
+        metric,
+        values,
+        numeric,
         value=settled,
         low=leaders[0],
         high=leaders[-1],
-        votes=len(values),
         tied=tuple(leaders),
         tie_rule=tie_rule,
-        spread=_spread(values),
         passed=passed,
-    )
-
-
-def _mean(metric: Metric, values: Weighted) -> MetricResult:
-    total = sum(w for _, w in values)
-    mean = sum(float(v) * w for v, w in values) / total
-    return MetricResult(
-        name=metric.name,
-        value=mean,
-        low=mean,
-        high=mean,
-        votes=len(values),
-        spread=_spread(values),
-        passed=_meets(metric, mean),
-    )
-
-
-def _minimum(metric: Metric, values: Weighted) -> MetricResult:
-    worst = min((v for v, _ in values), key=lambda v: _order(metric, v))
-    return MetricResult(
-        name=metric.name,
-        value=worst,
-        low=worst,
-        high=worst,
-        votes=len(values),
-        spread=_spread(values),
-        passed=_meets(metric, worst),
     )
 
 
@@ -183,11 +190,26 @@ def aggregate(
     """
     if not values:
         return MetricResult(name=metric.name, value=None, votes=0)
-    numeric = all(_is_number(v) for v, _ in values)
+    scores = [v for v, _ in values]
+    # Exact types: bool is an int subclass, but a category here.
+    numeric = set(map(type, scores)) <= _NUMBERS
+    first = scores[0]
+    if scores.count(first) == len(scores):
+        # Unanimous (the common case): every reducer gives the same value.
+        result = _single(metric, first, numeric)
+        result.votes = len(values)
+        return result
     if metric.level == "nominal" or how == "majority" or not numeric:
-        return _majority(metric, values, ties)
+        return _majority(metric, values, ties, numeric)
     if how == "median":
-        return _median(metric, values, ties)
+        return _median(metric, values, ties, numeric)
     if how == "mean":
-        return _mean(metric, values)
-    return _minimum(metric, values)
+        total = sum(w for _, w in values)
+        mean = sum(float(v) * w for v, w in values) / total
+        return _result(
+            metric, values, numeric, value=mean, low=mean, high=mean, passed=_meets(metric, mean)
+        )
+    worst = min((v for v, _ in values), key=lambda v: _order(metric, v))
+    return _result(
+        metric, values, numeric, value=worst, low=worst, high=worst, passed=_meets(metric, worst)
+    )

@@ -234,13 +234,14 @@ class Case(BaseModel):
         # instead of keeping whichever the alias list happens to name first.
         if not isinstance(data, Mapping):
             return data
-        for name, info in cls.model_fields.items():
-            alias = info.validation_alias
-            if not isinstance(alias, AliasChoices):
+        seen: dict[str, str] = {}
+        for key in data:
+            name = _CASE_SPELLINGS.get(key)
+            if name is None:
                 continue
-            given = [c for c in alias.choices if isinstance(c, str) and c in data]
-            if len(given) > 1:
-                raise ValueError(f"{name} is given twice, as {' and '.join(given)}")
+            other = seen.setdefault(name, key)
+            if other != key:
+                raise ValueError(f"{name} is given twice, as {other} and {key}")
         return data
 
     @field_validator("id", mode="before")
@@ -266,6 +267,19 @@ class Case(BaseModel):
             if call.result is not None
         )
         return self.trace.context + results
+
+
+def _spellings(model: type[BaseModel]) -> dict[str, str]:
+    """Every accepted spelling of a model's fields, mapped to the field's name."""
+    out: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        alias = info.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [name]
+        out.update({choice: name for choice in choices if isinstance(choice, str)})
+    return out
+
+
+_CASE_SPELLINGS = _spellings(Case)
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:

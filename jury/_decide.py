@@ -21,7 +21,7 @@ from ._verdict import (
     VoteStatus,
 )
 
-__all__ = ["decide_case", "juror_verdict"]
+__all__ = ["decide_case"]
 
 
 def _results(
@@ -46,9 +46,11 @@ def _results(
     }
 
 
-def juror_verdict(rubric: Rubric, case: Case, metrics: Sequence[Metric], vote: Vote) -> Verdict:
-    """What the case would be if this juror were the whole panel."""
-    return rubric.decide(case, _results(metrics, [vote], {}, "median", "inconclusive")).verdict
+def _with_own_verdict(rubric: Rubric, case: Case, vote: Vote) -> Vote:
+    if vote.status is not VoteStatus.VALID:
+        return vote
+    verdict = rubric.verdict_of(case, vote.scores)
+    return vote if verdict is vote.verdict else vote.model_copy(update={"verdict": verdict})
 
 
 def _describe(vote: Vote) -> str:
@@ -75,13 +77,15 @@ def decide_case(
     spread_alert: float | None = None,
     checks: Sequence[CheckResult] = (),
     duration_s: float = 0.0,
+    fresh: bool = False,
 ) -> CaseVerdict:
     """Combine the votes and checks on one case into its verdict.
 
     `jurors` is the number of configured jurors (for the reasons), `quorum` the valid votes
     needed. A failed required check fails the case whatever the jury says (the checks and the
     jury are joined by AND); with no votes at all, the judges were spared. No step depends on
-    the order of `votes`.
+    the order of `votes`. Unless `fresh` (just cast under these very rules), each valid
+    vote's own verdict is recomputed, so that a re-score under new thresholds is consistent.
     """
     failed_checks = tuple(
         f"check {c.name} failed: {c.reason}" if c.reason else f"check {c.name} failed"
@@ -109,6 +113,7 @@ def decide_case(
         ties=ties,
         spread_alert=spread_alert,
         duration_s=duration_s,
+        fresh=fresh,
     )
     if not checks:
         return verdict
@@ -138,15 +143,12 @@ def _jury_verdict(
     ties: TiePolicy,
     spread_alert: float | None,
     duration_s: float,
+    fresh: bool,
 ) -> CaseVerdict:
     weights = weights or {}
     metrics = rubric.metrics(case)
-    votes = [
-        v.model_copy(update={"verdict": juror_verdict(rubric, case, metrics, v)})
-        if v.status is VoteStatus.VALID
-        else v
-        for v in votes
-    ]
+    if not fresh:
+        votes = [_with_own_verdict(rubric, case, v) for v in votes]
     valid = [v for v in votes if v.status is VoteStatus.VALID]
     offline = bool(votes) and all(v.offline for v in votes)
     base = {

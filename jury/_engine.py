@@ -14,7 +14,7 @@ import os
 import random
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ._aggregate import aggregate
@@ -32,7 +32,7 @@ from ._errors import (
 )
 from ._limits import AccountLimiter
 from ._logging import redact, secret_values
-from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, Usage, call_key
+from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, call_key
 from ._panel import Juror, Panel
 from ._registry import family_of, load_rubric, resolve_model
 from ._rubric import Prompt, Rubric, parse_reply
@@ -77,6 +77,8 @@ class _Seat:
     weight: float
     samples: int
     temperature: float
+    #: Every model of the seat is an offline reference juror or a replay.
+    offline: bool
 
 
 @dataclass(slots=True)
@@ -85,7 +87,9 @@ class _Tally:
 
     attempts: int = 0
     reasks: int = 0
-    usage: Usage = field(default_factory=Usage)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
     latency: float = 0.0
     served_by: str | None = None
     raw: str | None = None
@@ -133,7 +137,8 @@ class Jury:
             raise ConfigError("two jurors have the same name; give one of them a 'name'")
         self._weights = {seat.id: seat.weight for seat in self._seats}
         self._limiters: dict[str, AccountLimiter] = {}
-        self._events = _logger()
+        # Bound once: a lazy proxy would re-resolve the configuration on every event.
+        self._events = _logger().bind()
         # Provider errors sometimes echo what they were sent; no key may reach a vote.
         self._secrets = secret_values(os.environ)
         self.quorum = panel.effective_quorum
@@ -150,6 +155,7 @@ class Jury:
             models=models,
             weight=juror.weight,
             samples=self.panel.samples_for(juror),
+            offline=all(m.offline for m in models),
             temperature=juror.temperature
             if juror.temperature is not None
             else self.panel.temperature,
@@ -277,7 +283,10 @@ class Jury:
                 sample=sample,
             )
             reply = await self._call(model, request, sample, tally)
-            tally.usage += reply.usage
+            usage = reply.usage
+            tally.input_tokens += usage.input_tokens
+            tally.output_tokens += usage.output_tokens
+            tally.cached_tokens += usage.cached_tokens
             tally.served_by = reply.model or model.name
             tally.raw = reply.text
             try:
@@ -298,7 +307,7 @@ class Jury:
 
     async def _vote(self, seat: _Seat, case: Case, prompts: Sequence[Prompt]) -> Vote:
         tally = _Tally()
-        offline = all(m.offline for m in seat.models)
+        offline = seat.offline
         ballots: list[tuple[Prompt, Ballot]] = []
         per_sample: list[Ballot] = []
         errors: list[str] = []
@@ -355,9 +364,9 @@ class Jury:
             "attempts": tally.attempts,
             "reasks": tally.reasks,
             "latency_s": tally.latency,
-            "input_tokens": tally.usage.input_tokens,
-            "output_tokens": tally.usage.output_tokens,
-            "cached_tokens": tally.usage.cached_tokens,
+            "input_tokens": tally.input_tokens,
+            "output_tokens": tally.output_tokens,
+            "cached_tokens": tally.cached_tokens,
             "cache_hits": tally.cache_hits,
         }
 
@@ -407,6 +416,7 @@ class Jury:
             juror=seat.id,
             status=VoteStatus.VALID,
             scores=scores,
+            verdict=self.rubric.verdict_of(case, scores),
             reason=reason,
             details=details,
             samples=tuple(samples) if len(samples) > 1 else (),
@@ -414,21 +424,37 @@ class Jury:
             **self._costs(tally),
         )
 
-    async def _timed_vote(
-        self, seat: _Seat, case: Case, prompts: Sequence[Prompt], deadline: float | None
-    ) -> Vote:
-        if deadline is None:
-            return await self._vote(seat, case, prompts)
+    def _late(self, seat: _Seat) -> Vote:
+        return Vote(
+            juror=seat.id,
+            status=VoteStatus.UNAVAILABLE,
+            error=f"the case ran out of time ({self.panel.case_timeout:g}s)",
+            offline=seat.offline,
+        )
+
+    async def _votes(self, case: Case, prompts: Sequence[Prompt]) -> list[Vote]:
+        """Every juror's vote, at once. Votes still missing at the case's deadline are
+        unavailable; the ones already cast are kept."""
+        timeout = self.panel.case_timeout
+        if len(self._seats) == 1:
+            seat = self._seats[0]
+            try:
+                async with asyncio.timeout(timeout):
+                    return [await self._vote(seat, case, prompts)]
+            except TimeoutError:
+                return [self._late(seat)]
+        tasks: list[asyncio.Task[Vote]] = []
         try:
-            async with asyncio.timeout_at(deadline):
-                return await self._vote(seat, case, prompts)
+            async with asyncio.timeout(timeout), asyncio.TaskGroup() as group:
+                tasks.extend(
+                    group.create_task(self._vote(seat, case, prompts)) for seat in self._seats
+                )
         except TimeoutError:
-            return Vote(
-                juror=seat.id,
-                status=VoteStatus.UNAVAILABLE,
-                error=f"the case ran out of time ({self.panel.case_timeout:g}s)",
-                offline=all(m.offline for m in seat.models),
-            )
+            pass
+        return [
+            task.result() if task.done() and not task.cancelled() else self._late(seat)
+            for seat, task in zip(self._seats, tasks, strict=True)
+        ]
 
     # --- one case ----------------------------------------------------------------------
 
@@ -454,19 +480,11 @@ class Jury:
                     checks=checks,
                 )
             )
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.panel.case_timeout if self.panel.case_timeout else None
-        if len(self._seats) == 1:
-            votes = [await self._timed_vote(self._seats[0], case, prompts, deadline)]
-        else:
-            async with asyncio.TaskGroup() as group:
-                tasks = [
-                    group.create_task(self._timed_vote(seat, case, prompts, deadline))
-                    for seat in self._seats
-                ]
-            votes = [task.result() for task in tasks]
+        votes = await self._votes(case, prompts)
         return self._finish(
-            self.decide(case, votes, checks=checks, duration_s=time.perf_counter() - started)
+            self.decide(
+                case, votes, checks=checks, duration_s=time.perf_counter() - started, fresh=True
+            )
         )
 
     def decide(
@@ -476,8 +494,12 @@ class Jury:
         *,
         checks: Sequence[CheckResult] = (),
         duration_s: float = 0.0,
+        fresh: bool = False,
     ) -> CaseVerdict:
-        """The verdict these votes and checks give under this panel's rules (no calls)."""
+        """The verdict these votes and checks give under this panel's rules (no calls).
+
+        `fresh` votes were just cast under these rules, so their own verdicts stand; recorded
+        votes (a re-score) have them recomputed."""
         return decide_case(
             case,
             votes,
@@ -490,6 +512,7 @@ class Jury:
             spread_alert=self.panel.disagreement_spread,
             checks=checks,
             duration_s=duration_s,
+            fresh=fresh,
         )
 
     def _finish(self, verdict: CaseVerdict) -> CaseVerdict:

@@ -37,9 +37,11 @@ class Message:
     content: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JudgeRequest:
-    """Everything a judge is sent for one call.
+    """Everything a judge is sent for one call. Adapters read it and never change it (it is
+    not frozen only because a frozen dataclass costs three times as much to build, once per
+    call).
 
     `system` is the static part (rubric and instructions), first so that providers' prompt
     caches apply; the case is in the last user message. `schema` is the JSON schema of the

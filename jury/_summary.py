@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
@@ -25,24 +26,22 @@ class CaseNote(BaseModel):
     dissent: tuple[Dissent, ...] = ()
 
 
-class CategoryStats(BaseModel):
-    model_config = ConfigDict(frozen=False)
-
+@dataclass(slots=True)
+class CategoryStats:
     total: int = 0
     passed: int = 0
     failed: int = 0
     inconclusive: int = 0
-    failed_ids: list[str] = []
-    inconclusive_ids: list[str] = []
+    failed_ids: list[str] = field(default_factory=list)
+    inconclusive_ids: list[str] = field(default_factory=list)
 
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
 
 
-class JurorStats(BaseModel):
-    model_config = ConfigDict(frozen=False)
-
+@dataclass(slots=True)
+class JurorStats:
     votes: int = 0
     valid: int = 0
     invalid: int = 0
@@ -50,6 +49,7 @@ class JurorStats(BaseModel):
     abstained: int = 0
     attempts: int = 0
     reasks: int = 0
+    cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
@@ -58,7 +58,7 @@ class JurorStats(BaseModel):
     cost: float | None = 0.0
     offline: bool = False
     #: Models that served this juror's votes (more than one when fallbacks served).
-    served_by: list[str] = []
+    served_by: list[str] = field(default_factory=list)
 
 
 class RunSummary(BaseModel):
@@ -123,12 +123,14 @@ class Tally:
         self.total += 1
         category = self.categories.setdefault(verdict.category or "(none)", CategoryStats())
         category.total += 1
-        note = CaseNote(
-            case_id=verdict.case_id,
-            category=verdict.category,
-            reasons=verdict.reasons,
-            dissent=verdict.dissent,
-        )
+        note = None
+        if verdict.verdict is not Verdict.PASS or verdict.disagreement:
+            note = CaseNote(
+                case_id=verdict.case_id,
+                category=verdict.category,
+                reasons=verdict.reasons,
+                dissent=verdict.dissent,
+            )
         if verdict.verdict is Verdict.PASS:
             self.passed += 1
             category.passed += 1
@@ -136,13 +138,13 @@ class Tally:
             self.failed += 1
             category.failed += 1
             category.failed_ids.append(verdict.case_id)
-            self.failures.append(note)
+            self.failures.append(note)  # type: ignore[arg-type]
         else:
             self.inconclusive += 1
             category.inconclusive += 1
             category.inconclusive_ids.append(verdict.case_id)
-            self.inconclusives.append(note)
-        if verdict.disagreement:
+            self.inconclusives.append(note)  # type: ignore[arg-type]
+        if note is not None and verdict.disagreement:
             self.disagreements.append(
                 note.model_copy(update={"reasons": verdict.disagreement_reasons})
             )
@@ -161,6 +163,7 @@ class Tally:
                 stats.abstained += 1
             stats.attempts += vote.attempts
             stats.reasks += vote.reasks
+            stats.cache_hits += vote.cache_hits
             stats.input_tokens += vote.input_tokens
             stats.output_tokens += vote.output_tokens
             stats.cached_tokens += vote.cached_tokens

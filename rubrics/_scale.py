@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_
 from jury import Ballot, Case, Verdict
 from jury._errors import InvalidReply
 from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult
+from jury._verdict import MetricResult, Score
 
 from ._common import EVIDENCE_RULES, render_case, rubric_file
 
@@ -153,7 +153,7 @@ class ScaleRubric(Rubric):
 
     def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
         reply = validate_model(self.reply_model, data)
-        values = reply.model_dump()
+        values = dict(reply.__dict__)  # the validated fields (model_dump is 7x slower)
         reason = values.pop("reason").strip()
         if not reason:
             raise InvalidReply("reason: empty")
@@ -184,6 +184,14 @@ class ScaleRubric(Rubric):
         if open_:
             return Decision(Verdict.INCONCLUSIVE, tuple(open_))
         return Decision(Verdict.PASS)
+
+    def verdict_of(self, case: Case, scores: Mapping[str, Score]) -> Verdict:
+        # The same rule as `decide` on one juror's values (no ties are possible), without
+        # building per-metric results: this runs for every vote.
+        thresholds = self.thresholds
+        if all(scores[name] >= limit for name, limit in thresholds.items()):  # type: ignore[operator]
+            return Verdict.PASS
+        return Verdict.FAIL
 
     def with_thresholds(self, thresholds: Mapping[str, float]) -> ScaleRubric:
         names = {m.name for m in self.spec.metrics}

@@ -52,7 +52,7 @@ def without(key: str) -> str:
         (without("reason"), VoteStatus.INVALID, "reason: missing"),
         (with_(reason="   "), VoteStatus.INVALID, "reason: empty"),
         ("The answer looks good, 5/5.", VoteStatus.INVALID, "not a JSON object"),
-        ("[4, 4, 4, 4, 4]", VoteStatus.INVALID, "expected a JSON object, got list"),
+        ("[4, 4, 4, 4, 4]", VoteStatus.INVALID, "expected a JSON object, got an array"),
         ("{" + VALID[1:-1], VoteStatus.INVALID, "not valid JSON"),
         (f"```json\n{VALID}\n```", VoteStatus.VALID, None),
         (f"```\n{VALID}\n```", VoteStatus.VALID, None),
