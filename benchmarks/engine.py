@@ -33,9 +33,9 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jury import Case, Juror, Jury, Panel, ProviderLimits, iter_cases  # noqa: E402
-from jury._summary import Tally  # noqa: E402
-from providers.scripted import ScriptedModel  # noqa: E402
+from jury import Case, Juror, Jury, Panel, ProviderLimits, iter_cases
+from jury._summary import Tally
+from providers.scripted import ScriptedModel
 
 REPLY = json.dumps(
     {
