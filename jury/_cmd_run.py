@@ -27,15 +27,29 @@ def register(sub: Any) -> None:
         "exit 0 (gate passed), 1 (failed), 2 (usage error) or 3 (inconclusive).",
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_panel_options(parser)
+    parser.add_argument("--concurrency", type=int, help="cases judged at once")
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting calls once this much is spent; cases left are INCONCLUSIVE",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the estimate of calls and cost; call nothing"
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
+    parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
+    parser.set_defaults(handler=run)
+
+
+def add_panel_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the panel, shared by the commands that build one."""
     parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: offline jurors")
     parser.add_argument("--rubric", help="rubric name or file, overriding the jury file's")
     parser.add_argument(
         "--threshold", type=float, help="pass threshold for every metric, overriding the rubric's"
     )
-    parser.add_argument("--concurrency", type=int, help="cases judged at once")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
-    parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
-    parser.set_defaults(handler=run)
 
 
 def panel_for(args: argparse.Namespace) -> Panel:
@@ -45,7 +59,7 @@ def panel_for(args: argparse.Namespace) -> Panel:
         update["rubric"] = args.rubric
     if args.threshold is not None:
         update["thresholds"] = {"*": args.threshold}
-    if args.concurrency:
+    if getattr(args, "concurrency", None):
         update["concurrency"] = args.concurrency
     return panel.model_copy(update=update) if update else panel
 
@@ -72,7 +86,11 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.verbose, json=args.log_json)
     count = validate_cases(args.cases)
     panel = panel_for(args)
-    jury = Jury(panel)
+    if args.dry_run:
+        from ._cmd_estimate import report
+
+        return report(Jury(panel), args.cases)
+    jury = Jury(panel, max_cost=args.max_cost)
 
     async def go() -> tuple[RunSummary, list[Any]]:
         async with jury:
@@ -86,4 +104,6 @@ def run(args: argparse.Namespace) -> int:
         offline_jurors=[m.name for m in jury.models if m.offline],
     )
     render_report(summary, header, console, gate=panel.gate, cases=lines)
+    for warning in jury.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
     return summary.exit_code(panel.gate)

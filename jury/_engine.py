@@ -32,7 +32,7 @@ from ._errors import (
 )
 from ._limits import AccountLimiter
 from ._logging import redact, secret_values
-from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, call_key
+from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, Usage, call_key
 from ._panel import Juror, Panel
 from ._registry import family_of, load_rubric, resolve_model
 from ._rubric import Prompt, Rubric, parse_reply
@@ -51,6 +51,8 @@ def _logger() -> Any:
 
     return structlog.get_logger("jury")
 
+
+BUDGET_REASON = "budget: the run's cost limit was reached before this call"
 
 REASK = (
     "Your reply could not be used: {reason}. Reply again with one JSON object in the form "
@@ -75,6 +77,8 @@ class _Seat:
     id: str
     models: tuple[JudgeModel, ...]
     weight: float
+    #: The family of its first-choice model.
+    family: str
     samples: int
     temperature: float
     #: Every model of the seat is an offline reference juror or a replay.
@@ -94,6 +98,15 @@ class _Tally:
     served_by: str | None = None
     raw: str | None = None
     cache_hits: int = 0
+    #: USD of the calls paid for; None once any call's price is unknown.
+    cost: float | None = 0.0
+
+
+_PROBE_REPLY = JudgeReply(text="", model="", usage=Usage(1, 1))
+
+
+class _OverBudget(Exception):
+    """The run's budget is spent: no new call may start."""
 
 
 def _as_model(spec: str | JudgeModel) -> JudgeModel:
@@ -121,9 +134,11 @@ class Jury:
         checks: Checker | None = None,
         judge_all: bool = False,
         cache: CallCache | None = None,
+        max_cost: float | None = None,
     ) -> None:
         """`checks` run before the judges; a failed required check fails the case and, unless
-        `judge_all`, spares the judges. `cache` keeps replies so no call is paid twice."""
+        `judge_all`, spares the judges. `cache` keeps replies so no call is paid twice.
+        `max_cost` (USD) stops new calls once spent; cases left are INCONCLUSIVE ("budget")."""
         self.panel = panel
         self.checks = checks
         self.judge_all = judge_all
@@ -131,7 +146,17 @@ class Jury:
         self.rubric = rubric if rubric is not None else load_rubric(panel.rubric, panel.thresholds)
         self.clock = clock or Clock()
         self._rng = rng or random.Random()
-        self._seats = tuple(self._seat(juror) for juror in panel.jurors)
+        firsts = [_as_model(juror.model) for juror in panel.jurors]
+        families = {
+            juror.family or self.family(model)
+            for juror, model in zip(panel.jurors, firsts, strict=True)
+        }
+        self._seats = tuple(
+            self._seat(juror, model, families)
+            for juror, model in zip(panel.jurors, firsts, strict=True)
+        )
+        #: Warnings about the run (failover that doubled a family...), each said once.
+        self.warnings: list[str] = []
         ids = [seat.id for seat in self._seats]
         if len(set(ids)) != len(ids):
             raise ConfigError("two jurors have the same name; give one of them a 'name'")
@@ -141,25 +166,45 @@ class Jury:
         self._events = _logger().bind()
         # Provider errors sometimes echo what they were sent; no key may reach a vote.
         self._secrets = secret_values(os.environ)
+        self.max_cost = max_cost
+        #: USD spent by this jury's calls so far (calls with a known price).
+        self.spent = 0.0
+        if max_cost is not None:
+            unpriced = [m.name for m in self.models if m.price(_PROBE_REPLY) is None]
+            if unpriced:
+                raise ConfigError(
+                    "a budget needs a known price for every model; no price for "
+                    + ", ".join(sorted(set(unpriced)))
+                )
         self.quorum = panel.effective_quorum
         if self.quorum > len(self._seats):
             raise ConfigError(
                 f"quorum {self.quorum} is more than the {len(self._seats)} jurors on the panel"
             )
 
-    def _seat(self, juror: Juror) -> _Seat:
-        models = (_as_model(juror.model), *(_as_model(f) for f in juror.fallbacks))
+    def _seat(self, juror: Juror, first: JudgeModel, panel_families: set[str]) -> _Seat:
+        fallbacks = [_as_model(f) for f in juror.fallbacks]
+        if self.panel.fallback_order == "family":
+            # A jury's strength is its diversity: try alternates of a family not already on
+            # the panel first (stable, so the listed order decides among equals).
+            fallbacks.sort(key=lambda m: self.family(m) in panel_families)
+        models = (first, *fallbacks)
         return _Seat(
             juror=juror,
             id=juror.id,
             models=models,
             weight=juror.weight,
+            family=juror.family or self.family(first),
             samples=self.panel.samples_for(juror),
             offline=all(m.offline for m in models),
             temperature=juror.temperature
             if juror.temperature is not None
             else self.panel.temperature,
         )
+
+    @property
+    def seats(self) -> tuple[_Seat, ...]:
+        return self._seats
 
     @property
     def jurors(self) -> tuple[str, ...]:
@@ -231,6 +276,8 @@ class Jury:
         attempt = 0
         limiter = self._limiter(model)
         while True:
+            if self.max_cost is not None and self.spent >= self.max_cost:
+                raise _OverBudget
             attempt += 1
             tally.attempts += 1
             started = time.perf_counter()
@@ -282,7 +329,10 @@ class Jury:
                 prompt=prompt.key,
                 sample=sample,
             )
+            hits = tally.cache_hits
             reply = await self._call(model, request, sample, tally)
+            if tally.cache_hits == hits:
+                self._pay(model, reply, tally)
             usage = reply.usage
             tally.input_tokens += usage.input_tokens
             tally.output_tokens += usage.output_tokens
@@ -302,6 +352,28 @@ class Jury:
                     Message("assistant", reply.text),
                     Message("user", REASK.format(reason=exc.reason)),
                 )
+
+    def _failed_over(self, seat: _Seat, model: JudgeModel) -> None:
+        family = self.family(model)
+        twins = [other.id for other in self._seats if other is not seat and other.family == family]
+        if not twins:
+            return
+        warning = (
+            f"failover: {seat.id} was served by {model.name}, of the {family} family like "
+            f"{', '.join(twins)}: the panel lost a family"
+        )
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+            self._events.warning("failover.family", juror=seat.id, model=model.name, family=family)
+
+    def _pay(self, model: JudgeModel, reply: JudgeReply, tally: _Tally) -> None:
+        cost = model.price(reply)
+        if cost is None:
+            tally.cost = None
+            return
+        self.spent += cost
+        if tally.cost is not None:
+            tally.cost += cost
 
     # --- one juror's vote ----------------------------------------------------------------
 
@@ -326,6 +398,8 @@ class Jury:
                                 return self._unavailable(seat, tally, "; ".join(errors), offline)
                             current += 1
                             continue
+                        if current:
+                            self._failed_over(seat, model)
                         break
                     if isinstance(outcome, str):
                         return Vote(
@@ -349,6 +423,8 @@ class Jury:
                 per_sample.append(combined)
         except AuthenticationError:
             raise
+        except _OverBudget:
+            return self._unavailable(seat, tally, BUDGET_REASON, offline)
         except Exception as exc:
             # A bug in a rubric or an adapter must not take the other jurors down with it;
             # it is logged with its traceback and the vote is unavailable.
@@ -368,6 +444,7 @@ class Jury:
             "output_tokens": tally.output_tokens,
             "cached_tokens": tally.cached_tokens,
             "cache_hits": tally.cache_hits,
+            "cost": tally.cost,
         }
 
     def _unavailable(self, seat: _Seat, tally: _Tally, error: str, offline: bool) -> Vote:
@@ -467,6 +544,16 @@ class Jury:
         ):
             return self._finish(
                 self.decide(case, (), checks=checks, duration_s=time.perf_counter() - started)
+            )
+        if self.max_cost is not None and self.spent >= self.max_cost:
+            return self._finish(
+                CaseVerdict(
+                    case_id=case.id,
+                    category=case.category,
+                    verdict=Verdict.INCONCLUSIVE,
+                    reasons=(f"budget: the run's cost limit of ${self.max_cost:g} was reached",),
+                    checks=checks,
+                )
             )
         try:
             prompts = self.rubric.prompts(case)

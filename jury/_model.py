@@ -120,6 +120,11 @@ class JudgeModel(ABC):
     def account(self) -> str:
         return self.name.split("/", 1)[0]
 
+    @property
+    def model_id(self) -> str:
+        """The model's ID as its provider knows it (what price lookups use)."""
+        return self.name.split("/", 1)[-1]
+
     @abstractmethod
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Send one request and return the reply. Never retry here: the engine does."""
@@ -135,6 +140,13 @@ class JudgeModel(ABC):
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
             return TransientError(f"{type(exc).__name__}: {exc}".rstrip(": "))
         return InvalidRequestError(f"{type(exc).__name__}: {exc}")
+
+    def price(self, reply: JudgeReply) -> float | None:
+        """USD for one reply, or None when the price is unknown (never a guessed zero).
+
+        Adapters of priced APIs answer from `jury._prices.price`; the default knows nothing.
+        """
+        return None
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections. The engine calls it once when a Jury is closed."""

@@ -6,7 +6,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -116,6 +116,9 @@ class Panel(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     case_timeout: float | None = Field(default=600.0, gt=0)
     retry: RetrySettings = RetrySettings()
+    #: "family": a juror's alternates of a family not already on the panel are tried first;
+    #: "listed": in the order the jury file lists them.
+    fallback_order: Literal["family", "listed"] = "family"
     providers: dict[str, ProviderLimits] = {}
     #: The model under test (``provider/model``), to warn when a juror shares its family.
     system_under_test: str | None = None

@@ -367,6 +367,9 @@ class OfflineJuror(JudgeModel):
     offline = True
     family = "offline"
 
+    def price(self, reply: JudgeReply) -> float:
+        return 0.0  # no model is called
+
     def __init__(self, method: str) -> None:
         if method not in METHODS:
             raise ConfigError(f"unknown offline juror {method!r} (known: {', '.join(METHODS)})")

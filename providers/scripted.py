@@ -4,6 +4,9 @@ The double for tests and benchmarks, shipped as public API (also as `jury.testin
 
     judge = ScriptedModel([{"reason": "ok", "relevance": 5}], latency=0.05)
     judge = ScriptedModel(lambda request: {...}, failures={0: TransientError("503")})
+
+`cost_per_call` gives each reply a known price (for budget tests); without it the price is
+unknown, as for any model the price table does not list.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class ScriptedModel(JudgeModel):
         failures: Mapping[int, BaseException] | None = None,
         cycle: bool = True,
         record: bool = True,
+        cost_per_call: float | None = None,
     ) -> None:
         if not callable(replies) and not replies:
             raise ValueError("a script needs at least one reply")
@@ -45,8 +49,12 @@ class ScriptedModel(JudgeModel):
         self.failures = dict(failures or {})
         self.cycle = cycle
         self.record = record
+        self.cost_per_call = cost_per_call
         self.calls = 0
         self.requests: list[JudgeRequest] = []
+
+    def price(self, reply: JudgeReply) -> float | None:
+        return self.cost_per_call
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         index = self.calls

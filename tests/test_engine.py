@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 import pytest
-from conftest import case, scores
 
+from conftest import case, scores
 from jury import (
     AuthenticationError,
     FakeClock,

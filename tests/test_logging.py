@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 import structlog
-from conftest import case, scores
 
+from conftest import case, scores
 from jury import Juror, Jury, Panel, TransientError, summarize
 from jury._logging import configure_logging, redact
 from providers.scripted import ScriptedModel

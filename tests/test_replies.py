@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from conftest import case, scores
 
+from conftest import case, scores
 from jury import InvalidReply, Juror, Jury, Panel, VoteStatus
 from jury._rubric import parse_reply
 from providers.scripted import ScriptedModel

@@ -10,8 +10,8 @@ import itertools
 from typing import Any
 
 import pytest
-from conftest import case, scores
 
+from conftest import case, scores
 from jury import InvalidRequestError, Juror, Jury, Panel, Verdict, VoteStatus
 from providers.scripted import ScriptedModel
 
