@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import structlog
 
 from jury import Case, Juror, Panel
 from providers.scripted import ScriptedModel
@@ -49,3 +50,11 @@ def scripted(replies: Any, name: str = "scripted/judge", **options: Any) -> Scri
 @pytest.fixture
 def make_case() -> Callable[..., Case]:
     return case
+
+
+@pytest.fixture(autouse=True)
+def _fresh_logging() -> Any:
+    # The CLI configures structlog globally, bound to the stream it ran with (a capture that
+    # closes after its test): give every test the library's default configuration again.
+    yield
+    structlog.reset_defaults()
