@@ -5,11 +5,13 @@ disagreement. A pure function of its inputs, so `jury rescore` reuses it on reco
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from ._aggregate import Aggregation, TiePolicy, aggregate
 from ._case import Case
 from ._rubric import Metric, Rubric
 from ._verdict import (
+    Ballot,
     CaseVerdict,
     CheckOutcome,
     CheckResult,
@@ -21,7 +23,7 @@ from ._verdict import (
     VoteStatus,
 )
 
-__all__ = ["decide_case"]
+__all__ = ["decide_case", "sample_verdicts"]
 
 
 def _results(
@@ -47,10 +49,30 @@ def _results(
 
 
 def _with_own_verdict(rubric: Rubric, case: Case, vote: Vote) -> Vote:
-    if vote.status is not VoteStatus.VALID:
-        return vote
-    verdict = rubric.verdict_of(case, vote.scores)
-    return vote if verdict is vote.verdict else vote.model_copy(update={"verdict": verdict})
+    """The vote with its own verdict, and each kept sample's, under these rules.
+
+    Samples of an abstained vote (samples that split) get verdicts too: they are what the
+    juror's stability is measured on.
+    """
+    update: dict[str, object] = {}
+    if vote.status is VoteStatus.VALID:
+        verdict = rubric.verdict_of(case, vote.scores)
+        if verdict is not vote.verdict:
+            update["verdict"] = verdict
+    samples = sample_verdicts(rubric, case, vote.samples)
+    if samples != vote.samples:
+        update["samples"] = samples
+    return vote.model_copy(update=update) if update else vote
+
+
+def sample_verdicts(rubric: Rubric, case: Case, samples: Sequence[Ballot]) -> tuple[Ballot, ...]:
+    """Each sample ballot with what it alone decides."""
+    return tuple(
+        ballot
+        if ballot.verdict is (verdict := rubric.verdict_of(case, ballot.scores))
+        else replace(ballot, verdict=verdict)
+        for ballot in samples
+    )
 
 
 def _describe(vote: Vote) -> str:

@@ -51,6 +51,9 @@ class Ballot:
     reason: str
     #: Whatever else the rubric keeps from the reply (per-point quotes, flags...).
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: What this ballot alone decides, set on a juror's samples when the case is decided, so
+    #: that stability (identical verdicts across samples) can be read from the record.
+    verdict: Verdict | None = None
 
 
 _MODEL = ConfigDict(frozen=True, arbitrary_types_allowed=True)
