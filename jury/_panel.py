@@ -15,6 +15,7 @@ from ._errors import JuryFileError
 from ._model import JudgeModel
 
 __all__ = [
+    "CompareRules",
     "Gate",
     "Juror",
     "Panel",
@@ -89,6 +90,27 @@ class Gate(BaseModel):
     min_pass_rate: float = Field(default=1.0, ge=0, le=1)
 
 
+class CompareRules(BaseModel):
+    """How `jury compare` decides whether a change is real, written down before any result.
+
+    A change is called better or worse only when its paired test is significant at
+    `significance` and it moves by more than both the noise (the largest movement between
+    repeated runs of the same side, or the floor given here) and the minimum effect.
+    """
+
+    model_config = _STRICT
+
+    significance: float = Field(default=0.05, gt=0, lt=1)
+    #: Smallest change in pass rate that counts (0.05 = five points).
+    min_effect: float = Field(default=0.0, ge=0, le=1)
+    #: Smallest change in a metric's or the score's mean that counts, in its own units.
+    min_score_effect: float = Field(default=0.0, ge=0)
+    #: A pass-rate noise floor measured before (used as the noise when no side has repeats).
+    noise: float = Field(default=0.0, ge=0, le=1)
+    #: The same for metric and score means.
+    score_noise: float = Field(default=0.0, ge=0)
+
+
 class Panel(BaseModel):
     """The jury: who judges, with which rubric, and how their votes combine."""
 
@@ -123,6 +145,8 @@ class Panel(BaseModel):
     #: The model under test (``provider/model``), to warn when a juror shares its family.
     system_under_test: str | None = None
     gate: Gate = Gate()
+    #: The rules `jury compare` applies (the ``[compare]`` table).
+    compare: CompareRules = CompareRules()
 
     @field_validator("jurors", mode="before")
     @classmethod

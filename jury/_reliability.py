@@ -45,6 +45,7 @@ __all__ = [
     "default_weights",
     "fleiss_kappa",
     "gwet_ac1",
+    "identical_share",
     "krippendorff_alpha",
     "percent_agreement",
     "unit_disagreement",
@@ -557,3 +558,27 @@ def unit_disagreement(ratings: Ratings) -> NDArray[np.float64]:
         mean = totals / (m * (m - 1) / 2)
         out = mean / expected if expected > 0 else np.full(len(codes), np.nan)
     return np.where(m >= 2, out, np.nan)
+
+
+def identical_share(
+    ratings: Ratings, *, bootstrap: Bootstrap | int | None = None, seed: int | None = 0
+) -> Estimate:
+    """The share of units (with two or more ratings) on which every rating is the same."""
+    codes = ratings.codes
+    present = codes >= 0
+    rated = present.sum(axis=1) >= 2
+    units = int(rated.sum())
+    if units == 0:
+        return undefined("identical_share", "no case has two or more ratings", 0)
+    sub = codes[rated]
+    high = np.where(sub >= 0, sub, -1).max(axis=1)
+    low = np.where(sub >= 0, sub, np.iinfo(np.int64).max).min(axis=1)
+    per_unit = np.column_stack([(high == low).astype(np.float64), np.ones(units)])
+    return _estimate(
+        "identical_share",
+        per_unit,
+        lambda sums: sums[:, 0] / sums[:, 1],
+        units,
+        _as_bootstrap(bootstrap, seed),
+        lambda _: "no case has two or more ratings",
+    )

@@ -1,0 +1,88 @@
+"""How far the judges agree: chance-corrected agreement that a statistician would sign.
+
+Ratings come from verdicts: for each case (unit) and juror (rater), ``vote.scores[metric]`` of
+a valid vote. Any other vote status is a *missing* rating, never a zero; every statistic here
+is defined on incomplete data. A statistic that cannot be computed (no variation, no case with
+two ratings) is *undefined*, with the reason, never 1.0 or 0::
+
+    from jury.agreement import Ratings, krippendorff_alpha, summarize_agreement
+
+    ratings = Ratings.from_verdicts(verdicts, metric)     # metric: a rubric Metric
+    alpha = krippendorff_alpha(ratings, bootstrap=1000)    # Estimate: value or reason, interval
+    summary = summarize_agreement(verdicts, rubric_metrics, labels=case_labels)
+
+Conventions
+-----------
+- The level of measurement follows the rubric's metric (``Metric.level``): a 1-5 scale is
+  ordinal, pass/fail nominal, a points score interval. `Ratings.with_level` overrides it.
+- Weighted kappa measures distances on the rubric's *declared* scale: on 1-5, 2 and 4 are
+  two steps apart even if nobody used 3. ``convention="observed"`` uses only the levels in
+  the data (scikit-learn's ``cohen_kappa_score`` and most other tools).
+- Gwet's AC1 counts q over the declared scale.
+- Fleiss' kappa and AC1 with missing ratings follow Gwet (2014): agreement over cases with
+  two or more ratings, prevalence over every rated case.
+- Intervals are percentile bootstraps over cases (units), with a fixed default seed so that
+  the same run gives the same interval.
+
+References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Cohen (1960,
+1968); Fleiss (1971); Gwet (2008, 2014); Light (1971) for the mean of pairwise kappas; Kish
+(1965) for the design effect behind the effective number of judges.
+"""
+
+from ._panel_agreement import (
+    AgreementSummary,
+    CaseSpread,
+    EffectiveJudges,
+    JurorAgreement,
+    JurorStability,
+    LabelAgreement,
+    MetricAgreement,
+    PairwiseMatrix,
+    effective_judges,
+    infer_metrics,
+    juror_agreement,
+    label_agreement,
+    pairwise,
+    stability,
+    summarize_agreement,
+)
+from ._ratings import VERDICT, Estimate, Ratings
+from ._reliability import (
+    Bootstrap,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    identical_share,
+    krippendorff_alpha,
+    percent_agreement,
+    unit_disagreement,
+)
+
+__all__ = [
+    "VERDICT",
+    "AgreementSummary",
+    "Bootstrap",
+    "CaseSpread",
+    "EffectiveJudges",
+    "Estimate",
+    "JurorAgreement",
+    "JurorStability",
+    "LabelAgreement",
+    "MetricAgreement",
+    "PairwiseMatrix",
+    "Ratings",
+    "cohen_kappa",
+    "effective_judges",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "identical_share",
+    "infer_metrics",
+    "juror_agreement",
+    "krippendorff_alpha",
+    "label_agreement",
+    "pairwise",
+    "percent_agreement",
+    "stability",
+    "summarize_agreement",
+    "unit_disagreement",
+]
