@@ -1,0 +1,174 @@
+"""Property tests: the statistics against independent implementations on random data with
+missing ratings (krippendorff, scikit-learn, statsmodels), and the vectorised bootstrap
+against a plain loop."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import krippendorff
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
+from jury.agreement import (
+    Bootstrap,
+    Ratings,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+)
+
+Cell = int | None
+
+
+def tables(
+    max_units: int = 25, max_raters: int = 5, values: int = 5, missing: bool = True
+) -> st.SearchStrategy[list[list[Cell]]]:
+    cell = st.integers(1, values)
+    if missing:
+        cell = st.one_of(st.none(), cell) | cell  # about a third missing
+    return st.integers(2, max_raters).flatmap(
+        lambda width: st.lists(
+            st.lists(cell, min_size=width, max_size=width), min_size=1, max_size=max_units
+        )
+    )
+
+
+def _reference_alpha(rows: list[list[Cell]], level: str) -> float:
+    data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float).T
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=tables(), level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
+def test_alpha_matches_the_krippendorff_package(rows: list[list[Cell]], level: str) -> None:
+    ratings = Ratings.from_rows(rows, level=level)  # type: ignore[arg-type]
+    ours = krippendorff_alpha(ratings)
+    pairable = sum(1 for row in rows if sum(v is not None for v in row) >= 2)
+    if pairable == 0 or len({v for row in rows for v in row if v is not None}) < 2:
+        # The package raises or returns nan here; ours must say why.
+        assert ours.value is None
+        assert ours.reason
+        return
+    with np.errstate(all="ignore"):
+        reference = _reference_alpha(rows, level)
+    if math.isnan(reference):
+        assert ours.value is None
+    else:
+        assert ours.value == pytest.approx(reference, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=tables(max_raters=2),
+    weights=st.sampled_from([None, "linear", "quadratic"]),
+)
+def test_cohen_kappa_matches_scikit_learn(rows: list[list[Cell]], weights: str | None) -> None:
+    ratings = Ratings.from_rows([row[:2] for row in rows], level="ordinal", values=[1, 2, 3, 4, 5])
+    pairs = [(a, b) for a, b in (row[:2] for row in rows) if a is not None and b is not None]
+    ours_declared = cohen_kappa(ratings, weights=weights)  # type: ignore[arg-type]
+    ours_observed = cohen_kappa(ratings, weights=weights, convention="observed")  # type: ignore[arg-type]
+    if not pairs:
+        assert ours_declared.value is None
+        assert ours_declared.reason == "no case was rated by both"
+        return
+    a, b = zip(*pairs, strict=True)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        # A single label warns; the result is still compared.
+        warnings.simplefilter("ignore")
+        observed = cohen_kappa_score(a, b, weights=weights)
+        declared = cohen_kappa_score(a, b, weights=weights, labels=[1, 2, 3, 4, 5])
+    for ours, reference in ((ours_observed, observed), (ours_declared, declared)):
+        if math.isnan(reference):
+            assert ours.value is None
+            assert ours.reason
+        else:
+            assert ours.value == pytest.approx(reference, abs=1e-9)
+    if weights is None:
+        # Unweighted kappa does not depend on the category list.
+        assert ours_declared.value == ours_observed.value
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=tables(max_units=30, max_raters=6, missing=False))
+def test_fleiss_kappa_matches_statsmodels_on_complete_data(rows: list[list[Cell]]) -> None:
+    counts = np.array([[row.count(c) for c in range(1, 6)] for row in rows])
+    ours = fleiss_kappa(Ratings.from_rows(rows, values=[1, 2, 3, 4, 5]))
+    with np.errstate(all="ignore"):
+        reference = float(sm_fleiss_kappa(counts, method="fleiss"))
+    if math.isnan(reference) or len({v for row in rows for v in row}) == 1:
+        assert ours.value is None
+    else:
+        assert ours.value == pytest.approx(reference, abs=1e-9)
+
+
+def _gwet_reference(rows: list[list[Cell]], q: int, ac1: bool) -> float:
+    """Gwet's (2014) formulas for missing ratings, written out directly (irrCAC's raw.py)."""
+    rated = [[v for v in row if v is not None] for row in rows]
+    rated = [r for r in rated if r]
+    pairable = [r for r in rated if len(r) >= 2]
+    pa = sum(
+        sum(r.count(c) * (r.count(c) - 1) for c in set(r)) / (len(r) * (len(r) - 1))
+        for r in pairable
+    ) / len(pairable)
+    pi = [sum(r.count(c) / len(r) for r in rated) / len(rated) for c in range(1, q + 1)]
+    pe = sum(p * (1 - p) for p in pi) / (q - 1) if ac1 else sum(p * p for p in pi)
+    return (pa - pe) / (1 - pe)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=tables(max_units=20, max_raters=5))
+def test_fleiss_and_ac1_with_missing_follow_gwet(rows: list[list[Cell]]) -> None:
+    ratings = Ratings.from_rows(rows, values=[1, 2, 3, 4, 5])
+    pairable = any(sum(v is not None for v in row) >= 2 for row in rows)
+    ac1 = gwet_ac1(ratings)
+    fleiss = fleiss_kappa(ratings)
+    if not pairable:
+        assert ac1.value is None
+        assert fleiss.value is None
+        return
+    assert ac1.value == pytest.approx(_gwet_reference(rows, 5, ac1=True), abs=1e-9)
+    if len({v for row in rows for v in row if v is not None}) > 1:
+        assert fleiss.value == pytest.approx(_gwet_reference(rows, 5, ac1=False), abs=1e-9)
+
+
+def test_bootstrap_equals_a_plain_loop_over_resampled_units() -> None:
+    rng = np.random.default_rng(7)
+    rows = rng.integers(1, 6, size=(40, 4)).astype(float)
+    rows[rng.random(rows.shape) < 0.25] = np.nan
+    ratings = Ratings.from_rows(rows.tolist(), level="ordinal")
+    boot = Bootstrap(200, confidence=0.9, seed=11)
+    fast = krippendorff_alpha(ratings, bootstrap=boot)
+    # The same draws, one resample at a time, through the point estimate.
+    pairable = np.sum(~np.isnan(rows), axis=1) >= 2
+    kept = rows[pairable]
+    draws = np.random.default_rng(11).integers(0, len(kept), size=(200, len(kept)))
+    values = []
+    for draw in draws:
+        estimate = krippendorff_alpha(Ratings.from_rows(kept[draw].tolist(), level="ordinal"))
+        values.append(np.nan if estimate.value is None else estimate.value)
+    low, high = np.nanquantile(values, [0.05, 0.95])
+    assert fast.low == pytest.approx(low, abs=1e-9)
+    assert fast.high == pytest.approx(high, abs=1e-9)
+    assert fast.low is not None
+    assert fast.high is not None
+    assert fast.value is not None
+    assert fast.low <= fast.value <= fast.high
+
+
+def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one() -> None:
+    rng = np.random.default_rng(3)
+    ratings = Ratings.from_rows(rng.integers(1, 4, size=(60, 3)).tolist())
+    first = krippendorff_alpha(ratings, bootstrap=Bootstrap(300, seed=5))
+    again = krippendorff_alpha(ratings, bootstrap=Bootstrap(300, seed=5))
+    other = krippendorff_alpha(ratings, bootstrap=Bootstrap(300, seed=6))
+    assert (first.low, first.high) == (again.low, again.high)
+    assert (first.low, first.high) != (other.low, other.high)
+    assert first.resamples == 300
+    assert first.confidence == 0.95
