@@ -23,9 +23,7 @@ def case(case_id: str, *votes: Vote, verdict: Verdict = Verdict.PASS) -> CaseVer
     return CaseVerdict(case_id=case_id, verdict=verdict, votes=votes)
 
 
-def write_run(
-    directory: Path, verdicts: Iterable[CaseVerdict], rubric: str | None = None
-) -> Path:
+def write_run(directory: Path, verdicts: Iterable[CaseVerdict], rubric: str | None = None) -> Path:
     """A run directory in the records format: verdicts.jsonl (+ manifest.json)."""
     directory.mkdir(parents=True, exist_ok=True)
     with (directory / "verdicts.jsonl").open("w", encoding="utf-8") as handle:

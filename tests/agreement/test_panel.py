@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jury import Verdict, VoteStatus
+from jury import Case, Metric, Verdict, VoteStatus
 from jury._registry import load_rubric
 from jury.agreement import (
     VERDICT,
@@ -23,9 +23,12 @@ from tests.agreement.builders import case, vote
 from tests.agreement.engine import METRICS, judge, juror
 
 
-def _metric(name: str = "correctness"):  # type: ignore[no-untyped-def]
-    rubric = load_rubric("five-metric")
-    return next(m for m in rubric.metrics(None) if m.name == name)  # type: ignore[arg-type]
+def _metrics() -> tuple[Metric, ...]:
+    return load_rubric("five-metric").metrics(Case(id="any", answer=""))
+
+
+def _metric(name: str = "correctness") -> Metric:
+    return next(m for m in _metrics() if m.name == name)
 
 
 def test_only_valid_votes_are_ratings_everything_else_is_missing() -> None:
@@ -49,8 +52,10 @@ def test_only_valid_votes_are_ratings_everything_else_is_missing() -> None:
 
 
 def test_an_unavailable_juror_is_missing_not_zero() -> None:
-    agreeing = [case(f"c{i}", vote("a", correctness=s), vote("b", correctness=s))
-                for i, s in enumerate([1, 2, 3, 4, 5, 4, 3])]
+    agreeing = [
+        case(f"c{i}", vote("a", correctness=s), vote("b", correctness=s))
+        for i, s in enumerate([1, 2, 3, 4, 5, 4, 3])
+    ]
     down = [case("x", vote("a", correctness=5), vote("b", VoteStatus.UNAVAILABLE))]
     alpha = krippendorff_alpha(Ratings.from_verdicts(agreeing + down, _metric()))
     # Had the missing vote been a 0 (or 1, "fail"), agreement would drop below 1.
@@ -155,8 +160,7 @@ async def test_stability_across_samples_from_a_real_run() -> None:
         Verdict.FAIL,
         Verdict.PASS,
     ]
-    rubric = load_rubric("five-metric")
-    result = {s.juror: s for s in stability(verdicts, rubric.metrics(None))}  # type: ignore[arg-type]
+    result = {s.juror: s for s in stability(verdicts, _metrics())}
     assert set(result) == {"steady", "wobbly", "even"}
     assert result["steady"].identical_verdicts.value == 1.0
     assert result["steady"].samples == 4
@@ -181,9 +185,11 @@ async def test_summary_of_a_real_run_with_labels() -> None:
         ],
     )
     labels = {c: {"pass": v >= 4, "correctness": v} for c, v in scores.items()}
-    rubric = load_rubric("five-metric")
     summary = summarize_agreement(
-        verdicts, rubric.metrics(None), labels=labels, bootstrap=100  # type: ignore[arg-type]
+        verdicts,
+        _metrics(),
+        labels=labels,
+        bootstrap=100,
     )
     assert summary.jurors == ("a", "b", "c")
     assert set(summary.metrics) == set(METRICS)

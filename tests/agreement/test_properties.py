@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from jury._rubric import Level
 from jury.agreement import (
     Bootstrap,
     Ratings,
@@ -30,7 +31,7 @@ Cell = int | None
 def tables(
     max_units: int = 25, max_raters: int = 5, values: int = 5, missing: bool = True
 ) -> st.SearchStrategy[list[list[Cell]]]:
-    cell = st.integers(1, values)
+    cell: st.SearchStrategy[int | None] = st.integers(1, values)
     if missing:
         cell = st.one_of(st.none(), cell) | cell  # about a third missing
     return st.integers(2, max_raters).flatmap(
@@ -40,15 +41,15 @@ def tables(
     )
 
 
-def _reference_alpha(rows: list[list[Cell]], level: str) -> float:
+def _reference_alpha(rows: list[list[Cell]], level: Level) -> float:
     data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float).T
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
 
 
 @settings(max_examples=60, deadline=None)
 @given(rows=tables(), level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
-def test_alpha_matches_the_krippendorff_package(rows: list[list[Cell]], level: str) -> None:
-    ratings = Ratings.from_rows(rows, level=level)  # type: ignore[arg-type]
+def test_alpha_matches_the_krippendorff_package(rows: list[list[Cell]], level: Level) -> None:
+    ratings = Ratings.from_rows(rows, level=level)
     ours = krippendorff_alpha(ratings)
     pairable = sum(1 for row in rows if sum(v is not None for v in row) >= 2)
     if pairable == 0 or len({v for row in rows for v in row if v is not None}) < 2:
