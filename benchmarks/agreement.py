@@ -173,6 +173,41 @@ def cost(resamples: int, repeats: int) -> None:
     )
 
 
+def summary_cost(resamples: int) -> None:
+    """The whole run-level summary (what `jury agreement` computes) on a large run."""
+    from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
+    from jury._registry import load_rubric
+    from jury.agreement import summarize_agreement
+
+    rng = np.random.default_rng(0)
+    metrics = load_rubric("five-metric").metrics(Case(id="-", answer=""))
+    verdicts = []
+    for unit in range(10_000):
+        truth = int(rng.integers(1, 6))
+        votes = []
+        for juror in range(5):
+            if rng.random() < 0.1:
+                votes.append(Vote(juror=f"j{juror}", status=VoteStatus.UNAVAILABLE))
+                continue
+            scores = {m.name: int(np.clip(truth + rng.integers(-1, 2), 1, 5)) for m in metrics}
+            passed = min(scores.values()) >= 4
+            votes.append(
+                Vote(
+                    juror=f"j{juror}",
+                    status=VoteStatus.VALID,
+                    scores=scores,
+                    verdict=Verdict.PASS if passed else Verdict.FAIL,
+                )
+            )
+        verdicts.append(CaseVerdict(case_id=f"c{unit}", verdict=Verdict.PASS, votes=tuple(votes)))
+    started = time.perf_counter()
+    summarize_agreement(verdicts, metrics, bootstrap=resamples)
+    print(
+        f"\nsummarize_agreement (five metrics and pass/fail, {resamples} resamples) on 10,000 "
+        f"cases x 5 jurors: {time.perf_counter() - started:.1f} s."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -185,6 +220,7 @@ def main() -> None:
     humans(items, boot)
     judges(items, boot)
     cost(args.resamples, args.repeats)
+    summary_cost(args.resamples)
 
 
 if __name__ == "__main__":

@@ -429,8 +429,9 @@ class MetricAgreement(BaseModel):
     fleiss_kappa: Estimate
     gwet_ac1: Estimate
     percent_agreement: Estimate
+    #: Point estimates with their case counts (`pairwise` gives intervals when asked).
     pairwise: PairwiseMatrix
-    #: The juror that agrees least with the panel first.
+    #: The juror that agrees least with the panel first (point estimates).
     jurors: tuple[JurorAgreement, ...]
     #: The cases with the widest disagreement, widest first.
     widest: tuple[CaseSpread, ...]
@@ -466,7 +467,9 @@ def metric_agreement(
     widest: int = 10,
 ) -> MetricAgreement:
     boot = _as_bootstrap(bootstrap, seed)
-    matrix = pairwise(ratings, bootstrap=boot)
+    # The matrix and the leave-one-out alphas are point estimates (with their case counts):
+    # intervals on every cell would multiply the bootstrap's cost by the number of pairs.
+    matrix = pairwise(ratings)
     spread = unit_disagreement(ratings)
     order = sorted(
         (i for i in range(len(spread)) if not np.isnan(spread[i]) and spread[i] > 0),
@@ -483,7 +486,7 @@ def metric_agreement(
         gwet_ac1=gwet_ac1(ratings, bootstrap=boot),
         percent_agreement=percent_agreement(ratings, bootstrap=boot),
         pairwise=matrix,
-        jurors=juror_agreement(ratings, matrix, bootstrap=boot),
+        jurors=juror_agreement(ratings, matrix),
         widest=tuple(
             CaseSpread(
                 case_id=ratings.units[i],

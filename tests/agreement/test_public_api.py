@@ -1,0 +1,60 @@
+"""The public surface of `jury.agreement` is pinned, and importing `jury` stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import jury.agreement
+
+
+def test_agreement_public_names_are_pinned() -> None:
+    assert sorted(jury.agreement.__all__) == sorted(
+        [
+            "VERDICT",
+            "AgreementSummary",
+            "Bootstrap",
+            "CaseSpread",
+            "EffectiveJudges",
+            "Estimate",
+            "JurorAgreement",
+            "JurorStability",
+            "LabelAgreement",
+            "MetricAgreement",
+            "PairwiseMatrix",
+            "Ratings",
+            "cohen_kappa",
+            "effective_judges",
+            "fleiss_kappa",
+            "gwet_ac1",
+            "identical_share",
+            "infer_metrics",
+            "juror_agreement",
+            "krippendorff_alpha",
+            "label_agreement",
+            "pairwise",
+            "percent_agreement",
+            "stability",
+            "summarize_agreement",
+            "unit_disagreement",
+        ]
+    )
+    for name in jury.agreement.__all__:
+        assert getattr(jury.agreement, name) is not None
+
+
+def test_import_jury_does_not_import_numpy_or_scipy() -> None:
+    # Registering every subcommand (as `jury --help` does) must not pull them in either.
+    code = (
+        "import sys, jury, jury._cli; jury._cli.build_parser(); "
+        "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.stdout.strip() == "[]"
