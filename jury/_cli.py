@@ -17,7 +17,12 @@ __all__ = ["main"]
 
 #: Modules that define a subcommand: each has ``register(subparsers)`` which sets
 #: ``handler`` (a function of the parsed arguments returning the exit code).
-COMMANDS = ("jury._cmd_run", "jury._cmd_estimate", "jury._cmd_agreement", "jury._cmd_compare")
+COMMANDS = (
+    "jury._cmd_run",
+    "jury._cmd_estimate",
+    "jury._cmd_agreement",
+    "jury._cmd_compare",
+)
 
 EXIT_USAGE = 2
 

@@ -20,7 +20,7 @@ from typing import Any
 from ._aggregate import aggregate
 from ._case import Case
 from ._clock import Clock
-from ._decide import decide_case
+from ._decide import decide_case, sample_verdicts
 from ._errors import (
     AuthenticationError,
     ConfigError,
@@ -469,6 +469,8 @@ class Jury:
             reason = samples[0].reason
             details = dict(samples[0].details)
         else:
+            # Each sample's own verdict is kept for the juror's stability (jury.agreement).
+            samples = list(sample_verdicts(self.rubric, case, samples))
             scores = {}
             for metric in self.rubric.metrics(case):
                 result = aggregate(

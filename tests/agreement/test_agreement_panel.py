@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agreement_helpers import METRICS, case, judge, juror, vote
 from jury import Case, Metric, Verdict, VoteStatus
 from jury._registry import load_rubric
 from jury.agreement import (
@@ -19,8 +20,6 @@ from jury.agreement import (
     stability,
     summarize_agreement,
 )
-from tests.agreement.builders import case, vote
-from tests.agreement.engine import METRICS, judge, juror
 
 
 def _metrics() -> tuple[Metric, ...]:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agreement_helpers import judge, juror, write_run
 from jury import Case
 from jury._cli import main
-from tests.agreement.builders import write_run
-from tests.agreement.engine import judge, juror
 
 SCORES = {"c1": 5, "c2": 2, "c3": 4, "c4": 1, "c5": 3, "c6": 5, "c7": 2, "c8": 4}
 
