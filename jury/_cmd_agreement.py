@@ -85,7 +85,9 @@ def rubric_metrics(
     try:
         rubric = load_rubric(name)
         probe = Case(id=verdicts[0].case_id if verdicts else "-", answer="")
-        return rubric.metrics(probe)
+        # A rubric whose metrics depend on the case (points) has none for a probe case:
+        # then the metrics are read from the votes.
+        return rubric.metrics(probe) or None
     except (ConfigError, ValueError, KeyError):
         if required:
             raise

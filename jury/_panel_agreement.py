@@ -107,10 +107,11 @@ def pairwise(
             else:
                 estimate = percent_agreement(pair, bootstrap=boot)
             cells[a][b] = cells[b][a] = estimate
-    name = next(
-        (e.statistic for row in cells.values() for e in row.values()),
-        {"cohen": "cohen_kappa", "alpha": "krippendorff_alpha", "agreement": "percent"}[statistic],
-    )
+    name = {
+        "cohen": "cohen_kappa" + (f"[{chosen}]" if chosen else ""),
+        "alpha": f"krippendorff_alpha[{ratings.level}]",
+        "agreement": "percent_agreement",
+    }[statistic]
     return PairwiseMatrix(statistic=name, raters=ratings.raters, cells=cells)
 
 
@@ -174,7 +175,7 @@ class EffectiveJudges(BaseModel):
 
     With m jurors whose errors have mean pairwise correlation r, the variance of their mean
     error is that of m / (1 + (m - 1) r) independent jurors: Kish's design effect
-    deff = 1 + (m - 1) r (Kish, L. 1965, Survey Sampling, Wiley, section 5.4, with the
+    deff = 1 + (m - 1) r (Kish, L. 1965, Survey Sampling, Wiley, chapter 5, with the
     intraclass correlation as r). A panel of nine whose errors correlate at 0.5 is worth
     9 / 5 = 1.8 judges.
     """

@@ -187,10 +187,6 @@ def _value_counts(ratings: Ratings) -> tuple[PerUnit, NDArray[np.float64]]:
     return counts, present.sum(axis=1).astype(np.float64)
 
 
-def _positions(ratings: Ratings) -> NDArray[np.float64]:
-    return np.arange(len(ratings.values), dtype=np.float64)
-
-
 def default_weights(ratings: Ratings) -> Weights:
     """Kappa weights that fit the level: none (nominal), linear (ordinal), quadratic (interval,
     ratio; quadratic-weighted kappa approaches the intraclass correlation, Fleiss & Cohen 1973)."""
