@@ -22,6 +22,7 @@ COMMANDS = (
     "jury._cmd_estimate",
     "jury._cmd_agreement",
     "jury._cmd_compare",
+    "jury._cmd_rescore",
 )
 
 EXIT_USAGE = 2

@@ -1,19 +1,56 @@
-"""`jury run CASES [--jury FILE]`: judge a cases file, print the report, exit with the gate."""
+"""`jury run CASES [--jury FILE]`: judge a cases file, record the run, report, exit with the gate.
+
+The steps, each its own function so that other subcommands reuse them: `panel_for` (the
+panel from the arguments), `open_cache`, `open_record` (a new run directory, or the one being
+resumed), `judge_cases` (the event loop: verdicts are recorded as they arrive), and `publish`
+(summary, HTML, JUnit and the terminal report, from the records alone).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from ._cache import SqliteCache, default_cache_dir
 from ._case import iter_cases, validate_cases
 from ._defaults import default_panel
 from ._engine import Jury
-from ._panel import Panel, load_panel
-from ._summary import RunSummary, Tally
+from ._errors import ConfigError
+from ._panel import Gate, Panel, load_panel
+from ._progress import RunProgress
+from ._records import (
+    JUNIT,
+    REPORT,
+    SUMMARY,
+    Redactor,
+    RunRecord,
+    build_manifest,
+    file_digest,
+    new_run_dir,
+    panel_record,
+    prompt_hashes,
+    read_cases,
+    read_manifest,
+    read_verdicts,
+    require_manifest,
+    write_atomic,
+)
+from ._summary import RunSummary, summarize
+from ._verdict import CaseVerdict
 
-__all__ = ["register"]
+__all__ = [
+    "add_output_arguments",
+    "add_panel_options",
+    "open_cache",
+    "panel_for",
+    "publish",
+    "register",
+]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
@@ -22,9 +59,10 @@ CASE_TABLE_LIMIT = 60
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "run",
-        help="judge a cases file and report",
-        description="Judge every case of a JSONL file with the panel, print the report, and "
-        "exit 0 (gate passed), 1 (failed), 2 (usage error) or 3 (inconclusive).",
+        help="judge a cases file, record the run and report",
+        description="Judge every case of a JSONL file with the panel, record the run in a "
+        "directory, print the report, and exit 0 (gate passed), 1 (failed), 2 (usage error) "
+        "or 3 (inconclusive).",
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
     add_panel_options(parser)
@@ -38,8 +76,41 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="print the estimate of calls and cost; call nothing"
     )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
-    parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
+    records = parser.add_argument_group("run records")
+    records.add_argument(
+        "--out",
+        metavar="DIR",
+        help="run directory (default runs/<UTC time>-<id>); a run already there is resumed",
+    )
+    records.add_argument(
+        "--resume", metavar="RUN", help="finish the unfinished cases of the run in RUN"
+    )
+    records.add_argument(
+        "--redact",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="regular expression removed from every stored text (repeatable); "
+        "credentials are always removed",
+    )
+    cache = parser.add_argument_group("call cache")
+    cache.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="where judge calls are cached (default $JURY_CACHE_DIR, else .jury-cache)",
+    )
+    choice = cache.add_mutually_exclusive_group()
+    choice.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    choice.add_argument(
+        "--refresh", action="store_true", help="ask every judge again and replace cached replies"
+    )
+    add_output_arguments(parser)
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="emit each vote as an OpenTelemetry gen_ai.evaluation.result event "
+        "(needs aiojury[otel]; also JURY_OTEL=1)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -50,6 +121,18 @@ def add_panel_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold", type=float, help="pass threshold for every metric, overriding the rubric's"
     )
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """Progress and logging options, shared by the commands that judge or re-score."""
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "rich", "plain", "none"),
+        default="auto",
+        help="live progress on stderr: rich on a terminal, plain lines elsewhere (default auto)",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
+    parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
 
 
 def panel_for(args: argparse.Namespace) -> Panel:
@@ -64,24 +147,89 @@ def panel_for(args: argparse.Namespace) -> Panel:
     return panel.model_copy(update=update) if update else panel
 
 
-async def judge_file(jury: Jury, path: str, keep_lines: bool) -> tuple[RunSummary, list[Any]]:
-    from ._report_terminal import CaseLine
+def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | None:
+    if args.no_cache:
+        return None
+    return SqliteCache(
+        args.cache_dir or default_cache_dir(), refresh=args.refresh, redact=redactor.text
+    )
 
-    tally = Tally(jury.jurors)
-    lines: list[CaseLine] = []
-    async for verdict in jury.evaluate(iter_cases(path, validate=False)):
-        tally.add(verdict)
-        if keep_lines and len(lines) < CASE_TABLE_LIMIT:
-            lines.append(CaseLine.of(verdict))
-    lines.sort(key=lambda line: line.case_id)
-    return tally.summary(), lines
+
+def _run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
+    """Where the run is recorded, and whether it resumes a run already there."""
+    if args.resume:
+        if args.out and Path(args.out) != Path(args.resume):
+            raise ConfigError("give either --out or --resume, or the same directory to both")
+        return Path(args.resume), True
+    if args.out:
+        path = Path(args.out)
+        return path, (path / "manifest.json").exists()
+    return new_run_dir(), False
+
+
+def open_record(
+    args: argparse.Namespace,
+    jury: Jury,
+    panel: Panel,
+    count: int,
+    redactor: Redactor,
+    cache: SqliteCache | None,
+) -> RunRecord:
+    path, resume = _run_dir(args)
+    if resume:
+        manifest = require_manifest(path)
+        _same_run(manifest, args.cases, panel, jury)
+        return RunRecord.resume(path, redactor)
+    manifest = build_manifest(
+        run_id=path.name,
+        panel=panel,
+        rubric=jury.rubric,
+        cases_path=args.cases,
+        cases_count=count,
+        prompts=prompt_hashes(jury.rubric, iter_cases(args.cases, validate=False)),
+        jury_file=args.jury,
+        cache=str(cache.path) if cache is not None else None,
+        redact_patterns=redactor.patterns,
+    )
+    return RunRecord.create(path, manifest, iter_cases(args.cases, validate=False), redactor)
+
+
+def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) -> None:
+    """A resumed run must judge the same cases with the same panel and rubric."""
+    changed = []
+    if manifest["cases"]["sha256"] != file_digest(cases):
+        changed.append("the cases file")
+    if manifest["jury"] != json.loads(json.dumps(panel_record(panel))):
+        changed.append("the jury")
+    if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
+        changed.append("the rubric")
+    if changed:
+        raise ConfigError(
+            f"cannot resume: {' and '.join(changed)} changed since the run started; "
+            "start a new run (another --out)"
+        )
+
+
+async def judge_cases(
+    jury: Jury,
+    record: RunRecord,
+    cases: str,
+    progress: RunProgress,
+    on_verdict: Callable[[CaseVerdict], None] | None = None,
+) -> None:
+    """Judge the cases that have no verdict yet, recording each one as it finishes."""
+    finished = record.finished()
+    todo = (case for case in iter_cases(cases, validate=False) if case.id not in finished)
+    async with jury:
+        async for verdict in jury.evaluate(todo):
+            record.append(verdict)
+            progress.add(verdict)
+            if on_verdict is not None:
+                on_verdict(verdict)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from ._logging import configure_logging
-    from ._report_terminal import ReportHeader, render_report
 
     configure_logging(args.verbose, json=args.log_json)
     count = validate_cases(args.cases)
@@ -90,20 +238,86 @@ def run(args: argparse.Namespace) -> int:
         from ._cmd_estimate import report
 
         return report(Jury(panel), args.cases)
-    jury = Jury(panel, max_cost=args.max_cost)
-
-    async def go() -> tuple[RunSummary, list[Any]]:
-        async with jury:
-            return await judge_file(jury, args.cases, count <= CASE_TABLE_LIMIT)
-
-    summary, lines = asyncio.run(go())
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120)
-    header = ReportHeader(
-        rubric=jury.rubric.name,
-        jurors=jury.jurors,
-        offline_jurors=[m.name for m in jury.models if m.offline],
-    )
-    render_report(summary, header, console, gate=panel.gate, cases=lines)
-    for warning in jury.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+    redactor = Redactor(args.redact)
+    cache = open_cache(args, redactor)
+    try:
+        jury = Jury(panel, cache=cache, max_cost=args.max_cost)
+        on_verdict = _otel_hook(args)
+        with open_record(args, jury, panel, count, redactor, cache) as record:
+            done = len(record.finished())
+            with RunProgress(count, done=done, mode=args.progress) as progress:
+                asyncio.run(judge_cases(jury, record, args.cases, progress, on_verdict))
+            if cache is not None:
+                cache.close()
+                if cache.error is not None:
+                    print(f"jury: some replies were not cached: {cache.error}", file=sys.stderr)
+            summary = publish(
+                record.path, panel, jury.rubric.name, jurors=jury.jurors, warnings=jury.warnings
+            )
+            record.finish(exit_code=summary.exit_code(panel.gate))
+    finally:
+        if cache is not None:
+            cache.close()
     return summary.exit_code(panel.gate)
+
+
+def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None:
+    import os
+
+    if not (args.otel or os.environ.get("JURY_OTEL") == "1"):
+        return None
+    from ._otel import VerdictEvents
+
+    return VerdictEvents().emit
+
+
+def publish(
+    run_dir: Path,
+    panel: Panel,
+    rubric: str,
+    *,
+    jurors: Sequence[str],
+    warnings: Sequence[str] = (),
+    stream: Any = None,
+) -> RunSummary:
+    """Write the summary, HTML and JUnit reports of a run and print the terminal report.
+
+    Everything is read back from the run directory, so a resumed run reports every case, and
+    `jury rescore` publishes the same way.
+    """
+    from rich.console import Console
+
+    from ._report_html import render_html
+    from ._report_junit import render_junit
+    from ._report_terminal import CaseLine, ReportHeader, render_report
+
+    verdicts = sorted(read_verdicts(run_dir), key=lambda v: v.case_id)
+    summary = summarize(verdicts, jurors)
+    gate = panel.gate
+    header = ReportHeader(
+        rubric=rubric,
+        jurors=tuple(jurors),
+        offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
+    )
+    write_atomic(run_dir / SUMMARY, _summary_json(summary, gate))
+    cases = {case.id: case for case in read_cases(run_dir)}
+    manifest = read_manifest(run_dir)
+    write_atomic(run_dir / REPORT, render_html(summary, verdicts, cases, header, gate, manifest))
+    write_atomic(run_dir / JUNIT, render_junit(verdicts, summary, name=f"aiojury {rubric}"))
+    stream = stream or sys.stdout
+    console = Console(file=stream, width=None if stream.isatty() else 120)
+    lines = [CaseLine.of(v) for v in verdicts] if len(verdicts) <= CASE_TABLE_LIMIT else []
+    render_report(summary, header, console, gate=gate, cases=lines)
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
+    console.print(f"Run recorded in {run_dir}")
+    return summary
+
+
+def _summary_json(summary: RunSummary, gate: Gate) -> str:
+    data = summary.model_dump(mode="json")
+    data["pass_rate"] = summary.pass_rate
+    data["cost"] = summary.cost
+    data["gate"] = gate.model_dump(mode="json")
+    data["exit_code"] = summary.exit_code(gate)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

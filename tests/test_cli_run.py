@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,13 @@ from jury._cli import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _records_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run records and the call cache go to the working directory: keep them out of the repo."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
 
 
 def test_the_example_runs_offline_and_fails_the_gate(
@@ -60,7 +68,8 @@ def test_the_console_script_entry_point(tmp_path: Path) -> None:
         [sys.executable, "-m", "jury", "run", str(EXAMPLE), "--threshold", "1"],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
         timeout=60,
         check=False,
     )

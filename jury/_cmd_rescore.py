@@ -1,0 +1,163 @@
+"""`jury rescore RUN`: the verdicts a recorded run gives under other rules, with no judge call.
+
+The recorded votes are decided again with `decide_case` (the engine's own decision step)
+under a new aggregation, quorum, tie policy or threshold. Nothing is resolved but the rubric:
+no provider, no key, no network. The result is a new run directory, reported like a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ._aggregate import AGGREGATIONS
+from ._case import Case
+from ._decide import decide_case
+from ._errors import ConfigError
+from ._panel import Panel
+from ._records import (
+    Redactor,
+    RunRecord,
+    new_run_dir,
+    panel_record,
+    read_cases,
+    read_verdicts,
+    require_manifest,
+)
+from ._registry import load_rubric
+from ._rubric import Rubric
+from ._verdict import CaseVerdict
+
+__all__ = ["register", "rescore"]
+
+
+def register(sub: Any) -> None:
+    from ._cmd_run import add_output_arguments
+
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "rescore",
+        help="decide a recorded run again under other rules, without calling a judge",
+        description="Recompute the verdicts of a recorded run from its votes under a new "
+        "aggregation, quorum, tie policy or threshold. Makes no judge call. Writes a new run "
+        "directory and exits like `jury run`.",
+    )
+    parser.add_argument("run", metavar="RUN", help="a run directory")
+    parser.add_argument("--aggregation", choices=AGGREGATIONS, help="how votes combine")
+    parser.add_argument("--quorum", type=int, help="valid votes a verdict needs")
+    parser.add_argument("--ties", choices=("inconclusive", "fail", "pass"), help="tie policy")
+    parser.add_argument(
+        "--threshold", type=float, help="pass threshold for every metric, overriding the run's"
+    )
+    parser.add_argument(
+        "--min-pass-rate", type=float, help="the gate's required pass rate (0 to 1)"
+    )
+    parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
+    add_output_arguments(parser)
+    parser.set_defaults(handler=_handle)
+
+
+def _rubric(manifest: dict[str, Any], panel: Panel) -> Rubric:
+    name = panel.rubric
+    if name.endswith(".toml") and not os.path.isabs(name):
+        name = os.path.join(manifest.get("cwd") or ".", name)
+    return load_rubric(name, panel.thresholds)
+
+
+def _check_rubric(manifest: dict[str, Any], recorded: Panel) -> None:
+    """Refuse a rubric that changed since the run: the votes answered its old prompts."""
+    now = _rubric(manifest, recorded).fingerprint()
+    then = manifest["rubric"]["fingerprint"]
+    if now != then:
+        raise ConfigError(
+            f"the rubric {recorded.rubric!r} changed since the run (fingerprint {then}, now "
+            f"{now}): its votes answered other prompts; run the cases again instead"
+        )
+
+
+def _updated_panel(panel: Panel, args: argparse.Namespace) -> tuple[Panel, dict[str, Any]]:
+    changes: dict[str, Any] = {}
+    if args.aggregation:
+        changes["aggregation"] = args.aggregation
+    if args.quorum is not None:
+        changes["quorum"] = args.quorum
+    if args.ties:
+        changes["ties"] = args.ties
+    if args.threshold is not None:
+        changes["thresholds"] = {"*": args.threshold}
+    if args.min_pass_rate is not None:
+        changes["gate"] = {"min_pass_rate": args.min_pass_rate}
+    try:
+        updated = Panel.model_validate({**panel.model_dump(), **changes})
+    except ValueError as exc:
+        raise ConfigError(f"rescore: {exc}") from None
+    if updated.effective_quorum > len(updated.jurors):
+        raise ConfigError(
+            f"quorum {updated.effective_quorum} is more than the {len(updated.jurors)} jurors"
+        )
+    return updated, changes
+
+
+def rescore_verdict(verdict: CaseVerdict, case: Case, panel: Panel, rubric: Rubric) -> CaseVerdict:
+    """One case decided again from its recorded votes and checks."""
+    if not verdict.votes and not verdict.judges_spared:
+        return verdict  # the rubric could not judge the case: nothing to decide again
+    return decide_case(
+        case,
+        verdict.votes,
+        rubric,
+        jurors=len(panel.jurors),
+        quorum=panel.effective_quorum,
+        weights={juror.id: juror.weight for juror in panel.jurors},
+        aggregation=panel.aggregation,
+        ties=panel.ties,
+        spread_alert=panel.disagreement_spread,
+        checks=verdict.checks,
+        duration_s=verdict.duration_s,
+    )
+
+
+def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, Panel, Rubric]:
+    """Write the rescored run into `out`; return its record, panel and rubric."""
+    manifest = require_manifest(run)
+    recorded = Panel.model_validate(manifest["jury"])
+    _check_rubric(manifest, recorded)
+    panel, changes = _updated_panel(recorded, args)
+    rubric = _rubric(manifest, panel)
+    cases = {case.id: case for case in read_cases(run)}
+    new_manifest = {
+        **manifest,
+        "run_id": out.name,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": list(sys.argv),
+        "rescored_from": str(run),
+        "rescore": changes,
+        "jury": panel_record(panel),
+        "rubric": {"name": rubric.name, "kind": rubric.kind, "fingerprint": rubric.fingerprint()},
+    }
+    for stale in ("finished", "exit_code"):
+        new_manifest.pop(stale, None)
+    # The run's stored texts were redacted when they were first written.
+    redactor = Redactor(manifest.get("redact", ()))
+    with RunRecord.create(out, new_manifest, cases.values(), redactor) as record:
+        for verdict in read_verdicts(run):
+            case = cases.get(verdict.case_id)
+            if case is None:
+                raise ConfigError(f"{run}: verdict for {verdict.case_id!r} has no recorded case")
+            record.append(rescore_verdict(verdict, case, panel, rubric))
+    return record, panel, rubric
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from ._cmd_run import publish
+    from ._logging import configure_logging
+
+    configure_logging(args.verbose, json=args.log_json)
+    out = Path(args.out) if args.out else new_run_dir()
+    record, panel, rubric = rescore(Path(args.run), out, args)
+    summary = publish(out, panel, rubric.name, jurors=[juror.id for juror in panel.jurors])
+    record.finish(exit_code=summary.exit_code(panel.gate))
+    return summary.exit_code(panel.gate)

@@ -1,0 +1,172 @@
+"""Live progress of a run: cases done, rate, ETA, calls, tokens, cost and errors by kind.
+
+On a terminal it is a rich live display on stderr that disappears when the run ends (the
+report follows on stdout). Anywhere else (CI logs, pipes, files) it is one plain line every
+`interval` seconds: no cursor movement, no carriage returns, nothing a log viewer can garble.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal, TextIO
+
+from ._verdict import CaseVerdict, VoteStatus
+
+__all__ = ["ProgressMode", "RunProgress"]
+
+ProgressMode = Literal["auto", "rich", "plain", "none"]
+
+
+def _tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    return str(count)
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+class RunProgress:
+    """Counts verdicts as they arrive and shows the run's progress.
+
+    `done` is the number of cases already finished before this process started (a resumed
+    run): they count toward the total but not toward the rate.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        *,
+        done: int = 0,
+        mode: ProgressMode = "auto",
+        stream: TextIO | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total = total
+        self.done = done
+        self.resumed = done
+        self.stream = stream or sys.stderr
+        self.interval = interval
+        self.clock = clock
+        self.calls = 0
+        self.cache_hits = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost: float | None = 0.0
+        self.errors: Counter[str] = Counter()
+        self.verdicts: Counter[str] = Counter()
+        self.mode = self._choose(mode)
+        self._started = clock()
+        self._last_line = self._started
+        self._live: Any = None
+
+    def _choose(self, mode: ProgressMode) -> ProgressMode:
+        if mode != "auto":
+            return mode
+        terminal = self.stream.isatty() and os.environ.get("TERM") != "dumb"
+        return "rich" if terminal and not os.environ.get("CI") else "plain"
+
+    # --- counting --------------------------------------------------------------------------
+
+    def add(self, verdict: CaseVerdict) -> None:
+        self.done += 1
+        self.verdicts[verdict.verdict.value] += 1
+        for vote in verdict.votes:
+            self.calls += vote.attempts
+            self.cache_hits += vote.cache_hits
+            self.input_tokens += vote.input_tokens
+            self.output_tokens += vote.output_tokens
+            if vote.status is not VoteStatus.VALID:
+                self.errors[vote.status.value] += 1
+            if vote.attempts and not vote.offline:
+                if vote.cost is None:
+                    self.cost = None
+                elif self.cost is not None:
+                    self.cost += vote.cost
+        if self.mode == "plain" and self.clock() - self._last_line >= self.interval:
+            self._print_line()
+
+    @property
+    def rate(self) -> float | None:
+        """Cases per second in this process."""
+        elapsed = self.clock() - self._started
+        judged = self.done - self.resumed
+        return judged / elapsed if elapsed > 0 and judged else None
+
+    def line(self) -> str:
+        """The status as one line of plain text."""
+        parts = [f"{self.done}/{self.total} cases"]
+        if self.total:
+            parts[0] += f" ({self.done / self.total:.0%})"
+        rate = self.rate
+        if rate:
+            parts.append(f"{rate:.1f} cases/s")
+            left = self.total - self.done
+            if left > 0:
+                parts.append(f"ETA {_duration(left / rate)}")
+        parts.append(f"calls {self.calls} (cached {self.cache_hits})")
+        parts.append(f"tokens {_tokens(self.input_tokens)}/{_tokens(self.output_tokens)}")
+        parts.append("cost ?" if self.cost is None else f"cost ${self.cost:.4f}")
+        if self.errors:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.errors.items()))
+            parts.append(f"errors: {kinds}")
+        return " · ".join(parts)
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _print_line(self) -> None:
+        self._last_line = self.clock()
+        print(f"jury: {self.line()}", file=self.stream, flush=True)
+
+    def _renderable(self) -> Any:
+        from rich.console import Group
+        from rich.progress_bar import ProgressBar
+        from rich.text import Text
+
+        counts = Text.assemble(
+            (f"pass {self.verdicts['PASS']}", "green"),
+            "  ",
+            (f"fail {self.verdicts['FAIL']}", "red"),
+            "  ",
+            (f"inconclusive {self.verdicts['INCONCLUSIVE']}", "yellow"),
+        )
+        return Group(
+            ProgressBar(total=max(self.total, 1), completed=self.done, width=50),
+            Text(self.line()),
+            counts,
+        )
+
+    def __enter__(self) -> RunProgress:
+        if self.mode == "rich":
+            from rich.console import Console
+            from rich.live import Live
+
+            console = Console(file=self.stream)
+            self._live = Live(
+                get_renderable=self._renderable,
+                console=console,
+                refresh_per_second=4,
+                transient=True,
+            )
+            self._live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        if self.mode == "plain":
+            self._print_line()

@@ -1,0 +1,108 @@
+"""The JUnit XML report: one test case per case, for CI systems that read test results.
+
+A FAIL is a ``<failure>``; an INCONCLUSIVE case is an ``<error>`` (the judges could not
+decide, which is not the agent's failure); scores and each juror's verdict are properties.
+One ``<testsuite>`` per category.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from ._summary import RunSummary
+from ._verdict import CaseVerdict, Verdict
+
+__all__ = ["render_junit"]
+
+# Characters XML 1.0 cannot carry, even escaped: a judge's reply may contain them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _property(parent: ET.Element, name: str, value: object) -> None:
+    ET.SubElement(parent, "property", name=_clean(name), value=_clean(str(value)))
+
+
+def _details(verdict: CaseVerdict) -> str:
+    lines = list(verdict.reasons)
+    if verdict.disagreement:
+        lines.append("disagreement: " + "; ".join(verdict.disagreement_reasons))
+        lines += [f"  {d.juror} ({d.verdict or '-'}): {d.reason}" for d in verdict.dissent]
+    for vote in verdict.votes:
+        scores = ", ".join(f"{k} {v}" for k, v in vote.scores.items())
+        said = vote.verdict.value if vote.verdict else vote.status.value
+        lines.append(f"{vote.juror}: {said}" + (f" [{scores}]" if scores else ""))
+        if vote.reason or vote.error:
+            lines.append(f"  {vote.reason or vote.error}")
+    return "\n".join(lines)
+
+
+def _testcase(suite: ET.Element, verdict: CaseVerdict) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        name=_clean(verdict.case_id),
+        classname=_clean(f"jury.{verdict.category or 'uncategorised'}"),
+        time=f"{verdict.duration_s:.3f}",
+    )
+    properties = ET.SubElement(case, "properties")
+    _property(properties, "verdict", verdict.verdict.value)
+    if verdict.score is not None:
+        _property(properties, "score", f"{verdict.score:.4g}")
+    for name, result in verdict.metrics.items():
+        _property(properties, f"metric.{name}", result.value if result.value is not None else "")
+    for vote in verdict.votes:
+        said = vote.verdict.value if vote.verdict else vote.status.value
+        _property(properties, f"juror.{vote.juror}", said)
+        for name, value in vote.scores.items():
+            _property(properties, f"juror.{vote.juror}.{name}", value)
+    for check in verdict.checks:
+        _property(properties, f"check.{check.name}", check.outcome.value)
+    message = _clean("; ".join(verdict.reasons))
+    if verdict.verdict is Verdict.FAIL:
+        element = ET.SubElement(case, "failure", message=message, type="FAIL")
+        element.text = _clean(_details(verdict))
+    elif verdict.verdict is Verdict.INCONCLUSIVE:
+        element = ET.SubElement(case, "error", message=message, type="INCONCLUSIVE")
+        element.text = _clean(_details(verdict))
+    else:
+        out = ET.SubElement(case, "system-out")
+        out.text = _clean(_details(verdict))
+
+
+def render_junit(verdicts: Sequence[CaseVerdict], summary: RunSummary, *, name: str) -> str:
+    """The JUnit document for a run's verdicts."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    root = ET.Element(
+        "testsuites",
+        name=_clean(name),
+        tests=str(summary.total),
+        failures=str(summary.failed),
+        errors=str(summary.inconclusive),
+        time=f"{sum(v.duration_s for v in verdicts):.3f}",
+    )
+    by_category: dict[str, list[CaseVerdict]] = {}
+    for verdict in verdicts:
+        by_category.setdefault(verdict.category or "uncategorised", []).append(verdict)
+    for category, members in sorted(by_category.items()):
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=_clean(category),
+            tests=str(len(members)),
+            failures=str(sum(v.verdict is Verdict.FAIL for v in members)),
+            errors=str(sum(v.verdict is Verdict.INCONCLUSIVE for v in members)),
+            skipped="0",
+            time=f"{sum(v.duration_s for v in members):.3f}",
+            timestamp=stamp,
+        )
+        for verdict in members:
+            _testcase(suite, verdict)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

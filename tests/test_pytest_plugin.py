@@ -1,0 +1,113 @@
+"""The pytest plugin's outcomes: pass, fail, unavailable, and skipped without --jury."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFTEST = """
+import jury
+from jury import TransientError
+from providers.scripted import ScriptedModel
+
+# A judge that is always down, for the unavailable outcome.
+jury.register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
+"""
+
+TESTS = """
+import pytest
+
+GOLD = "Products can be returned within 30 days of delivery."
+
+@pytest.mark.jury
+async def test_good_answer(judge):
+    verdict = await judge.assert_passes(
+        question="What is your return policy?",
+        answer="Products can be returned within 30 days of delivery.",
+        golden_answer=GOLD,
+        context="Products can be returned within 30 days of delivery.",
+    )
+    assert verdict.verdict.value == "PASS"
+
+@pytest.mark.jury
+async def test_wrong_answer(judge):
+    await judge.assert_passes(
+        question="What is your return policy?",
+        answer="Sorry, we never accept returns, and refunds take 90 days.",
+        golden_answer=GOLD,
+        context="Products can be returned within 30 days of delivery.",
+    )
+
+@pytest.mark.jury(file="down.toml")
+async def test_judge_down(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a")
+
+def test_plain():
+    assert 1 + 1 == 2
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    # The plugin is loaded explicitly, whether or not the package is installed.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("JURY_RUN", raising=False)
+    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_judged=TESTS)
+    pytester.path.joinpath("down.toml").write_text(
+        'jurors = ["down/judge"]\n[retry]\nattempts = 1\n'
+    )
+    return pytester
+
+
+def run(project: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return project.runpytest_subprocess(
+        "-p", "jury.pytest_plugin", "-p", "pytest_asyncio.plugin", "-p", "no:cacheprovider", *args
+    )
+
+
+def test_judged_tests_are_skipped_without_jury(project: pytest.Pytester) -> None:
+    result = run(project, "-rs")
+    result.assert_outcomes(passed=1, skipped=3)
+    result.stdout.fnmatch_lines(["*pass --jury or set JURY_RUN=1*"])
+
+
+def test_outcomes_with_jury(project: pytest.Pytester) -> None:
+    result = run(project, "--jury")
+    assert result.parseoutcomes() == {"passed": 2, "failed": 1, "unavailable": 1}
+    assert result.ret == 1
+    out = result.stdout.str()
+    # A readable failure: what was expected, the reasons, the scores, each juror.
+    assert "expected PASS" in out
+    assert "the jury said FAIL" in out
+    assert "scores: relevance" in out
+    assert "offline/reference: FAIL" in out
+    # The unavailable judge is listed apart, not among the failures.
+    result.stdout.fnmatch_lines(
+        ["*judges unavailable (not test failures)*", "*test_judge_down*down/judge unavailable*"]
+    )
+    assert "FAILED test_judged.py::test_judge_down" not in out
+
+
+def test_jury_run_variable_enables_judged_tests(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JURY_RUN", "1")
+    run(project, "-k", "good").assert_outcomes(passed=1, deselected=3)
+
+
+def test_unavailable_as_skip_or_fail(project: pytest.Pytester) -> None:
+    skip = run(project, "--jury", "--jury-on-unavailable=skip", "-rs", "-k", "down")
+    skip.assert_outcomes(skipped=1, deselected=3)
+    skip.stdout.fnmatch_lines(["*judge unavailable: case test_judge_down*"])
+    assert skip.ret == 0
+    fail = run(project, "--jury", "--jury-on-unavailable=fail", "-k", "down")
+    fail.assert_outcomes(failed=1, deselected=3)
+    fail.stdout.fnmatch_lines(["*JudgeUnavailable*"])

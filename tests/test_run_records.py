@@ -1,0 +1,207 @@
+"""`jury run` records, cache, resume and rescore, against a loopback judge server whose request
+log counts every call that reached the provider."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import loopback
+import pytest
+
+from jury import Verdict
+from jury._cli import main
+from jury._records import read_manifest, read_verdicts
+from jury._registry import _PROVIDERS
+
+CASES = 12
+JURORS = 2
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The loopback judge, registered as provider ``loopback``; yields its request log."""
+    log = tmp_path / "requests.log"
+    process, port = loopback.start_server(log)
+    monkeypatch.setenv(loopback.PORT_VARIABLE, str(port))
+    monkeypatch.setitem(_PROVIDERS, "loopback", loopback.create)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
+    try:
+        yield log
+    finally:
+        loopback.stop_server(process)
+
+
+def write_cases(path: Path, count: int = CASES) -> Path:
+    lines = []
+    for n in range(count):
+        answer = "WRONG: no refunds" if n % 4 == 0 else f"Yes, order ORD-{n} can be returned."
+        lines.append(
+            {
+                "id": f"case-{n:03d}",
+                "category": "odd" if n % 2 else "even",
+                "question": f"Can I return ORD-{n}?",
+                "answer": answer,
+                "golden_answer": "Yes, within 30 days.",
+            }
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text(
+        'jurors = ["loopback/alpha-1", "loopback/beta-1"]\nconcurrency = 4\n[retry]\nattempts = 1\n'
+    )
+    return write_cases(tmp_path / "cases.jsonl"), jury_file
+
+
+def run(*args: str) -> int:
+    return main(["run", *args, "--progress", "none"])
+
+
+def rescore(*args: str) -> int:
+    return main(["rescore", *args, "--progress", "none"])
+
+
+def test_a_run_is_recorded_and_a_rerun_makes_no_call(
+    server: Path, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury_file = files
+    assert run(str(cases), "--jury", str(jury_file), "--out", "first") == 1
+    assert len(loopback.logged_keys(server)) == CASES * JURORS
+    verdicts = read_verdicts("first")
+    assert sorted(v.case_id for v in verdicts) == [f"case-{n:03d}" for n in range(CASES)]
+    failed = {v.case_id for v in verdicts if v.verdict is Verdict.FAIL}
+    assert failed == {f"case-{n:03d}" for n in range(0, CASES, 4)}
+    manifest = read_manifest("first")
+    assert manifest["rubric"]["name"] == "five-metric"
+    assert manifest["rubric"]["fingerprint"]
+    assert set(manifest["prompts"]) == {"answer"}
+    assert manifest["cases"]["count"] == CASES
+    assert [j["model"] for j in manifest["jury"]["jurors"]] == [
+        "loopback/alpha-1",
+        "loopback/beta-1",
+    ]
+    assert manifest["finished"]
+    assert manifest["exit_code"] == 1
+    summary = json.loads(Path("first/summary.json").read_text())
+    assert summary["failed"] == len(failed)
+    assert summary["exit_code"] == 1
+    assert Path("first/report.html").read_text().count("case-000") >= 1
+    assert "<testsuites" in Path("first/junit.xml").read_text()
+
+    # The same run again: every call is served by the cache.
+    assert run(str(cases), "--jury", str(jury_file), "--out", "second") == 1
+    assert len(loopback.logged_keys(server)) == CASES * JURORS
+    again = {v.case_id: v for v in read_verdicts("second")}
+    assert all(
+        vote.cache_hits == 1 and vote.attempts == 0 for v in again.values() for vote in v.votes
+    )
+    assert {v.case_id: v.verdict for v in verdicts} == {k: v.verdict for k, v in again.items()}
+    assert "Run recorded in second" in capsys.readouterr().out
+
+
+def test_rescore_with_another_threshold_makes_no_call(
+    server: Path, files: tuple[Path, Path]
+) -> None:
+    cases, jury_file = files
+    run(str(cases), "--jury", str(jury_file), "--out", "base")
+    calls = len(loopback.logged_keys(server))
+    base = {v.case_id: v for v in read_verdicts("base")}
+
+    assert (
+        main(["rescore", "base", "--threshold", "5", "--out", "strict", "--progress", "none"]) == 1
+    )
+    assert len(loopback.logged_keys(server)) == calls
+    strict = {v.case_id: v for v in read_verdicts("strict")}
+    assert strict.keys() == base.keys()
+    for case_id, verdict in base.items():
+        # Two jurors: a metric fails when both scored under 5, and is split (inconclusive
+        # under the default tie policy) when only one did.
+        metrics = verdict.metrics.values()
+        if any(float(m.high) < 5 for m in metrics if m.high is not None):
+            expected = Verdict.FAIL
+        elif any(float(m.low) < 5 for m in metrics if m.low is not None):
+            expected = Verdict.INCONCLUSIVE
+        else:
+            expected = Verdict.PASS
+        assert strict[case_id].verdict is expected, case_id
+    assert sum(v.verdict is Verdict.FAIL for v in strict.values()) > sum(
+        v.verdict is Verdict.FAIL for v in base.values()
+    )
+    # Lowering the threshold to 2 passes the WRONG answers too (correctness 2).
+    assert (
+        main(["rescore", "base", "--threshold", "2", "--out", "lenient", "--progress", "none"]) == 0
+    )
+    assert all(v.verdict is Verdict.PASS for v in read_verdicts("lenient"))
+    assert read_manifest("lenient")["rescored_from"] == "base"
+
+
+def test_a_killed_run_resumes_only_its_unfinished_cases(
+    server: Path, files: tuple[Path, Path]
+) -> None:
+    cases, jury_file = files
+    run(str(cases), "--jury", str(jury_file), "--out", "r", "--no-cache")
+    lines = Path("r/verdicts.jsonl").read_bytes().splitlines(keepends=True)
+    # As if killed after five cases, in the middle of writing the sixth line.
+    Path("r/verdicts.jsonl").write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    before = len(loopback.logged_keys(server))
+
+    assert run(str(cases), "--jury", str(jury_file), "--out", "r", "--no-cache") == 1
+    ids = [v.case_id for v in read_verdicts("r")]
+    assert sorted(ids) == [f"case-{n:03d}" for n in range(CASES)]
+    # Only the seven unfinished cases were judged again (no cache: each paid once more).
+    assert len(loopback.logged_keys(server)) - before == (CASES - 5) * JURORS
+
+
+def test_resume_refuses_a_changed_cases_file(
+    server: Path, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury_file = files
+    run(str(cases), "--jury", str(jury_file), "--out", "r")
+    write_cases(cases, CASES + 1)
+    assert run(str(cases), "--jury", str(jury_file), "--resume", "r") == 2
+    assert "the cases file changed" in capsys.readouterr().err
+
+
+def test_refresh_asks_again_and_no_cache_keeps_nothing(
+    server: Path, files: tuple[Path, Path]
+) -> None:
+    cases, jury_file = files
+    run(str(cases), "--jury", str(jury_file), "--out", "a", "--no-cache")
+    assert not Path(".jury-cache").exists()
+    run(str(cases), "--jury", str(jury_file), "--out", "b")
+    run(str(cases), "--jury", str(jury_file), "--out", "c", "--refresh")
+    assert len(loopback.logged_keys(server)) == 3 * CASES * JURORS
+    with sqlite3.connect(".jury-cache/calls.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM calls").fetchone()[0] == CASES * JURORS
+
+
+def test_redaction_reaches_every_stored_text(
+    server: Path, files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases, jury_file = files
+    secret = "sk-ant-" + "x" * 40
+    monkeypatch.setenv("SOMEVENDOR_API_KEY", "hunter2-hunter2")
+    text = cases.read_text().replace("Can I return ORD-1?", f"Can I return ORD-1? {secret}")
+    text = text.replace("ORD-3", "ORD-3 (mail alice@example.com, pin hunter2-hunter2)")
+    cases.write_text(text)
+    run(str(cases), "--jury", str(jury_file), "--out", "r", "--redact", r"[\w.]+@example\.com")
+    stored = [
+        Path("r", name).read_text() for name in ("cases.jsonl", "verdicts.jsonl", "report.html")
+    ]
+    with sqlite3.connect(".jury-cache/calls.sqlite") as db:
+        stored += [row[0] for row in db.execute("SELECT request FROM calls")]
+    everything = "\n".join(stored)
+    assert "alice@example.com" not in everything
+    assert secret not in everything
+    assert "hunter2-hunter2" not in everything
+    assert "[redacted]" in Path("r/cases.jsonl").read_text()
+    # The judges saw the real text: redaction is for what is stored, not what is judged.
+    assert len(loopback.logged_keys(server)) == CASES * JURORS
