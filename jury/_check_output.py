@@ -81,7 +81,7 @@ def pii(rule: PiiRule) -> CheckFunction:
             shown = "; ".join(hit.masked for hit in hits[:3])
             if len(hits) > 3:
                 shown += f"; and {len(hits) - 3} more"
-            return failed(f"{_hits_text(hits)} in the answer", shown)
+            return failed(f"{_hits_text(hits)} in the answer: {shown}", shown)
         return passed()
 
     return pii
@@ -138,12 +138,8 @@ def json_schema(validator: Any | None) -> CheckFunction:
         errors = sorted(schema_validator.iter_errors(instance), key=lambda e: e.json_path)
         if not errors:
             return passed("matches the schema")
-        paths = list(dict.fromkeys(error.json_path for error in errors))
-        plural = "s" if len(paths) != 1 else ""
-        return failed(
-            f"fails the schema at {len(paths)} path{plural}: {clip(', '.join(paths), 80)}",
-            "; ".join(f"{e.json_path}: {clip(e.message, 60)}" for e in errors),
-        )
+        problems = "; ".join(f"{e.json_path}: {clip(e.message, 80)}" for e in errors)
+        return failed(f"fails the schema: {clip(problems, 200)}", body)
 
     return json_schema
 

@@ -169,7 +169,9 @@ def tools_healthy(case: Case) -> Finding:
     broken = [call for call in calls if _errored(call)]
     if broken:
         detail = "; ".join(f"{call.name}: {clip(str(call.error), 60)}" for call in broken)
-        return failed(f"{len(broken)} of {len(calls)} tool calls errored", detail)
+        return failed(
+            f"{len(broken)} of {len(calls)} tool calls errored: {clip(detail, 100)}", detail
+        )
     return passed(f"{len(calls)} tool call{'s' * (len(calls) != 1)}, none errored")
 
 
@@ -229,8 +231,8 @@ def cites_only_what_it_read(rule: CitationRule) -> CheckFunction:
             dict.fromkeys(c for c in cited if not any(same_source(c, s) for s in retrieved))
         )
         if unread:
-            plural = "s" if len(unread) != 1 else ""
-            return failed(f"cites {len(unread)} source{plural} it never read", ", ".join(unread))
+            listed = ", ".join(unread)
+            return failed(f"cites what it never read: {clip(listed, 100)}", listed)
         return passed(f"cites {len(set(cited))} source(s), all retrieved")
 
     return cites_only_what_it_read

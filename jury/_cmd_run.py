@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ._case import iter_cases, validate_cases
+from ._check_suite import CheckSuite
 from ._defaults import default_panel
 from ._engine import Jury
 from ._panel import Panel, load_panel
@@ -37,6 +38,14 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="print the estimate of calls and cost; call nothing"
+    )
+    parser.add_argument(
+        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
+    )
+    parser.add_argument(
+        "--judge-all",
+        action="store_true",
+        help="ask the judges even when a required check failed (for agreement studies)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
     parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
@@ -90,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         from ._cmd_estimate import report
 
         return report(Jury(panel), args.cases)
-    jury = Jury(panel, max_cost=args.max_cost)
+    checks = None if args.no_checks else CheckSuite.from_settings(panel.checks)
+    jury = Jury(panel, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all)
 
     async def go() -> tuple[RunSummary, list[Any]]:
         async with jury:
@@ -102,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         rubric=jury.rubric.name,
         jurors=jury.jurors,
         offline_jurors=[m.name for m in jury.models if m.offline],
+        checks=checks.names if checks is not None else None,
+        judge_all=args.judge_all,
     )
     render_report(summary, header, console, gate=panel.gate, cases=lines)
     for warning in jury.warnings:
