@@ -321,24 +321,32 @@ def blocklist(rule: BlocklistRule) -> CheckFunction:
     terms = dict(rule.terms) if rule.terms is not None else dict(BLOCKLIST)
     for level, extra in rule.extra_terms.items():
         terms[level] = (*terms.get(level, ()), *extra)
-    levels = LEVELS[: LEVELS.index(rule.level) + 1]
-    patterns = [
-        (level, re.compile(r"(?<!\w)(?:" + "|".join(map(_term_pattern, terms[level])) + r")(?!\w)"))
-        for level in levels
-        if terms.get(level)
-    ]
+    levels = [level for level in LEVELS[: LEVELS.index(rule.level) + 1] if terms.get(level)]
+    rank_of: dict[str, int] = {level: rank for rank, level in enumerate(levels)}
+    # One pass over the answer for every level: a group per level, the most severe wins.
+    pattern = re.compile(
+        r"(?<!\w)(?:"
+        + "|".join(f"(?P<{level}>{'|'.join(map(_term_pattern, terms[level]))})" for level in levels)
+        + r")(?!\w)"
+    )
 
     def blocklist(case: Case) -> Finding:
-        if not patterns:
+        if not levels:
             return not_applicable(f"no blocklist terms at {rule.level} severity or above")
         text = case.answer
         if not text:
             return not_applicable("no answer")
-        lowered = _normal(text)
-        for level, pattern in patterns:
-            found = pattern.search(lowered)
-            if found:
-                return failed(f"a {level}-severity term", f'{level}: "{_masked_term(found[0])}"')
+        worst: tuple[int, str, str] | None = None
+        for found in pattern.finditer(_normal(text)):
+            level = found.lastgroup or levels[-1]
+            rank = rank_of[level]
+            if worst is None or rank < worst[0]:
+                worst = (rank, level, found[0])
+                if rank == 0:
+                    break
+        if worst is not None:
+            _, level, term = worst
+            return failed(f"a {level}-severity term", f'{level}: "{_masked_term(term)}"')
         return passed(f"no term at {rule.level} severity or above")
 
     return blocklist
