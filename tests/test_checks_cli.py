@@ -129,3 +129,23 @@ def test_pii_is_never_printed_whole(leaky_cases: Path, mode: list[str]) -> None:
     if mode != ["--no-checks"]:
         assert "card ****1111 (16 digits)" in done.stdout
         assert "OpenAI key sk-*** (40 chars)" in done.stdout
+
+
+def test_example_jury_file_runs_a_custom_advisory_check() -> None:
+    done = jury_run(str(SHOPNEST), "--jury", "examples/shopnest/jury.toml")
+    assert done.returncode == 1, done.stderr
+    assert "14 checks run first" in done.stdout
+    # The ORD-999 answer never names ORD-101: the advisory check says so, and decides nothing.
+    assert row(done.stdout, "tool-status-02")["checks"] == "✓6✗tool_argument!names_the_order"
+    assert row(done.stdout, "tool-status-01")["checks"] == "✓8"
+
+
+def test_a_check_that_cannot_be_loaded_stops_the_run_with_exit_2(tmp_path: Path) -> None:
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text(
+        'jurors = ["offline/reference"]\n[[checks.custom]]\nfunction = "nowhere.py:check"\n'
+    )
+    done = jury_run(str(SHOPNEST), "--jury", str(jury_file))
+    assert done.returncode == 2
+    assert "checks.custom[0].function: no such file" in done.stderr
+    assert done.stdout == ""
