@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import io
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 
 import jury
 from jury import Case, CheckOutcome, CheckResult, ConfigError, JuryFileError, Panel, Verdict
+from jury._logging import configure_logging
 from jury.checks import (
     BUILTIN_CHECKS,
     STAGES,
@@ -195,14 +199,22 @@ def test_findings_and_check_results_are_renamed_and_masked() -> None:
     assert check(lambda c: passed(evidence="x" * 500))(case()).evidence == "x" * 119 + "…"
 
 
-def test_a_check_that_raises_fails_with_the_reason() -> None:
+def test_a_check_that_raises_fails_with_the_reason_and_is_logged() -> None:
     @check
     def broken(c: Case) -> bool:
         raise KeyError("expected_thing")
 
-    result = broken(case())
+    stream = io.StringIO()
+    configure_logging(0, json=True, stream=stream)
+    try:
+        result = broken(case())
+    finally:
+        structlog.reset_defaults()
     assert result.outcome is FAIL
     assert result.reason == "the check raised KeyError: 'expected_thing'"
+    event = json.loads(stream.getvalue().splitlines()[0])
+    assert (event["event"], event["check"], event["case"]) == ("check.error", "broken", "c")
+    assert "KeyError: 'expected_thing'" in event["exception"]
 
 
 def test_a_check_returning_garbage_fails() -> None:
