@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._pii import KINDS, PiiKind
 
@@ -116,6 +116,13 @@ class LengthRule(CheckRule):
     #: Bounds in words for cases that give none of their own.
     min_words: int | None = Field(default=None, ge=0)
     max_words: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> LengthRule:
+        low, high = self.min_words, self.max_words
+        if low is not None and high is not None and low > high:
+            raise ValueError("min_words is more than max_words")
+        return self
 
 
 class RefusalRule(CheckRule):

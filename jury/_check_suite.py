@@ -21,15 +21,21 @@ from ._verdict import STAGES, CheckResult
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
 
+
+def _plain(function: CheckFunction) -> Callable[[Any], CheckFunction]:
+    """For a check without parameters: the same function whatever its rule."""
+    return lambda rule: function
+
+
 # name -> (stage, the check function made from its rule). In run order: by stage, then the
 # seed article's order within a stage.
 _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
-    "source": ("retrieval", lambda rule: trace.source),
-    "tool_choice": ("tool choice", lambda rule: trace.tool_choice),
-    "tool_order": ("tool choice", lambda rule: trace.tool_order),
-    "tool_argument": ("tool argument", lambda rule: trace.tool_argument),
-    "tools_healthy": ("tool argument", lambda rule: trace.tools_healthy),
-    "answer_present": ("generation", lambda rule: output.answer_present),
+    "source": ("retrieval", _plain(trace.source)),
+    "tool_choice": ("tool choice", _plain(trace.tool_choice)),
+    "tool_order": ("tool choice", _plain(trace.tool_order)),
+    "tool_argument": ("tool argument", _plain(trace.tool_argument)),
+    "tools_healthy": ("tool argument", _plain(trace.tools_healthy)),
+    "answer_present": ("generation", _plain(output.answer_present)),
     "cites_only_what_it_read": ("generation", trace.cites_only_what_it_read),
     "pii": ("generation", output.pii),
     "json_schema": ("generation", lambda rule: output.json_schema(_schema_validator(rule))),

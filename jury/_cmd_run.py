@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         rubric=jury.rubric.name,
         jurors=jury.jurors,
         offline_jurors=[m.name for m in jury.models if m.offline],
-        checks=checks.names if checks is not None else None,
+        checks=checks.names if checks is not None else (),
         judge_all=args.judge_all,
     )
     render_report(summary, header, console, gate=panel.gate, cases=lines)

@@ -31,7 +31,8 @@ class ReportHeader:
     rubric: str
     jurors: Sequence[str]
     offline_jurors: Sequence[str]
-    #: The checks run before the judges, or None when they were turned off.
+    #: The checks run before the judges: empty when they were turned off, None when the
+    #: report does not know (nothing is said about them).
     checks: Sequence[str] | None = None
     judge_all: bool = False
 
@@ -120,7 +121,7 @@ def render_report(
                 style="bold yellow",
             )
         )
-    if header.checks is None:
+    if header.checks is not None and not header.checks:
         console.print("Checks off: the judges alone decide.")
     elif header.checks:
         then = (
@@ -142,8 +143,8 @@ def render_report(
                 escape(line.case_id),
                 escape(line.category or ""),
                 Text(line.verdict.value, style=_STYLE[line.verdict]),
-                line.stage,
-                line.checks,
+                escape(line.stage),
+                escape(line.checks),
                 line.scores,
                 _safe(line.note),
             )

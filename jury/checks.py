@@ -26,6 +26,7 @@ redirect                    generation    ``expect_refusal: true``
 blocklist                   generation    an answer
 ==========================  ============  ==================================================
 
+Checks read ``answer``; the second answer of a pairwise case (``answer_b``) is not checked.
 Their exact rules are in the docstrings of `jury._check_trace` (tool argument matching,
 source names, citation patterns), `jury._check_output` and `jury._pii`. The jury file's
 ``[checks]`` table configures them (`CheckSettings`).

@@ -117,6 +117,7 @@ def test_jury_file_checks_table(tmp_path: Path) -> None:
         ("[checks.blocklist]\nlevel = 'low'", "checks.blocklist.level"),
         ("[checks.nonesuch]\nenabled = true", "checks.nonesuch"),
         ("[checks.length]\nmax_words = 0", "checks.length.max_words"),
+        ("[checks.length]\nmin_words = 9\nmax_words = 3", "checks.length"),
         ("[checks.redirect]\npatterns = ['(']", "checks.redirect.patterns"),
         ("[[checks.custom]]\nfunction = 'no_colon'", "checks.custom[0].function"),
     ],
