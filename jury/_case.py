@@ -188,8 +188,22 @@ class Case(BaseModel):
     expect_refusal: bool | None = Field(
         default=None, validation_alias=_aliases("expect_refusal", "expectRefusal")
     )
-    min_words: int | None = Field(default=None, validation_alias=_aliases("min_words", "minWords"))
-    max_words: int | None = Field(default=None, validation_alias=_aliases("max_words", "maxWords"))
+    min_words: int | None = Field(
+        default=None, ge=0, validation_alias=_aliases("min_words", "minWords")
+    )
+    max_words: int | None = Field(
+        default=None, ge=1, validation_alias=_aliases("max_words", "maxWords")
+    )
+    #: E-mail addresses (``a@b.example``) and domains (``@b.example``) the answer may give.
+    #: Given at all, even empty, it turns on the e-mail part of the PII check for this case.
+    allowed_emails: tuple[str, ...] | None = Field(
+        default=None, validation_alias=_aliases("allowed_emails", "allowedEmails")
+    )
+    #: A JSON Schema the answer (after stripping a markdown fence) must meet.
+    json_schema: dict[str, Any] | None = Field(
+        default=None,
+        validation_alias=_aliases("json_schema", "jsonSchema", "output_schema", "outputSchema"),
+    )
     points: tuple[Point, ...] = ()
     penalties: tuple[Point, ...] = ()
     #: IDs of shared points (defined by the rubric) or shared points given in full.
@@ -252,6 +266,30 @@ class Case(BaseModel):
         if isinstance(value, str) and not value.strip():
             raise ValueError("must not be empty")
         return value
+
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        # Refuse a broken schema when the file loads, not case by case mid-run.
+        if value is not None:
+            from jsonschema.exceptions import SchemaError
+            from jsonschema.validators import Draft202012Validator, validator_for
+
+            try:
+                validator_for(value, default=Draft202012Validator).check_schema(value)
+            except SchemaError as exc:
+                raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> Case:
+        if (
+            self.min_words is not None
+            and self.max_words is not None
+            and self.min_words > self.max_words
+        ):
+            raise ValueError(f"min_words {self.min_words} is more than max_words {self.max_words}")
+        return self
 
     @property
     def expects_no_tool(self) -> bool:

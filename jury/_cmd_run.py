@@ -18,6 +18,7 @@ from typing import Any
 
 from ._cache import SqliteCache, default_cache_dir
 from ._case import iter_cases, validate_cases
+from ._check_suite import CheckSuite
 from ._defaults import default_panel
 from ._engine import Jury
 from ._errors import ConfigError
@@ -110,6 +111,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="emit each vote as an OpenTelemetry gen_ai.evaluation.result event "
         "(needs aiojury[otel]; also JURY_OTEL=1)",
+    )
+    checks = parser.add_argument_group("checks")
+    checks.add_argument(
+        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
+    )
+    checks.add_argument(
+        "--judge-all",
+        action="store_true",
+        help="ask the judges even when a required check failed (for agreement studies)",
     )
     parser.set_defaults(handler=run)
 
@@ -241,7 +251,10 @@ def run(args: argparse.Namespace) -> int:
     redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
-        jury = Jury(panel, cache=cache, max_cost=args.max_cost)
+        checks = None if args.no_checks else CheckSuite.from_settings(panel.checks)
+        jury = Jury(
+            panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
+        )
         on_verdict = _otel_hook(args)
         with open_record(args, jury, panel, count, redactor, cache) as record:
             done = len(record.finished())
@@ -252,7 +265,13 @@ def run(args: argparse.Namespace) -> int:
                 if cache.error is not None:
                     print(f"jury: some replies were not cached: {cache.error}", file=sys.stderr)
             summary = publish(
-                record.path, panel, jury.rubric.name, jurors=jury.jurors, warnings=jury.warnings
+                record.path,
+                panel,
+                jury.rubric.name,
+                jurors=jury.jurors,
+                warnings=jury.warnings,
+                checks=checks.names if checks is not None else (),
+                judge_all=args.judge_all,
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:
@@ -278,6 +297,8 @@ def publish(
     *,
     jurors: Sequence[str],
     warnings: Sequence[str] = (),
+    checks: Sequence[str] | None = None,
+    judge_all: bool = False,
     stream: Any = None,
 ) -> RunSummary:
     """Write the summary, HTML and JUnit reports of a run and print the terminal report.
@@ -298,6 +319,8 @@ def publish(
         rubric=rubric,
         jurors=tuple(jurors),
         offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
+        checks=checks,
+        judge_all=judge_all,
     )
     write_atomic(run_dir / SUMMARY, _summary_json(summary, gate))
     cases = {case.id: case for case in read_cases(run_dir)}

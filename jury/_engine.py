@@ -544,9 +544,8 @@ class Jury:
         if not self.judge_all and any(
             c.required and c.outcome is CheckOutcome.FAIL for c in checks
         ):
-            return self._finish(
-                self.decide(case, (), checks=checks, duration_s=time.perf_counter() - started)
-            )
+            spared = self.decide(case, (), checks=checks, duration_s=time.perf_counter() - started)
+            return self._finish(spared.model_copy(update={"calls_saved": self._calls_for(case)}))
         if self.max_cost is not None and self.spent >= self.max_cost:
             return self._finish(
                 CaseVerdict(
@@ -575,6 +574,14 @@ class Jury:
                 case, votes, checks=checks, duration_s=time.perf_counter() - started, fresh=True
             )
         )
+
+    def _calls_for(self, case: Case) -> int:
+        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+        try:
+            prompts = len(self.rubric.prompts(case))
+        except ValueError:
+            return 0
+        return prompts * sum(seat.samples for seat in self._seats)
 
     def decide(
         self,
@@ -617,6 +624,9 @@ class Jury:
             jurors=len(self._seats),
             disagreement=verdict.disagreement,
             duration_ms=round(verdict.duration_s * 1000, 1),
+            # Names only: a check's evidence can quote the answer.
+            failed_checks=[c.name for c in verdict.checks if c.outcome is CheckOutcome.FAIL],
+            judges_spared=verdict.judges_spared,
         )
 
     # --- many cases --------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._aggregate import Aggregation, TiePolicy
+from ._check_settings import CheckSettings
 from ._errors import JuryFileError
 from ._model import JudgeModel
 
@@ -147,6 +148,8 @@ class Panel(BaseModel):
     gate: Gate = Gate()
     #: The rules `jury compare` applies (the ``[compare]`` table).
     compare: CompareRules = CompareRules()
+    #: The deterministic checks run before the judges (the ``[checks]`` table).
+    checks: CheckSettings = CheckSettings()
 
     @field_validator("jurors", mode="before")
     @classmethod
@@ -215,6 +218,7 @@ def load_panel(path: str | Path) -> Panel:
         raise JuryFileError(str(path), "(file)", f"not valid TOML: {exc}") from None
     panel = panel_from_mapping(data, str(path))
     rubric = panel.rubric
+    update: dict[str, Any] = {"checks": panel.checks.relative_to(path.parent)}
     if rubric.endswith(".toml") and not os.path.isabs(rubric):
-        panel = panel.model_copy(update={"rubric": str(path.parent / rubric)})
-    return panel
+        update["rubric"] = str(path.parent / rubric)
+    return panel.model_copy(update=update)

@@ -12,8 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ._panel import Gate
+from ._pii import scrub
 from ._summary import RunSummary
-from ._verdict import CaseVerdict, Verdict
+from ._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 
@@ -30,6 +31,27 @@ class ReportHeader:
     rubric: str
     jurors: Sequence[str]
     offline_jurors: Sequence[str]
+    #: The checks run before the judges: empty when they were turned off, None when the
+    #: report does not know (nothing is said about them).
+    checks: Sequence[str] | None = None
+    judge_all: bool = False
+
+
+def _safe(text: str) -> str:
+    """Text a judge or an agent wrote, masked (a judge may quote a leaked card or key) and
+    escaped for rich markup."""
+    return escape(scrub(text, ("api_key", "card", "ssn")))
+
+
+def _checks_cell(checks: Sequence[CheckResult]) -> str:
+    """Checks in a few characters: how many passed, then each failure by name (✗ required,
+    ! advisory). Not-applicable checks are left out."""
+    passed = sum(1 for c in checks if c.outcome is CheckOutcome.PASS)
+    parts = [f"✓{passed}"] if passed else []
+    parts += [
+        ("✗ " if c.required else "! ") + c.name for c in checks if c.outcome is CheckOutcome.FAIL
+    ]
+    return " ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +63,9 @@ class CaseLine:
     verdict: Verdict
     scores: str
     note: str
+    checks: str = ""
+    #: Where a failed case first went wrong.
+    stage: str = ""
 
     @classmethod
     def of(cls, verdict: CaseVerdict) -> CaseLine:
@@ -49,10 +74,20 @@ class CaseLine:
         )
         if verdict.score is not None:
             scores = f"score {verdict.score:.2f}  " + scores
+        if verdict.judges_spared:
+            scores = "judges spared"
         note = "; ".join(verdict.reasons[:2])
         if verdict.disagreement:
             note = (note + "; " if note else "") + "disagreement"
-        return cls(verdict.case_id, verdict.category, verdict.verdict, scores, note)
+        return cls(
+            verdict.case_id,
+            verdict.category,
+            verdict.verdict,
+            scores,
+            note,
+            _checks_cell(verdict.checks),
+            verdict.failed_stage or "",
+        )
 
 
 def _number(value: object) -> str:
@@ -86,19 +121,32 @@ def render_report(
                 style="bold yellow",
             )
         )
+    if header.checks is not None and not header.checks:
+        console.print("Checks off: the judges alone decide.")
+    elif header.checks:
+        then = (
+            "the judges are asked on every case (--judge-all)"
+            if header.judge_all
+            else "a failed required check fails the case and spares its judges"
+        )
+        console.print(f"{len(header.checks)} checks run first; {then}.")
     console.print()
 
     if cases:
         table = Table(title="Cases", title_justify="left", show_lines=False, expand=False)
-        for column in ("case", "category", "verdict", "scores", "why"):
-            table.add_column(column, overflow="fold")
+        for column in ("case", "category", "verdict", "failed at", "checks", "scores", "why"):
+            # An ID or a stage split over two lines reads as two; long text may fold.
+            short = column in ("case", "verdict", "failed at")
+            table.add_column(column, overflow="fold", no_wrap=short)
         for line in cases:
             table.add_row(
                 escape(line.case_id),
                 escape(line.category or ""),
                 Text(line.verdict.value, style=_STYLE[line.verdict]),
+                escape(line.stage),
+                escape(line.checks),
                 line.scores,
-                escape(line.note),
+                _safe(line.note),
             )
         console.print(table)
         console.print()
@@ -127,9 +175,10 @@ def render_report(
         console.print(Text(f"{label} ({len(notes)})", style=f"bold {style}"))
         for note in notes:
             category = f" [{note.category}]" if note.category else ""
-            console.print(Text(f"  {note.case_id}{category}", style=style))
+            stage = f"  (failed at {note.stage})" if note.stage else ""
+            console.print(Text(f"  {note.case_id}{category}{stage}", style=style))
             for reason in note.reasons:
-                console.print(f"      {escape(reason)}")
+                console.print(f"      {_safe(reason)}")
 
     if summary.disagreements:
         console.print()
@@ -138,9 +187,7 @@ def render_report(
             console.print(Text(f"  {note.case_id}: " + "; ".join(note.reasons), style="magenta"))
             for dissent in note.dissent:
                 verdict = dissent.verdict.value if dissent.verdict else "-"
-                console.print(
-                    f"      {escape(dissent.juror)} ({verdict}): {escape(dissent.reason)}"
-                )
+                console.print(f"      {escape(dissent.juror)} ({verdict}): {_safe(dissent.reason)}")
 
     console.print()
     jurors = Table(title="Jurors", title_justify="left")
@@ -171,10 +218,7 @@ def render_report(
             escape(", ".join(record.served_by)),
         )
     console.print(jurors)
-    if summary.judges_spared:
-        console.print(
-            f"Judges spared on {summary.judges_spared} case(s) whose required checks failed."
-        )
+    _print_checks_summary(summary, console)
 
     console.print()
     code = summary.exit_code(gate)
@@ -187,3 +231,16 @@ def render_report(
         f"(required {gate.min_pass_rate:.0%})  ·  exit {code}",
     )
     console.print(outcome)
+
+
+def _print_checks_summary(summary: RunSummary, console: Console) -> None:
+    if summary.checks_failed:
+        console.print(f"Checks failed on {summary.checks_failed} case(s).")
+    if summary.judges_spared:
+        console.print(
+            f"Judges spared on {summary.judges_spared} case(s) whose required checks failed: "
+            f"{summary.calls_saved} judge call(s) saved."
+        )
+    if summary.failed_stages:
+        stages = ", ".join(f"{stage} {count}" for stage, count in summary.failed_stages.items())
+        console.print(f"Failed cases by the stage that failed first: {stages}.")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from ._panel import Gate
-from ._verdict import CaseVerdict, Dissent, Verdict, VoteStatus
+from ._verdict import STAGES, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
 
 __all__ = ["CaseNote", "CategoryStats", "JurorStats", "RunSummary", "Tally", "summarize"]
 
@@ -24,6 +24,8 @@ class CaseNote(BaseModel):
     category: str | None = None
     reasons: tuple[str, ...] = ()
     dissent: tuple[Dissent, ...] = ()
+    #: Where a failed case first went wrong (`CaseVerdict.failed_stage`).
+    stage: str | None = None
 
 
 @dataclass(slots=True)
@@ -76,6 +78,12 @@ class RunSummary(BaseModel):
     disagreements: tuple[CaseNote, ...]
     jurors: dict[str, JurorStats]
     judges_spared: int = 0
+    #: Judge calls not made because required checks had already failed their cases.
+    calls_saved: int = 0
+    #: Failed cases by the stage where each first went wrong, in debugging order.
+    failed_stages: dict[str, int] = {}
+    #: Cases with at least one failed check, required or advisory.
+    checks_failed: int = 0
     offline: bool = False
 
     @property
@@ -112,6 +120,8 @@ class Tally:
 
     def __init__(self, jurors: Iterable[str] = ()) -> None:
         self.total = self.passed = self.failed = self.inconclusive = self.spared = 0
+        self.calls_saved = self.checks_failed = 0
+        self.stages: dict[str, int] = {}
         self.offline = False
         self.categories: dict[str, CategoryStats] = {}
         self.failures: list[CaseNote] = []
@@ -124,12 +134,15 @@ class Tally:
         category = self.categories.setdefault(verdict.category or "(none)", CategoryStats())
         category.total += 1
         note = None
+        stage = None
         if verdict.verdict is not Verdict.PASS or verdict.disagreement:
+            stage = verdict.failed_stage
             note = CaseNote(
                 case_id=verdict.case_id,
                 category=verdict.category,
                 reasons=verdict.reasons,
                 dissent=verdict.dissent,
+                stage=stage,
             )
         if verdict.verdict is Verdict.PASS:
             self.passed += 1
@@ -139,6 +152,8 @@ class Tally:
             category.failed += 1
             category.failed_ids.append(verdict.case_id)
             self.failures.append(note)  # type: ignore[arg-type]
+            if stage is not None:
+                self.stages[stage] = self.stages.get(stage, 0) + 1
         else:
             self.inconclusive += 1
             category.inconclusive += 1
@@ -149,6 +164,8 @@ class Tally:
                 note.model_copy(update={"reasons": verdict.disagreement_reasons})
             )
         self.spared += verdict.judges_spared
+        self.calls_saved += verdict.calls_saved
+        self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
         self.offline = self.offline or verdict.offline
         for vote in verdict.votes:
             stats = self.jurors.setdefault(vote.juror, JurorStats())
@@ -193,8 +210,15 @@ class Tally:
             disagreements=by_id(self.disagreements),
             jurors=dict(sorted(self.jurors.items())),
             judges_spared=self.spared,
+            calls_saved=self.calls_saved,
+            failed_stages={s: self.stages[s] for s in _stage_order(self.stages)},
+            checks_failed=self.checks_failed,
             offline=self.offline,
         )
+
+
+def _stage_order(stages: Iterable[str]) -> list[str]:
+    return sorted(stages, key=lambda s: (STAGES.index(s) if s in STAGES else len(STAGES), s))
 
 
 def summarize(verdicts: Iterable[CaseVerdict], jurors: Iterable[str] = ()) -> RunSummary:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "STAGES",
     "Ballot",
     "CaseVerdict",
     "CheckOutcome",
@@ -133,6 +134,12 @@ class Dissent(BaseModel):
     scores: dict[str, Score] = {}
 
 
+#: The stages an agent's request goes through, in the order to debug them (the seed article's):
+#: a wrong document retrieved explains a wrong tool chosen, which explains a wrong argument,
+#: which explains a wrong answer. Every check belongs to one of them.
+STAGES = ("retrieval", "tool choice", "tool argument", "generation")
+
+
 class CheckOutcome(StrEnum):
     PASS = "pass"
     FAIL = "fail"
@@ -169,6 +176,8 @@ class CaseVerdict(BaseModel):
     checks: tuple[CheckResult, ...] = ()
     #: True when the judges were not asked because a required check already failed.
     judges_spared: bool = False
+    #: The judge calls a spared case did not make (each juror's samples times its prompts).
+    calls_saved: int = 0
     disagreement: bool = False
     disagreement_reasons: tuple[str, ...] = ()
     dissent: tuple[Dissent, ...] = ()
@@ -179,3 +188,18 @@ class CaseVerdict(BaseModel):
     @property
     def valid_votes(self) -> int:
         return sum(1 for vote in self.votes if vote.status is VoteStatus.VALID)
+
+    @property
+    def failed_stage(self) -> str | None:
+        """The first stage, in `STAGES` order, where the case went wrong.
+
+        That is the earliest stage with a failed required check; a case whose checks all
+        passed but which the jury failed went wrong at generation. None when it did not fail.
+        """
+        failed = {c.stage for c in self.checks if c.required and c.outcome is CheckOutcome.FAIL}
+        for stage in STAGES:
+            if stage in failed:
+                return stage
+        if failed:
+            return min(failed)
+        return "generation" if self.verdict is Verdict.FAIL else None

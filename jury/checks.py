@@ -1,0 +1,70 @@
+"""Deterministic checks: don't LLM-judge what an ``if`` can test.
+
+A check is a small synchronous function of a case (its answer, trace and expectations) that
+returns a `jury.CheckResult`: pass, fail or not applicable, with a reason and the evidence
+that decided it (truncated, and with personal data and secrets masked). Checks run before
+the judges; a failed *required* check fails the case and, unless the run asks the judges
+anyway (``judge_all``), spares their calls.
+
+Built-in checks, in the order they run (by debugging stage, `STAGES`):
+
+==========================  ============  ==================================================
+check                       stage         applies when the case gives
+==========================  ============  ==================================================
+source                      retrieval     ``expected_source``
+tool_choice                 tool choice   ``expected_tool`` (an explicit null: no tool)
+tool_order                  tool choice   ``expected_tool_order``
+tool_argument               tool argument ``expected_tool_argument``
+tools_healthy               tool argument any tool call
+answer_present              generation    always
+cites_only_what_it_read     generation    a cited source (trace or answer text)
+pii                         generation    an answer (e-mail: ``allowed_emails``)
+json_schema                 generation    ``json_schema`` (or one in the jury file)
+length                      generation    ``min_words`` / ``max_words`` (or jury file)
+refusal                     generation    ``expect_refusal`` (true or false)
+redirect                    generation    ``expect_refusal: true``
+blocklist                   generation    an answer
+==========================  ============  ==================================================
+
+Checks read ``answer``; the second answer of a pairwise case (``answer_b``) is not checked.
+Their exact rules are in the docstrings of `jury._check_trace` (tool argument matching,
+source names, citation patterns), `jury._check_output` and `jury._pii`. The jury file's
+``[checks]`` table configures them (`CheckSettings`).
+
+Your own check::
+
+    from jury import checks
+
+    @checks.check(stage="generation", required=False)
+    def states_a_date(case):
+        found = DATE.search(case.answer or "")
+        return checks.passed(evidence=found[0]) if found else checks.failed("no date")
+
+    suite = checks.CheckSuite.from_settings(panel.checks, extra=[states_a_date])
+    async with jury.Jury(panel, checks=suite) as j: ...
+
+or, in the jury file, ``[[checks.custom]] function = "my_checks:states_a_date"``. A check
+function may also return True / False (pass / fail) or None (not applicable). A check that
+raises fails, with the exception as its reason.
+"""
+
+from ._check_core import Check, Finding, check, failed, not_applicable, passed
+from ._check_output import propose_length_bounds
+from ._check_settings import CheckSettings, Stage
+from ._check_suite import BUILTIN_CHECKS, CheckSuite
+from ._verdict import STAGES
+
+__all__ = [
+    "BUILTIN_CHECKS",
+    "STAGES",
+    "Check",
+    "CheckSettings",
+    "CheckSuite",
+    "Finding",
+    "Stage",
+    "check",
+    "failed",
+    "not_applicable",
+    "passed",
+    "propose_length_bounds",
+]
