@@ -258,14 +258,15 @@ class Jury:
         """One call, from the cache when it holds the reply; raises `_Exhausted` when the
         model fails for good."""
         key = None
-        if self.cache is not None:
+        # Offline jurors and replays cost nothing and answer the same way: not worth a row.
+        if self.cache is not None and not model.offline:
             key = call_key(model.name, request, sample)
             cached = await self.cache.get(key)
             if cached is not None:
                 tally.cache_hits += 1
                 return cached
         reply = await self._attempts(model, request, tally)
-        if self.cache is not None and key is not None:
+        if key is not None and self.cache is not None:
             await self.cache.put(key, model.name, request, reply)
         return reply
 
