@@ -413,10 +413,13 @@ class Jury:
                     sample_ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, sample_ballots)
                 if isinstance(combined, str):
+                    # The ballots behind an abstention are kept: a pairwise juror's two
+                    # verdicts are what its position consistency is measured from.
                     return Vote(
                         juror=seat.id,
                         status=VoteStatus.ABSTAINED,
                         reason=combined,
+                        details={"ballots": {p.key: dict(b.scores) for p, b in sample_ballots}},
                         offline=offline,
                         **self._costs(tally),
                     )

@@ -14,10 +14,10 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+import jiter
 from pydantic import BaseModel, ValidationError
-from pydantic_core import from_json
 
 from ._errors import InvalidReply
 
@@ -139,6 +139,7 @@ class Rubric(ABC):
 
 
 _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\r?\n(.*?)\r?\n?```\Z", re.DOTALL)
+_DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
 def parse_reply(text: str) -> Any:
@@ -146,7 +147,9 @@ def parse_reply(text: str) -> Any:
 
     The rule: the reply is a JSON object, optionally wrapped in one markdown code fence (a
     common habit that changes no meaning). Anything else — prose before or after, two
-    objects, an array — is invalid and re-asked: trailing prose may retract a score.
+    objects, an array, a key given twice — is invalid and re-asked: trailing prose may
+    retract a score, and of two values for one key (a metric scored twice, a point answered
+    twice) neither can be chosen.
     """
     body = text.strip()
     if body.startswith("```"):
@@ -154,9 +157,13 @@ def parse_reply(text: str) -> Any:
         if fenced:
             body = fenced.group(1).strip()
     try:
-        # pydantic-core's parser is four times faster than json's; json only explains failures.
-        data = from_json(body)
-    except ValueError:
+        # jiter (pydantic's parser) is several times faster than json's and, unlike json,
+        # reports a duplicate key instead of keeping its last value; json explains failures.
+        data = jiter.from_json(body.encode(), catch_duplicate_keys=True)
+    except ValueError as exc:
+        duplicate = _DUPLICATE.match(str(exc))
+        if duplicate:
+            raise InvalidReply(f"{duplicate.group(1)}: given twice") from None
         data = _explain(body)
     if not isinstance(data, dict):
         raise InvalidReply(f"expected a JSON object, got {_json_type(data)}")
@@ -198,7 +205,10 @@ def pydantic_reason(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def validate_model(model: type[BaseModel], data: Any) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_model(model: type[M], data: Any) -> M:
     """Schema validation (types and presence, no coercion): the first of two checks."""
     try:
         return model.model_validate(data, strict=True)

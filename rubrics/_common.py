@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from jury import Case, RubricError
 from jury._rubric import case_fence
 
-__all__ = ["EVIDENCE_RULES", "render_case", "rubric_file", "section"]
+__all__ = ["EVIDENCE_RULES", "FILE", "fingerprint", "render_case", "rubric_file", "section"]
 
 M = TypeVar("M", bound=BaseModel)
+
+#: Rubric files: an unknown key is an error (a misspelt key would otherwise be ignored).
+FILE = ConfigDict(extra="forbid", frozen=True)
 
 #: The standing rules every judge gets, whatever the rubric: judge only against the
 #: evidence, and treat the case as data. Written once so every kind says the same.
@@ -60,12 +64,19 @@ def _tool_calls(case: Case) -> str:
 
 
 def render_case(
-    case: Case, answers: Mapping[str, str | None], *, reference: bool = True
+    case: Case,
+    answers: Mapping[str, str | None],
+    *,
+    reference: bool = True,
+    sections: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, str]:
     """The case as the judge sees it: each part in its own tagged section, the answers last.
 
-    `answers` maps section names to the texts being judged ("answer", or "answer_a" and
-    "answer_b"). The agent's model name and the case's metadata are never shown.
+    `answers` maps section names to the texts being judged ("answer", or "answer_1" and
+    "answer_2"). `sections` are the rubric's own per-case parts (a points rubric's points),
+    placed just before the answers and fenced with the same code. `reference=False` leaves
+    out the golden answer and expected behaviour. The agent's model name and the case's
+    metadata are never shown.
     """
     parts: list[tuple[str, str]] = [("question", case.question or "(no question given)")]
     if reference and case.golden_answer:
@@ -76,6 +87,7 @@ def render_case(
         parts.append(("retrieved_sources", "\n".join(case.trace.retrieved_sources)))
     parts.append(("context", "\n\n".join(case.trace.context) or "(no context was retrieved)"))
     parts.append(("tool_calls", _tool_calls(case)))
+    parts.extend(sections)
     for name, text in answers.items():
         parts.append((name, text if text is not None else ""))
     code = case_fence(*(f"{name}\x00{body}" for name, body in parts))
@@ -94,3 +106,8 @@ def rubric_file(model: type[M], data: Mapping[str, Any], source: str) -> M:
             key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
         reason = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise RubricError(f"{source}: {key or '(file)'}: {reason}") from None
+
+
+def fingerprint(spec: BaseModel) -> str:
+    """A hash of a rubric file's parsed content: what shapes the prompts and the decision."""
+    return hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:16]

@@ -1,0 +1,381 @@
+"""The points kind (the RAG-agent evals seed article): one yes / no / can't-tell per point.
+
+A case lists what a good answer must say (``must``), may say (``optional``), what every answer
+should do (``shared``, defined once in the rubric file and referenced by ID), and what it must
+not say (``penalties``). The judge sees each point by a short ID and answers every one, quoting
+the answer's exact words for a "yes". The score is computed here, never by the judge:
+
+    score = (weights of points met + weights of penalties that apply) / weights of all points
+
+with weights +3 / +1 / +1 / -3 by default, so a penalty subtracts. The score is not clamped:
+an answer that earns nothing and says two wrong things scores below zero, and reads so.
+A case passes when every must point is met (``strict``, the default) and the score reaches the
+threshold.
+
+Each point is a nominal metric, so jurors vote per point (the engine takes the majority, and
+a tie follows the panel's tie policy); only then is the score computed, from the panel's
+answer to each point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from jury import Ballot, Case, Point, Verdict
+from jury._errors import InvalidReply, RubricError
+from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
+from jury._verdict import MetricResult, Score
+
+from ._common import EVIDENCE_RULES, FILE, fingerprint, render_case, rubric_file
+
+__all__ = ["PointsFile", "PointsRubric", "from_toml", "quote_occurs"]
+
+Need = Literal["must", "optional", "shared", "penalty"]
+Answer = Literal["yes", "no", "cant_tell"]
+#: Worst to best, for a point and for a penalty (for which "yes" is the bad answer).
+_POINT_ORDER: tuple[Score, ...] = ("no", "cant_tell", "yes")
+_PENALTY_ORDER: tuple[Score, ...] = ("yes", "cant_tell", "no")
+
+
+class Weights(BaseModel):
+    model_config = FILE
+
+    must: float = Field(default=3, gt=0)
+    optional: float = Field(default=1, gt=0)
+    shared: float = Field(default=1, gt=0)
+    #: Negative: a penalty that applies subtracts its weight.
+    penalty: float = Field(default=-3, lt=0)
+
+
+class SharedPoint(BaseModel):
+    """A point every case can reference by ID, such as "reaches a conclusion"."""
+
+    model_config = FILE
+
+    id: str = Field(min_length=1)
+    says: str = Field(min_length=1)
+    weight: float | None = Field(default=None, gt=0)
+
+
+class PointsFile(BaseModel):
+    model_config = FILE
+
+    kind: Literal["points"]
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    description: str = ""
+    instructions: str = ""
+    weights: Weights = Weights()
+    #: The score a case needs to pass (earned / total, penalties subtracted).
+    threshold: float = 0.7
+    #: Also require every must point to be met.
+    strict: bool = True
+    shared: tuple[SharedPoint, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One point as this case judges it: its short ID for the judge, its need and weight."""
+
+    short: str
+    point: Point
+    need: Need
+    weight: float
+
+    @property
+    def metric(self) -> str:
+        return self.point.id
+
+
+class _PointAnswer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    verdict: Answer
+    quotes: list[StrictStr]
+    reason: Annotated[StrictStr, Field(min_length=1)]
+
+
+class _PointsReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    points: dict[str, _PointAnswer]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def quote_occurs(quote: str, answer: str) -> bool:
+    """Whether `quote` is in `answer`, word for word, ignoring differences of whitespace."""
+    needle = _squash(quote)
+    return bool(needle) and needle in _squash(answer)
+
+
+_SYSTEM = """\
+You are one judge on a panel that checks an AI assistant's answer against a list of \
+statements. For each statement, decide whether the answer states it.
+
+{rules}
+{instructions}
+How to answer for each statement, by its ID in <points-CODE>:
+- "yes": the answer states it (in any wording). Give in "quotes" the exact words of the \
+answer that show it, copied character for character from <answer-CODE>; a quote that is \
+not in the answer does not count.
+- "no": the answer does not state it, or states something different.
+- "cant_tell": the answer is too vague or ambiguous to decide.
+Judge each statement on its own and against the answer only: the context and tool results \
+show what the assistant saw, but a statement counts only if the answer itself makes it. Some \
+statements describe mistakes; answer them the same way, "yes" when the answer makes the \
+mistake.
+
+Reply with one JSON object and nothing else, answering every ID exactly once, in this form:
+{{"points": {{"<ID>": {{"verdict": "yes" | "no" | "cant_tell", "quotes": ["<exact words \
+of the answer>"], "reason": "<one sentence>"}}, ...}}}}"""
+
+
+class PointsRubric(Rubric):
+    kind = "points"
+
+    def __init__(self, spec: PointsFile, source: str = "") -> None:
+        ids = [p.id for p in spec.shared]
+        if len(set(ids)) != len(ids):
+            raise ValueError("shared: two shared points have the same id")
+        self.spec = spec
+        self.source = source
+        self.name = spec.name
+        self._shared = {p.id: p for p in spec.shared}
+
+    # --- the case's points -------------------------------------------------------------
+
+    def _weight(self, point: Point, need: Need) -> float:
+        weight = point.weight if point.weight is not None else getattr(self.spec.weights, need)
+        if need == "penalty" and weight >= 0:
+            raise ValueError(f"penalty {point.id}: weight {weight:g} must be below 0")
+        if need != "penalty" and weight <= 0:
+            raise ValueError(f"point {point.id}: weight {weight:g} must be above 0")
+        return float(weight)
+
+    def items(self, case: Case) -> tuple[_Item, ...]:
+        """The case's points in the order the judge sees them, numbered 1, 2, 3...
+
+        Order: the case's `points`, then its `shared` points, then its `penalties`. Raises
+        `ValueError` (the case cannot be judged) for an unknown shared ID, a repeated ID, a
+        penalty weighed as a gain, or a case with nothing to earn.
+        """
+        given: list[tuple[Point, Need]] = [(p, p.need) for p in case.points]
+        for ref in case.shared:
+            if isinstance(ref, str):
+                shared = self._shared.get(ref)
+                if shared is None:
+                    known = ", ".join(self._shared) or "none"
+                    raise ValueError(f"shared point {ref!r} is not defined by the rubric ({known})")
+                point = Point(id=shared.id, says=shared.says, need="shared", weight=shared.weight)
+            else:
+                point = ref
+            given.append((point, "shared"))
+        given.extend((p, "penalty") for p in case.penalties)
+        if not given:
+            raise ValueError("the case has no points")
+        items = tuple(
+            _Item(str(number), point, need, self._weight(point, need))
+            for number, (point, need) in enumerate(given, start=1)
+        )
+        ids = [i.metric for i in items]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"point id {', '.join(repeated)} is used twice")
+        if not any(i.need != "penalty" for i in items):
+            raise ValueError("the case has only penalties: there is nothing to earn")
+        return items
+
+    def metrics(self, case: Case) -> tuple[Metric, ...]:
+        return tuple(
+            Metric(
+                name=item.metric,
+                level="nominal",
+                values=_PENALTY_ORDER if item.need == "penalty" else _POINT_ORDER,
+            )
+            for item in self.items(case)
+        )
+
+    # --- what the judge sees -------------------------------------------------------------
+
+    @cached_property
+    def system(self) -> str:
+        instructions = self.spec.instructions.strip()
+        return _SYSTEM.format(
+            rules=EVIDENCE_RULES, instructions=f"\n{instructions}\n" if instructions else ""
+        )
+
+    def schema(self, items: tuple[_Item, ...]) -> dict[str, Any]:
+        # One property per short ID, all required: a provider that enforces the schema then
+        # guarantees every point is answered exactly once. Each carries its statement as its
+        # description, which is also how offline jurors learn what to look for.
+        answer = {
+            "type": "object",
+            "properties": {
+                "verdict": {"type": "string", "enum": ["yes", "no", "cant_tell"]},
+                "quotes": {"type": "array", "items": {"type": "string"}},
+                "reason": {"type": "string"},
+            },
+            "required": ["verdict", "quotes", "reason"],
+            "additionalProperties": False,
+        }
+        points = {item.short: {**answer, "description": item.point.says} for item in items}
+        return {
+            "type": "object",
+            "properties": {
+                "points": {
+                    "type": "object",
+                    "properties": points,
+                    "required": list(points),
+                    "additionalProperties": False,
+                }
+            },
+            "required": ["points"],
+            "additionalProperties": False,
+        }
+
+    def prompts(self, case: Case) -> tuple[Prompt, ...]:
+        if case.answer is None:
+            raise ValueError("the case has no answer to judge")
+        items = self.items(case)
+        statements = "\n".join(f"{item.short}: {_squash(item.point.says)}" for item in items)
+        # No golden answer: the points are the reference, and a judge shown the gold tends
+        # to credit the gold instead of the answer.
+        body, code = render_case(
+            case, {"answer": case.answer}, reference=False, sections=[("points", statements)]
+        )
+        user = (
+            f"{body}\n\nCheck each statement in <points-{code}> against the answer in "
+            f"<answer-{code}> now."
+        )
+        return (Prompt("answer", self.system, user, self.schema(items), self.name),)
+
+    # --- reading replies and deciding ----------------------------------------------------
+
+    def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
+        reply = validate_model(_PointsReply, data)
+        items = self.items(case)
+        shorts = [item.short for item in items]
+        problems = [f"points.{s}: missing" for s in shorts if s not in reply.points]
+        problems += [
+            f"points.{s}: no such point (the IDs are {', '.join(shorts)})"
+            for s in reply.points
+            if s not in shorts
+        ]
+        if problems:
+            raise InvalidReply("; ".join(problems))
+        answer = case.answer or ""
+        scores: dict[str, Score] = {}
+        points: dict[str, dict[str, Any]] = {}
+        downgraded: dict[str, str] = {}
+        lines = []
+        for item in items:
+            given = reply.points[item.short]
+            if not given.reason.strip():
+                raise InvalidReply(f"points.{item.short}.reason: empty")
+            verdict: str = given.verdict
+            if verdict == "yes":
+                missing = [q for q in given.quotes if not quote_occurs(q, answer)]
+                if not given.quotes:
+                    downgraded[item.metric] = "a yes without a quote"
+                elif missing:
+                    downgraded[item.metric] = f"quote not in the answer: {missing[0]!r}"
+                if item.metric in downgraded:
+                    verdict = "cant_tell"
+            scores[item.metric] = verdict
+            points[item.metric] = {
+                "id": item.short,
+                "verdict": given.verdict,
+                "quotes": list(given.quotes),
+                "reason": given.reason.strip(),
+            }
+            note = downgraded.get(item.metric)
+            flag = f" [{note}: counted as cant_tell]" if note else ""
+            lines.append(f"{item.short} {given.verdict}{flag}: {given.reason.strip()}")
+        details: dict[str, Any] = {"points": points}
+        if downgraded:
+            details["downgraded"] = downgraded
+        return Ballot(scores=scores, reason=" | ".join(lines), details=details)
+
+    def _outcome(
+        self, items: tuple[_Item, ...], answers: Mapping[str, Score]
+    ) -> tuple[Verdict, float, list[str]]:
+        total = sum(i.weight for i in items if i.need != "penalty")
+        earned = sum(i.weight for i in items if answers[i.metric] == "yes")
+        score = earned / total
+        reasons = [
+            f"must point {i.metric} not met: {i.point.says}"
+            for i in items
+            if i.need == "must" and answers[i.metric] != "yes"
+        ]
+        strict_failed = self.spec.strict and bool(reasons)
+        reasons += [
+            f"penalty {i.metric} applies: {i.point.says}"
+            for i in items
+            if i.need == "penalty" and answers[i.metric] == "yes"
+        ]
+        below = score < self.spec.threshold
+        if below:
+            reasons.append(f"score {score:.2f} < {self.spec.threshold:g}")
+        verdict = Verdict.FAIL if strict_failed or below else Verdict.PASS
+        return verdict, score, reasons
+
+    def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
+        items = self.items(case)
+        settled = {i.metric: results[i.metric].value for i in items}
+        open_ = [i for i in items if settled[i.metric] is None]
+        if not open_:
+            answers = {k: v for k, v in settled.items() if v is not None}
+            verdict, score, reasons = self._outcome(items, answers)
+            return Decision(verdict, tuple(reasons), score)
+        # Jurors tied on some points and the policy left them open: decide anyway when every
+        # way of settling them gives the same verdict, as the scale kind does at a threshold.
+        metrics = {m.name: m for m in self.metrics(case)}
+        worst: dict[str, Score] = {}
+        best: dict[str, Score] = {}
+        for item in items:
+            value = settled[item.metric]
+            if value is not None:
+                worst[item.metric] = best[item.metric] = value
+                continue
+            tied = sorted(results[item.metric].tied, key=metrics[item.metric].rank)
+            worst[item.metric], best[item.metric] = tied[0], tied[-1]
+        low_verdict, low, low_reasons = self._outcome(items, worst)
+        high_verdict, high, _ = self._outcome(items, best)
+        split = "; ".join(
+            f"jurors split on {i.metric} ({' / '.join(map(str, results[i.metric].tied))})"
+            for i in open_
+        )
+        if low_verdict is high_verdict:
+            return Decision(low_verdict, (*low_reasons, split), low if low == high else None)
+        return Decision(
+            Verdict.INCONCLUSIVE, (f"{split}: the score is between {low:.2f} and {high:.2f}",)
+        )
+
+    def with_thresholds(self, thresholds: Mapping[str, float]) -> PointsRubric:
+        unknown = set(thresholds) - {"score", "*"}
+        if unknown:
+            raise KeyError(
+                f"points rubrics have one threshold, 'score' (not {', '.join(sorted(unknown))})"
+            )
+        if not thresholds:
+            return self
+        value = thresholds.get("score", thresholds.get("*"))
+        return PointsRubric(self.spec.model_copy(update={"threshold": value}), self.source)
+
+    def fingerprint(self) -> str:
+        return fingerprint(self.spec)
+
+
+def from_toml(data: dict[str, Any], source: str) -> PointsRubric:
+    spec = rubric_file(PointsFile, data, source)
+    try:
+        return PointsRubric(spec, source)
+    except ValueError as exc:
+        raise RubricError(f"{source}: {exc}") from None
