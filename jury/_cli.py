@@ -23,6 +23,8 @@ COMMANDS = (
     "jury._cmd_agreement",
     "jury._cmd_compare",
     "jury._cmd_rescore",
+    "jury._cmd_prompts",
+    "jury._cmd_calibrate",
 )
 
 EXIT_USAGE = 2

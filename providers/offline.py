@@ -21,6 +21,20 @@ Three jurors, three methods, so that they disagree where the methods disagree:
 All three treat an expected refusal (``expect_refusal``, or an expected behaviour that says
 "refuse" or "out of scope") the same way: a refusal is correct, and a refusal without a
 redirect (a contact, an address, a place to go) is only half helpful.
+
+Points rubrics (one statement per short ID, the statement in the schema's description): all
+three jurors use one statement-matching method. The answer is cut into sentences (and pairs
+of adjacent sentences); for each, the share of the statement's content words it contains is
+measured (words such as "states" or "says" that only frame the statement are left out), and
+the statement's specifics (IDs, amounts, numbers, addresses, dates) must all be in it. The
+best such span decides: "no" when it takes the opposite yes/no side to the statement or lacks
+a specific, "yes" when it holds at least 60% of the words (the span, copied from the answer,
+is the quote, so a quote always occurs), "cant_tell" from 40%, "no" below.
+
+Pairwise rubrics: each juror scores both answers with its own method and prefers the one with
+the higher correctness (then the higher sum of its scores); equal answers are a tie where the
+rubric allows one, else it names the answer shown first, so its two orders disagree and it
+abstains: it cannot tell them apart.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from jury import Case, JudgeModel, JudgeReply, JudgeRequest
@@ -356,13 +371,70 @@ def _signal(name: str, signals: Signals) -> _Score:
     return _Score(mean, "the mean of its scores")
 
 
+#: Words that frame a statement ("States that...") rather than say what it states.
+_FRAMING = frozenset(
+    """states state stated says say said mentions mention mentioned concludes conclude
+    confirms confirm tells tell names name gives give answer answers customer user explains
+    explain notes note promises promise declares declare reports report""".split()
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _words(text: str) -> frozenset[str]:
+    """Content words, stemmed, leaving out stop words and the words that frame a statement."""
+    return frozenset(
+        _stem(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and t not in _FRAMING
+    )
+
+
+def _specifics(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    for pattern in (_ID, _AMOUNT, _EMAIL, _URL, _DATE, _NUMBER):
+        found.update(_norm(m) for m in pattern.findall(text))
+    return frozenset(found)
+
+
+def _spans(answer: str) -> list[str]:
+    """Sentences of the answer and pairs of adjacent ones, each copied from the answer."""
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(answer)), len(answer)]
+    sentences = list(pairwise(bounds))
+    spans = [answer[a:b] for a, b in sentences]
+    spans += [answer[a:d] for (a, _), (_, d) in pairwise(sentences)]
+    return [span.strip() for span in spans if span.strip()]
+
+
+def check_statement(statement: str, answer: str) -> tuple[str, str | None, str]:
+    """Whether `answer` states `statement`: the verdict, the quote for a yes, and why."""
+    wanted = _words(statement)
+    specifics = _specifics(statement)
+    best: tuple[bool, float, str] | None = None
+    for span in _spans(answer):
+        has_all = all(_present(s, span) for s in specifics)
+        share = len(wanted & _content(span)) / len(wanted) if wanted else 0.0
+        if best is None or (has_all, share) > best[:2]:
+            best = (has_all, share, span)
+    if best is None:
+        return "no", None, "the answer is empty"
+    has_all, share, span = best
+    if _polarity(statement) * _polarity(span) < 0:
+        return "no", None, "the answer takes the opposite side"
+    if not has_all:
+        missing = sorted(s for s in specifics if not _present(s, answer))
+        return "no", None, f"the answer does not mention {', '.join(missing) or 'it together'}"
+    if share >= 0.6:
+        return "yes", span, f"{share:.0%} of its words are in the quoted words"
+    if share >= 0.4:
+        return "cant_tell", None, f"only {share:.0%} of its words are in any sentence"
+    return "no", None, f"at most {share:.0%} of its words are in any sentence"
+
+
 def _scale(value: int, low: int, high: int) -> int:
     """Put a 1-5 score on the rubric's own integer scale."""
     return round(low + (value - 1) * (high - low) / 4)
 
 
 class OfflineJuror(JudgeModel):
-    """One deterministic reference juror. It scores integer-scale rubrics and criteria."""
+    """One deterministic reference juror: integer scales, criteria, points and pairwise."""
 
     offline = True
     family = "offline"
@@ -382,6 +454,14 @@ class OfflineJuror(JudgeModel):
         if case is None:
             raise InvalidRequestError(f"{self.name} needs the case with the request")
         properties: Mapping[str, Any] = request.schema.get("properties", {})
+        # The rubric kind is read from the reply schema's shape: points (one object per
+        # statement under "points") and pairwise (a "winner" to choose) are not scales.
+        points = properties.get("points")
+        if isinstance(points, Mapping) and isinstance(points.get("properties"), Mapping):
+            return self._points(case, points["properties"])
+        winner = properties.get("winner")
+        if isinstance(winner, Mapping) and isinstance(winner.get("enum"), list):
+            return self._pairwise(request, case, winner["enum"])
         answer = case.answer or ""
         signals = self._score(case, answer)
         reply: dict[str, Any] = {}
@@ -410,6 +490,48 @@ class OfflineJuror(JudgeModel):
                 )
         text = json.dumps({"reason": f"[offline {self.method}] " + "; ".join(reasons), **reply})
         return JudgeReply(text=text, model=self.name)
+
+    def _points(self, case: Case, statements: Mapping[str, Any]) -> JudgeReply:
+        answer = case.answer or ""
+        reply: dict[str, Any] = {}
+        for short, spec in statements.items():
+            statement = spec.get("description", "") if isinstance(spec, Mapping) else ""
+            verdict, quote, why = check_statement(str(statement), answer)
+            reply[short] = {
+                "verdict": verdict,
+                "quotes": [quote] if quote else [],
+                "reason": f"[offline {self.method}] {why}",
+            }
+        return JudgeReply(text=json.dumps({"points": reply}), model=self.name)
+
+    def _pairwise(self, request: JudgeRequest, case: Case, choices: list[Any]) -> JudgeReply:
+        # Which answer is shown first: the pairwise rubric's "BA" prompt shows B first.
+        first, second = (
+            (case.answer_b, case.answer)
+            if request.prompt == "BA"
+            else (
+                case.answer,
+                case.answer_b,
+            )
+        )
+        rated = []
+        for text in (first or "", second or ""):
+            signals = self._score(case, text)
+            rated.append(
+                (signals["correctness"].value, sum(s.value for s in signals.values()), signals)
+            )
+        (c1, t1, s1), (c2, t2, s2) = rated
+        if (c1, t1) > (c2, t2):
+            winner = "1"
+        elif (c2, t2) > (c1, t1):
+            winner = "2"
+        else:
+            winner = "tie" if "tie" in choices else "1"
+        reason = (
+            f"[offline {self.method}] answer 1: correctness {c1} ({s1['correctness'].why}), "
+            f"total {t1}; answer 2: correctness {c2} ({s2['correctness'].why}), total {t2}"
+        )
+        return JudgeReply(text=json.dumps({"reason": reason, "winner": winner}), model=self.name)
 
 
 def create(spec: str) -> OfflineJuror:

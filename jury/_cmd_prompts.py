@@ -1,0 +1,164 @@
+"""`jury prompts CASES --snapshot DIR [--check]`: pin the exact bytes every judge is sent.
+
+A snapshot holds one text file per (rubric, case, juror): ``DIR/<rubric>/<case>/<juror>.txt``
+with the juror's sampling settings and, for each of the rubric's prompts, the system text, the
+user text (the rendered case) and the reply schema, verbatim. Without ``--check`` the snapshot
+is (re)written; with it, any difference is printed as a unified diff and the command exits 1,
+so a reworded prompt or a changed rendering is a reviewed change, never a silent one.
+Exit 0 when the snapshot matches, 2 on a usage error (no snapshot to check against).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._case import Case, iter_cases
+from ._errors import ConfigError
+from ._panel import Juror, Panel
+from ._registry import load_rubric
+from ._rubric import Rubric
+
+__all__ = ["register", "render_snapshot", "snapshot_files"]
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "prompts",
+        help="snapshot the exact prompts sent to judges, or check them against a snapshot",
+        description="Write the exact bytes each juror is sent for each case (system text, "
+        "rendered case, reply schema) to DIR/<rubric>/<case>/<juror>.txt; with --check, "
+        "compare instead and exit 1 with a unified diff on any change.",
+    )
+    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: offline jurors")
+    parser.add_argument("--rubric", help="rubric name or file, overriding the jury file's")
+    parser.add_argument("--snapshot", metavar="DIR", required=True, help="snapshot directory")
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the snapshot instead of writing it"
+    )
+    parser.set_defaults(handler=run, threshold=None, concurrency=None)
+
+
+def _safe(name: str) -> str:
+    """A file name for an ID; IDs that had to be changed get a hash so two cannot collide."""
+    safe = _SAFE.sub("_", name)
+    if safe != name or safe in (".", ".."):
+        safe = f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return safe
+
+
+def render_snapshot(rubric: Rubric, case: Case, juror: Juror, panel: Panel) -> str:
+    """The snapshot text of one (rubric, case, juror). Lengths in the headers make it exact:
+    no text inside a prompt can pass for a header."""
+    temperature = juror.temperature if juror.temperature is not None else panel.temperature
+    lines = [
+        f"# rubric {rubric.name} ({rubric.kind}) · case {case.id} · juror {juror.id}",
+        f"# temperature {temperature:g} · max_tokens {panel.max_tokens} · "
+        f"samples {panel.samples_for(juror)}",
+    ]
+    try:
+        prompts = rubric.prompts(case)
+    except ValueError as exc:
+        lines.append(f"=== the rubric cannot judge this case: {exc}")
+        return "\n".join(lines) + "\n"
+    for prompt in prompts:
+        schema = json.dumps(prompt.schema, indent=2, sort_keys=True, ensure_ascii=False)
+        lines += [
+            f"=== prompt {prompt.key} · system ({len(prompt.system)} characters)",
+            prompt.system,
+            f"=== prompt {prompt.key} · user ({len(prompt.user)} characters)",
+            prompt.user,
+            f"=== prompt {prompt.key} · schema {prompt.schema_name} ({len(schema)} characters)",
+            schema,
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def snapshot_files(panel: Panel, cases_path: str) -> tuple[str, dict[str, str]]:
+    """The rubric's folder name and the snapshot's files (relative path -> text)."""
+    rubric = load_rubric(panel.rubric, panel.thresholds)
+    files: dict[str, str] = {}
+    for case in iter_cases(cases_path):
+        for juror in panel.jurors:
+            path = f"{_safe(case.id)}/{_safe(juror.id)}.txt"
+            files[path] = render_snapshot(rubric, case, juror, panel)
+    return _safe(rubric.name), files
+
+
+def _existing(folder: Path) -> dict[str, str]:
+    if not folder.is_dir():
+        return {}
+    files = {}
+    for path in sorted(folder.rglob("*.txt")):
+        # newline="": the bytes as they are, so a carriage return in a prompt is kept.
+        with open(path, encoding="utf-8", newline="") as handle:
+            files[path.relative_to(folder).as_posix()] = handle.read()
+    return files
+
+
+def check(folder: Path, files: dict[str, str], out: Any) -> int:
+    """Print a unified diff of every change; 1 when there is any, else 0."""
+    existing = _existing(folder)
+    changed = 0
+    for path in sorted(set(files) | set(existing)):
+        before, after = existing.get(path), files.get(path)
+        if before == after:
+            continue
+        changed += 1
+        out.writelines(
+            difflib.unified_diff(
+                (before or "").splitlines(keepends=True),
+                (after or "").splitlines(keepends=True),
+                fromfile=f"snapshot/{path}" if before is not None else "/dev/null",
+                tofile=f"now/{path}" if after is not None else "/dev/null",
+            )
+        )
+    if changed:
+        print(
+            f"jury prompts: {changed} of {len(files)} prompt file(s) differ from {folder}; "
+            "review the diff, then rewrite the snapshot without --check to accept it",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"jury prompts: {len(files)} prompt file(s) match {folder}", file=sys.stderr)
+    return 0
+
+
+def write(folder: Path, files: dict[str, str]) -> None:
+    """Write the snapshot; files it no longer has are removed, so it is exactly current."""
+    for path in set(_existing(folder)) - set(files):
+        (folder / path).unlink()
+    for path, text in files.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    for directory in sorted(folder.rglob("*"), reverse=True):
+        if directory.is_dir() and not any(directory.iterdir()):
+            directory.rmdir()
+    print(f"jury prompts: wrote {len(files)} prompt file(s) to {folder}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ._cmd_run import panel_for
+
+    panel = panel_for(args)
+    snapshot = Path(args.snapshot)
+    if args.check and not snapshot.is_dir():
+        raise ConfigError(
+            f"no snapshot at {snapshot}: write one first with --snapshot {snapshot} (no --check)"
+        )
+    name, files = snapshot_files(panel, args.cases)
+    if args.check:
+        return check(snapshot / name, files, sys.stdout)
+    write(snapshot / name, files)
+    return 0
