@@ -73,13 +73,12 @@ def panel_warnings(panel: Panel) -> list[str]:
                 f"jurors {', '.join(jurors)} are all of the {family} family: a jury's strength "
                 "is jurors from different families"
             )
-    if panel.system_under_test:
-        tested = family_of(panel.system_under_test)
-        for juror in by_family.get(tested, []) if tested not in _NOT_LLM else []:
-            warnings.append(
-                f"juror {juror} is of the {tested} family, like the system under test "
-                f"({panel.system_under_test}): judges tend to prefer answers like their own"
-            )
+    tested = family_of(panel.system_under_test) if panel.system_under_test else "unknown"
+    warnings.extend(
+        f"juror {juror} is of the {tested} family, like the system under test "
+        f"({panel.system_under_test}): judges tend to prefer answers like their own"
+        for juror in by_family.get(tested, [])
+    )
     for juror in panel.jurors:
         for model in (juror.model, *juror.fallbacks):
             model_id = _live_id(model)

@@ -27,9 +27,11 @@ three jurors use one statement-matching method. The answer is cut into sentences
 of adjacent sentences); for each, the share of the statement's content words it contains is
 measured (words such as "states" or "says" that only frame the statement are left out), and
 the statement's specifics (IDs, amounts, numbers, addresses, dates) must all be in it. The
-best such span decides: "no" when it takes the opposite yes/no side to the statement or lacks
-a specific, "yes" when it holds at least 60% of the words (the span, copied from the answer,
-is the quote, so a quote always occurs), "cant_tell" from 40%, "no" below.
+best such span decides: "no" when it lacks a specific, or when it says the opposite (of its
+clauses that share a word with the statement, one is negated — "not", "no longer",
+"outside", "closed"... — exactly when the statement is not); otherwise "yes" when it holds at
+least 60% of the words (the span, copied from the answer, is the quote, so a quote always
+occurs), "cant_tell" from 40%, "no" below.
 
 Pairwise rubrics: each juror scores both answers with its own method and prefers the one with
 the higher correctness (then the higher sum of its scores); equal answers are a tie where the
@@ -403,6 +405,22 @@ def _spans(answer: str) -> list[str]:
     return [span.strip() for span in spans if span.strip()]
 
 
+_CLAUSE = re.compile(r"[,;:]|\s(?:and|but|so|which)\s", re.I)
+
+
+def _negated(text: str) -> bool:
+    return bool(_NEGATIVE.search(text))
+
+
+def _opposite(statement: str, span: str) -> bool:
+    """Whether the span says the opposite: of its clauses that share a word with the
+    statement, any is negated exactly when the statement is not ("ORD-101 has been delivered"
+    against "shipped and has not been delivered yet")."""
+    words = _words(statement)
+    clauses = [c for c in _CLAUSE.split(span) if words & _content(c)]
+    return _negated(statement) != any(_negated(c) for c in clauses)
+
+
 def check_statement(statement: str, answer: str) -> tuple[str, str | None, str]:
     """Whether `answer` states `statement`: the verdict, the quote for a yes, and why."""
     wanted = _words(statement)
@@ -416,11 +434,11 @@ def check_statement(statement: str, answer: str) -> tuple[str, str | None, str]:
     if best is None:
         return "no", None, "the answer is empty"
     has_all, share, span = best
-    if _polarity(statement) * _polarity(span) < 0:
-        return "no", None, "the answer takes the opposite side"
     if not has_all:
-        missing = sorted(s for s in specifics if not _present(s, answer))
-        return "no", None, f"the answer does not mention {', '.join(missing) or 'it together'}"
+        missing = sorted(s for s in specifics if not _present(s, span))
+        return "no", None, f"no sentence of the answer mentions {', '.join(missing)}"
+    if share >= 0.4 and _opposite(statement, span):
+        return "no", None, "the closest sentence says the opposite"
     if share >= 0.6:
         return "yes", span, f"{share:.0%} of its words are in the quoted words"
     if share >= 0.4:

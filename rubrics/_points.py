@@ -323,6 +323,12 @@ class PointsRubric(Rubric):
         below = score < self.spec.threshold
         if below:
             reasons.append(f"score {score:.2f} < {self.spec.threshold:g}")
+        # Every lost point says what was missed, even on a pass.
+        reasons += [
+            f"{i.need} point {i.metric} not met: {i.point.says}"
+            for i in items
+            if i.need in ("optional", "shared") and answers[i.metric] != "yes"
+        ]
         verdict = Verdict.FAIL if strict_failed or below else Verdict.PASS
         return verdict, score, reasons
 
