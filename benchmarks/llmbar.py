@@ -36,7 +36,8 @@ from typing import Any
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, VoteStatus
 from jury._logging import configure_logging
 from providers.replay import Record, write_records
-from rubrics._pairwise import PairwiseFile, PairwiseRubric, position_consistency
+from rubrics import position_consistency
+from rubrics._pairwise import PairwiseFile, PairwiseRubric
 
 ROOT = Path(__file__).resolve().parents[1]
 #: One strategy, three model families (the published table has all eight subsets for these).
@@ -280,7 +281,8 @@ def markdown(rows: Sequence[Row], judges: Sequence[str]) -> str:
         "authors' positional agreement in brackets), abstentions and invalid votes "
         "(% of items):",
         "",
-        "| subset | " + " | ".join(f"{s} consistent | {s} abstain | {s} invalid" for s in short)
+        "| subset | "
+        + " | ".join(f"{s} consistent | {s} abstain | {s} invalid" for s in short)
         + " |",
         "|---|" + "---:|---:|---:|" * len(judges),
     ]
@@ -315,7 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     rows = summarise(items, verdicts, list(JUDGES))
     print(f"LLMBar, {len(items)} items, jurors {', '.join(JUDGES)}; quorum {args.quorum}")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    machine = f"{platform.machine()}, {os.cpu_count()} cores"
+    print(f"machine: {machine}, Python {platform.python_version()}")
     print(f"replayed through the engine in {elapsed:.1f} s")
     print()
     print(markdown(rows, list(JUDGES)))

@@ -38,10 +38,10 @@ class CriterionFile(BaseModel):
     #: Written positively: what a good (or, with `refute`, a bad) answer does.
     criterion: str = Field(min_length=1)
     #: Pass when the criterion does NOT hold.
-    refute: bool = False
+    refute: StrictBool = False
     instructions: str = ""
     #: Show the judge the golden answer and expected behaviour when the case has them.
-    reference: bool = True
+    reference: StrictBool = True
 
 
 class _CriterionReply(BaseModel):

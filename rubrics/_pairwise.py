@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
 from jury import Ballot, Case, CaseVerdict, Verdict
 from jury._errors import InvalidReply
@@ -60,11 +60,11 @@ class PairwiseFile(BaseModel):
     #: What makes one answer better than the other.
     criteria: str = _DEFAULT_CRITERIA
     instructions: str = ""
-    allow_tie: bool = True
+    allow_tie: StrictBool = True
     #: The panel's winners that make a case PASS (A is the case's answer, B its answer_b).
     pass_when: tuple[Winner, ...] = Field(default=("A", "tie"), min_length=1)
     #: Show the judge the golden answer and expected behaviour when the case has them.
-    reference: bool = True
+    reference: StrictBool = True
 
     @field_validator("pass_when")
     @classmethod

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from jury import Ballot, Case, Point, Verdict
 from jury._errors import InvalidReply, RubricError
@@ -73,7 +73,7 @@ class PointsFile(BaseModel):
     #: The score a case needs to pass (earned / total, penalties subtracted).
     threshold: float = 0.7
     #: Also require every must point to be met.
-    strict: bool = True
+    strict: StrictBool = True
     shared: tuple[SharedPoint, ...] = ()
 
 

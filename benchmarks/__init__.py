@@ -1,0 +1,1 @@
+"""Speed, scale and quality benchmarks; results with machine and command in README.md."""
