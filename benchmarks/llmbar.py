@@ -14,7 +14,8 @@ How an unparseable verdict ("None" in the data) counts:
   of items whose two orders give the same verdict, where "None" in both orders counts as
   agreeing (it is what reproduces the published figures; see `check_published`).
 
-Run from the repository's root: ``python -m benchmarks.llmbar [--data DIR] [--quorum 1]``.
+Run: ``python benchmarks/llmbar.py [--data DIR] [--quorum 1]`` (exit 1 when a published
+single-judge figure is not reproduced).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, VoteStatus
 from jury._logging import configure_logging

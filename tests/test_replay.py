@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import case, scores
 
+from conftest import case, scores
 from jury import ConfigError, Juror, Jury, Panel, Verdict, VoteStatus, load_rubric
 from jury._registry import resolve_model
 from providers.replay import Record, ReplayModel, load_records, write_records
