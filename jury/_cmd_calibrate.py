@@ -114,29 +114,13 @@ def gold_jobs(cases: Sequence[Case]) -> list[tuple[GoldCheck, Check, Case]]:
     for index, case in enumerate(golden):
         other = _other_gold(golden, index)
         check = GoldCheck(case.id, other.id if other else None)
+        other_gold = other.golden_answer if other else None
         # answer_b is only read by pairwise rubrics: there the two golds are the two sides.
-        jobs.append(
-            (
-                check,
-                "gold",
-                case.model_copy(
-                    update={
-                        "answer": case.golden_answer,
-                        "answer_b": other.golden_answer if other else None,
-                    }
-                ),
-            )
-        )
+        own = {"answer": case.golden_answer, "answer_b": other_gold}
+        jobs.append((check, "gold", case.model_copy(update=own)))
         if other is not None:
-            jobs.append(
-                (
-                    check,
-                    "other",
-                    case.model_copy(
-                        update={"answer": other.golden_answer, "answer_b": case.golden_answer}
-                    ),
-                )
-            )
+            swapped = {"answer": other_gold, "answer_b": case.golden_answer}
+            jobs.append((check, "other", case.model_copy(update=swapped)))
     return jobs
 
 

@@ -524,16 +524,11 @@ class OfflineJuror(JudgeModel):
 
     def _pairwise(self, request: JudgeRequest, case: Case, choices: list[Any]) -> JudgeReply:
         # Which answer is shown first: the pairwise rubric's "BA" prompt shows B first.
-        first, second = (
-            (case.answer_b, case.answer)
-            if request.prompt == "BA"
-            else (
-                case.answer,
-                case.answer_b,
-            )
-        )
+        shown = [case.answer or "", case.answer_b or ""]
+        if request.prompt == "BA":
+            shown.reverse()
         rated = []
-        for text in (first or "", second or ""):
+        for text in shown:
             signals = self._score(case, text)
             rated.append(
                 (signals["correctness"].value, sum(s.value for s in signals.values()), signals)
