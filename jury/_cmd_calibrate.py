@@ -13,8 +13,9 @@ Gold as answer
 Hand-labelled cases
     Cases with ``labels`` (``{"pass": true}``, or a metric's value such as
     ``{"correctness": 4}`` or a point's ``"yes"``) are judged as they are; each juror's
-    agreement with the humans is reported, and ``--save-baseline`` stores it so that a later
-    ``--baseline`` run shows drift after a silent model update.
+    (and the panel's) accuracy and Cohen's kappa against the humans are reported (kappa from
+    `jury.agreement`, weighted for ordinal metrics), and ``--save-baseline`` stores them so
+    that a later ``--baseline`` run shows drift after a silent model update.
 Panel warnings
     Two jurors of one family, a juror of the family under test, a model alias.
 
@@ -38,13 +39,14 @@ from ._case import Case, load_cases
 from ._engine import Jury
 from ._errors import ConfigError
 from ._panel_warnings import panel_warnings
+from ._rubric import Metric, Rubric
 from ._verdict import CaseVerdict, Score, Verdict, VoteStatus
 
 __all__ = [
     "GoldCheck",
-    "LabelAgreement",
+    "LabelRatings",
     "gold_checks",
-    "label_agreement",
+    "label_ratings",
     "register",
 ]
 
@@ -221,104 +223,123 @@ def _report_gold(
 
 #: Label keys that mean the case's verdict rather than one metric.
 _VERDICT_LABELS = ("pass", "verdict")
+#: The panel's own verdict, reported beside each juror.
+PANEL = "jury"
 
 
 @dataclass(slots=True)
-class LabelAgreement:
-    """One juror's (or the panel's) agreement with the human labels of one key."""
+class LabelRatings:
+    """Every rater's ratings and the humans' labels for one label key.
 
-    labelled: int = 0
-    rated: int = 0
-    agreed: int = 0
-    #: Case ID -> the rating given (missing when the vote was not valid).
-    ratings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.agreed / self.rated if self.rated else None
-
-
-def _human(key: str, value: Any) -> Any:
-    if key in _VERDICT_LABELS and isinstance(value, str):
-        return value.strip().upper() == "PASS"
-    return value
-
-
-def _panel_rating(verdict: CaseVerdict, key: str) -> Any:
-    if verdict.verdict is Verdict.INCONCLUSIVE:
-        return None
-    if key in _VERDICT_LABELS:
-        return verdict.verdict is Verdict.PASS
-    result = verdict.metrics.get(key)
-    return result.value if result is not None else None
-
-
-def label_agreement(
-    cases: Sequence[Case], verdicts: Sequence[CaseVerdict], metric_names: Mapping[str, set[str]]
-) -> tuple[dict[str, dict[str, LabelAgreement]], set[str]]:
-    """Agreement per rater ("jury" for the panel) and label key; also the ignored keys.
-
-    A label key is "pass" (the case's verdict; the juror's own verdict) or the name of one of
-    the rubric's metrics for that case. A juror without a valid vote has a missing rating,
-    which lowers its coverage, never its accuracy.
+    A juror without a valid vote on a case has no rating there: it lowers the juror's
+    coverage, never its accuracy.
     """
-    table: dict[str, dict[str, LabelAgreement]] = {}
+
+    metric: Metric
+    labels: dict[str, Any] = field(default_factory=dict)
+    #: Rater (a juror, or `PANEL`) -> case ID -> rating.
+    ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def agreement(self) -> Any:
+        """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
+        from .agreement import Ratings, label_agreement
+
+        raters = list(self.ratings)
+        units = list(self.labels)
+        rows = [[self.ratings[r].get(unit) for r in raters] for unit in units]
+        ratings = Ratings.from_rows(
+            rows,
+            level=self.metric.level,
+            values=self.metric.values,
+            raters=raters,
+            units=units,
+            name=self.metric.name,
+        )
+        return label_agreement(ratings, self.labels)
+
+
+def _rating(key: str, verdict: Verdict | None, scores: Mapping[str, Score]) -> Any:
+    if key in _VERDICT_LABELS:
+        return None if verdict in (None, Verdict.INCONCLUSIVE) else verdict is Verdict.PASS
+    return scores.get(key)
+
+
+def label_ratings(
+    cases: Sequence[Case], verdicts: Sequence[CaseVerdict], rubric: Rubric
+) -> tuple[dict[str, LabelRatings], set[str]]:
+    """The ratings behind each label key, and the keys that name nothing of the rubric.
+
+    A key is "pass" (the case's verdict: each juror's own verdict, and the panel's) or the
+    name of one of the rubric's metrics for that case (a scale metric, a point's ID...).
+    """
+    table: dict[str, LabelRatings] = {}
     ignored: set[str] = set()
     for case, verdict in zip(cases, verdicts, strict=True):
+        metrics = {m.name: m for m in rubric.metrics(case)}
         for key, value in case.labels.items():
-            if key not in _VERDICT_LABELS and key not in metric_names[case.id]:
+            if key in _VERDICT_LABELS:
+                metric = Metric(name=key, level="nominal", values=(False, True))
+                human = value.strip().upper() == "PASS" if isinstance(value, str) else value
+            elif key in metrics:
+                metric, human = metrics[key], value
+            else:
                 ignored.add(key)
                 continue
-            human = _human(key, value)
-            raters: list[tuple[str, Any]] = [("jury", _panel_rating(verdict, key))]
-            for vote in verdict.votes:
-                rating: Any = None
-                if vote.status is VoteStatus.VALID:
-                    verdict_label = key in _VERDICT_LABELS
-                    rating = vote.verdict is Verdict.PASS if verdict_label else vote.scores.get(key)
-                raters.append((vote.juror, rating))
-            for rater, rating in raters:
-                cell = table.setdefault(rater, {}).setdefault(key, LabelAgreement())
-                cell.labelled += 1
-                if rating is None:
-                    continue
-                cell.rated += 1
-                cell.agreed += rating == human
-                cell.ratings[case.id] = rating
+            entry = table.setdefault(key, LabelRatings(metric))
+            entry.labels[case.id] = human
+            panel = {k: r.value for k, r in verdict.metrics.items() if r.value is not None}
+            raters: list[tuple[str, Verdict | None, Mapping[str, Score]]] = [
+                (PANEL, verdict.verdict, panel)
+            ]
+            raters += [
+                (v.juror, v.verdict, v.scores)
+                if v.status is VoteStatus.VALID
+                else (v.juror, None, {})
+                for v in verdict.votes
+            ]
+            for rater, said, scores in raters:
+                rating = _rating(key, said, scores)
+                cell = entry.ratings.setdefault(rater, {})
+                if rating is not None:
+                    cell[case.id] = rating
     return table, ignored
 
 
+def _value(estimate: Any) -> float | None:
+    return estimate.value if estimate is not None else None
+
+
 def _baseline(
-    table: Mapping[str, Mapping[str, LabelAgreement]],
+    table: Mapping[str, LabelRatings],
+    agreements: Mapping[str, Any],
     verdicts: Sequence[CaseVerdict],
-    rubric: str,
-    fingerprint: str,
+    rubric: Rubric,
 ) -> dict[str, Any]:
     served: dict[str, set[str]] = {}
     for verdict in verdicts:
         for vote in verdict.votes:
             if vote.served_by:
                 served.setdefault(vote.juror, set()).add(vote.served_by)
+    raters: dict[str, Any] = {}
+    for key, entry in table.items():
+        found = agreements[key]
+        for rater, ratings in entry.ratings.items():
+            record = raters.setdefault(
+                rater, {"served_by": sorted(served.get(rater, ())), "labels": {}}
+            )
+            record["labels"][key] = {
+                "accuracy": _value(found.accuracy.get(rater)),
+                "kappa": _value(found.kappa.get(rater)),
+                "rated": len(ratings),
+                "labelled": len(entry.labels),
+                "ratings": ratings,
+            }
     return {
         "version": 1,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "rubric": rubric,
-        "fingerprint": fingerprint,
-        "raters": {
-            rater: {
-                "served_by": sorted(served.get(rater, ())),
-                "labels": {
-                    key: {
-                        "accuracy": cell.accuracy,
-                        "rated": cell.rated,
-                        "labelled": cell.labelled,
-                        "ratings": cell.ratings,
-                    }
-                    for key, cell in keys.items()
-                },
-            }
-            for rater, keys in table.items()
-        },
+        "rubric": rubric.name,
+        "fingerprint": rubric.fingerprint(),
+        "raters": raters,
     }
 
 
@@ -327,19 +348,25 @@ def _pct(value: float | None) -> str:
 
 
 def _report_labels(
-    table: Mapping[str, Mapping[str, LabelAgreement]], ignored: set[str], out: Any
+    table: Mapping[str, LabelRatings], agreements: Mapping[str, Any], ignored: set[str], out: Any
 ) -> None:
-    print("Agreement with hand labels (accuracy on rated cases; rated / labelled):", file=out)
-    for rater, keys in table.items():
-        for key, cell in keys.items():
+    print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
+    for key, entry in table.items():
+        found = agreements[key]
+        for rater, ratings in entry.ratings.items():
+            accuracy, kappa = found.accuracy.get(rater), found.kappa.get(rater)
+            agreed = sum(ratings[c] == entry.labels[c] for c in ratings)
+            kappa_text = (
+                f"{kappa.value:.3f}"
+                if kappa is not None and kappa.defined
+                else (f"undefined ({kappa.reason})" if kappa is not None else "-")
+            )
             print(
-                f"  {rater} · {key}: accuracy {_pct(cell.accuracy)} "
-                f"({cell.agreed}/{cell.rated} agree; {cell.rated}/{cell.labelled} rated)",
+                f"  {rater} · {key}: accuracy {_pct(_value(accuracy))} "
+                f"({agreed}/{len(ratings)} agree; {len(ratings)}/{len(entry.labels)} rated), "
+                f"kappa {kappa_text}",
                 file=out,
             )
-    # Cohen's kappa against the labels belongs here, from jury's agreement statistics once
-    # they are on main (see the issue); accuracy alone does not correct for chance.
-    print("  Cohen's kappa: not computed here yet (agreement statistics pending)", file=out)
     if ignored:
         names = ", ".join(sorted(ignored))
         print(f"  ignored labels (not 'pass' nor a metric of the rubric): {names}", file=out)
@@ -435,10 +462,10 @@ def run(args: argparse.Namespace) -> int:
             )
         code = 1 if bad else (3 if open_ else 0)
     if labelled:
-        metric_names = {c.id: {m.name for m in jury.rubric.metrics(c)} for c in labelled}
-        table, ignored = label_agreement(labelled, verdicts, metric_names)
-        _report_labels(table, ignored, out)
-        record = _baseline(table, verdicts, jury.rubric.name, jury.rubric.fingerprint())
+        table, ignored = label_ratings(labelled, verdicts, jury.rubric)
+        agreements = {key: entry.agreement() for key, entry in table.items()}
+        _report_labels(table, agreements, ignored, out)
+        record = _baseline(table, agreements, verdicts, jury.rubric)
         if args.baseline:
             try:
                 baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8"))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import scores
 from jury import JudgeRequest, load_cases, load_rubric
 from jury._cli import main
 from jury._registry import _PROVIDERS
@@ -198,11 +199,13 @@ def test_agreement_with_labels_is_stored_and_drift_is_shown(
     judges["b"] = criterion_judge({"c4"})
     assert main(["calibrate", cases, "--jury", jury, "--save-baseline", str(baseline)]) == 0
     out = capsys.readouterr().out
-    assert "scripted/a · pass: accuracy 100% (4/4 agree; 4/4 rated)" in out
-    assert "scripted/b · pass: accuracy 75% (3/4 agree; 4/4 rated)" in out
+    assert "scripted/a · pass: accuracy 100% (4/4 agree; 4/4 rated), kappa 1.000" in out
+    # Cohen's kappa from jury.agreement: p_o 0.75, p_e 0.5 (labels half PASS, b 3/4 PASS).
+    assert "scripted/b · pass: accuracy 75% (3/4 agree; 4/4 rated), kappa 0.500" in out
     assert "ignored labels (not 'pass' nor a metric of the rubric): tone" in out
     stored = json.loads(baseline.read_text())
     assert stored["raters"]["scripted/b"]["labels"]["pass"]["ratings"]["c4"] is True
+    assert stored["raters"]["scripted/b"]["labels"]["pass"]["kappa"] == pytest.approx(0.5)
     assert stored["raters"]["jury"]["labels"]["pass"]["accuracy"] is not None
 
     # Same judges: no drift.
@@ -240,3 +243,33 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "no case has a golden answer or labels" in capsys.readouterr().err
     assert main(["calibrate", str(POINTS), "--passes", "0"]) == 2
     assert main(["calibrate", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_labels_on_a_metric_compare_each_jurors_value_of_it(
+    tmp_path: Path, judges: dict[str, Judge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    human = {"m1": 5, "m2": 2, "m3": 4, "m4": 1}
+    path = tmp_path / "labelled.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"id": i, "question": "q?", "answer": "a", "labels": {"correctness": v}})
+            + "\n"
+            for i, v in human.items()
+        ),
+        encoding="utf-8",
+    )
+
+    def off_by_one_on_m2(request: JudgeRequest) -> dict[str, Any]:
+        case = request.case
+        assert case is not None
+        value = human[case.id] + (1 if case.id == "m2" else 0)
+        return scores(3, correctness=value)
+
+    judges["s"] = off_by_one_on_m2
+    jury = jury_file(tmp_path, "s", rubric="five-metric")
+    assert main(["calibrate", str(path), "--jury", jury]) == 0
+    out = capsys.readouterr().out
+    assert "scripted/s · correctness: accuracy 75% (3/4 agree; 4/4 rated)" in out
+    # An ordinal metric gets a weighted kappa: one step off on one case is a small loss.
+    kappa = float(out.split("scripted/s · correctness:")[1].split("kappa ")[1].split()[0])
+    assert 0.8 < kappa < 1.0
