@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._case import Case, load_cases
 from ._engine import Jury
@@ -41,6 +41,9 @@ from ._errors import ConfigError
 from ._panel_warnings import panel_warnings
 from ._rubric import Metric, Rubric
 from ._verdict import CaseVerdict, Score, Verdict, VoteStatus
+
+if TYPE_CHECKING:
+    from .agreement import Estimate, LabelAgreement
 
 __all__ = [
     "GoldCheck",
@@ -240,7 +243,7 @@ class LabelRatings:
     #: Rater (a juror, or `PANEL`) -> case ID -> rating.
     ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def agreement(self) -> Any:
+    def agreement(self) -> LabelAgreement:
         """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
         from .agreement import Ratings, label_agreement
 
@@ -305,13 +308,13 @@ def label_ratings(
     return table, ignored
 
 
-def _value(estimate: Any) -> float | None:
+def _value(estimate: Estimate | None) -> float | None:
     return estimate.value if estimate is not None else None
 
 
 def _baseline(
     table: Mapping[str, LabelRatings],
-    agreements: Mapping[str, Any],
+    agreements: Mapping[str, LabelAgreement],
     verdicts: Sequence[CaseVerdict],
     rubric: Rubric,
 ) -> dict[str, Any]:
@@ -348,7 +351,10 @@ def _pct(value: float | None) -> str:
 
 
 def _report_labels(
-    table: Mapping[str, LabelRatings], agreements: Mapping[str, Any], ignored: set[str], out: Any
+    table: Mapping[str, LabelRatings],
+    agreements: Mapping[str, LabelAgreement],
+    ignored: set[str],
+    out: Any,
 ) -> None:
     print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
     for key, entry in table.items():
