@@ -248,6 +248,12 @@ def run(args: argparse.Namespace) -> int:
         from ._cmd_estimate import report
 
         return report(Jury(panel), args.cases)
+    from ._panel_warnings import panel_warnings
+
+    # Said before the run (a long run should not hide them until the end) and in the report.
+    warnings = panel_warnings(panel)
+    for warning in warnings:
+        print(f"jury: warning: {warning}", file=sys.stderr)
     redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
@@ -269,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
                 panel,
                 jury.rubric.name,
                 jurors=jury.jurors,
-                warnings=jury.warnings,
+                warnings=[*warnings, *jury.warnings],
                 checks=checks.names if checks is not None else (),
                 judge_all=args.judge_all,
             )

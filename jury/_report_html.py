@@ -4,61 +4,33 @@ Every piece of case and judge text goes through Jinja2's autoescaping, and the p
 Content-Security-Policy forbids scripts and every network fetch, so an answer that contains
 ``<script>`` is shown as text and could not run even if it slipped through.
 
-The agreement section is a pairwise percent agreement of the jurors' own pass/fail verdicts,
-computed here; chance-corrected statistics belong to `jury.agreement`.
+The agreement section comes from `jury.agreement`: alpha, Fleiss' kappa and percent agreement
+per metric with bootstrap intervals, and a heatmap of Cohen's kappa between each pair of
+jurors on their own pass/fail verdicts.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from importlib import resources
-from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._case import Case
 from ._panel import Gate
 from ._summary import RunSummary
-from ._verdict import CaseVerdict, Verdict, VoteStatus
+from ._verdict import CaseVerdict, Verdict
 
-__all__ = ["PairAgreement", "pairwise_agreement", "render_html"]
+if TYPE_CHECKING:
+    from ._ratings import Estimate
+
+__all__ = ["render_html"]
+
+#: Resamples for the report's agreement intervals: enough for two decimals, and cheap enough
+#: on a large run (`jury agreement` takes more when asked).
+REPORT_RESAMPLES = 200
 
 _EXIT_WORD = {0: "PASSED", 1: "FAILED", 3: "INCONCLUSIVE"}
-
-
-@dataclass(frozen=True, slots=True)
-class PairAgreement:
-    """How often two jurors gave the same pass/fail verdict on the cases both voted on."""
-
-    both: int
-    same: int
-
-    @property
-    def rate(self) -> float | None:
-        return self.same / self.both if self.both else None
-
-
-def pairwise_agreement(
-    verdicts: Sequence[CaseVerdict], jurors: Sequence[str]
-) -> dict[tuple[str, str], PairAgreement]:
-    """Percent agreement of each pair of jurors' own verdicts (PASS or FAIL) per case.
-
-    A juror's vote counts only when it is valid and decided; anything else is a missing
-    rating, never a disagreement.
-    """
-    counts = {pair: [0, 0] for pair in combinations(jurors, 2)}
-    for verdict in verdicts:
-        own = {
-            v.juror: v.verdict
-            for v in verdict.votes
-            if v.status is VoteStatus.VALID and v.verdict in (Verdict.PASS, Verdict.FAIL)
-        }
-        for (a, b), count in counts.items():
-            if a in own and b in own:
-                count[0] += 1
-                count[1] += own[a] is own[b]
-    return {pair: PairAgreement(both, same) for pair, (both, same) in counts.items()}
 
 
 def _number(value: object) -> str:
@@ -67,11 +39,22 @@ def _number(value: object) -> str:
     return "–" if value is None else str(value)
 
 
-def _heat(rate: float | None) -> str:
-    """A background colour from red (0) through yellow to green (1)."""
-    if rate is None:
+def _heat(value: float | None) -> str:
+    """A background colour from red (agreement at or below chance, 0) to green (1)."""
+    if value is None:
         return "#eee"
-    return f"hsl({round(120 * rate)}, 70%, 80%)"
+    return f"hsl({round(120 * min(1.0, max(0.0, value)))}, 70%, 80%)"
+
+
+def _estimate(estimate: Estimate) -> dict[str, Any]:
+    """An agreement statistic as the page shows it: the value with its interval, or why it
+    is undefined (never a 1.0 or 0 standing in for "cannot be computed")."""
+    if estimate.value is None:
+        return {"value": None, "text": "undefined", "title": estimate.reason or ""}
+    text = f"{estimate.value:.2f}"
+    if estimate.low is not None and estimate.high is not None:
+        text += f" [{estimate.low:.2f}, {estimate.high:.2f}]"
+    return {"value": estimate.value, "text": text, "title": f"n = {estimate.units} cases"}
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -144,17 +127,22 @@ def render_html(
     """The report page for a run (verdicts in the order they are to be listed)."""
     import jinja2
 
-    jurors = list(summary.jurors)
-    pairs = pairwise_agreement(verdicts, jurors)
-    matrix = [
-        [
-            (1.0, "") if a == b else _pair_cell(pairs.get((a, b)) or pairs.get((b, a)))
-            for b in jurors
-        ]
-        for a in jurors
+    from .agreement import summarize_agreement
+
+    agreement = summarize_agreement(verdicts, bootstrap=REPORT_RESAMPLES)
+    jurors = list(agreement.jurors)
+    kappas = agreement.verdict.pairwise
+    matrix = [[None if a == b else _estimate(kappas.get(a, b)) for b in jurors] for a in jurors]
+    metrics = [
+        {
+            "name": name,
+            "level": result.level,
+            "alpha": _estimate(result.alpha),
+            "fleiss": _estimate(result.fleiss_kappa),
+            "percent": _estimate(result.percent_agreement),
+        }
+        for name, result in agreement.all().items()
     ]
-    rated = [p for p in pairs.values() if p.both]
-    overall = sum(p.same for p in rated) / sum(p.both for p in rated) if rated else None
     durations = sorted(v.duration_s for v in verdicts)
     code = summary.exit_code(gate)
     # Failed cases first, then inconclusive, then passed: the page opens on what to look at.
@@ -178,7 +166,8 @@ def render_html(
         cases=[_case_view(v, cases.get(v.case_id)) for v in listed],
         jurors=jurors,
         matrix=matrix,
-        overall=overall,
+        agreement_metrics=metrics,
+        resamples=REPORT_RESAMPLES,
         latency={
             "p50": _percentile(durations, 0.5),
             "p95": _percentile(durations, 0.95),
@@ -186,9 +175,3 @@ def render_html(
         },
         cost=summary.cost,
     )
-
-
-def _pair_cell(pair: PairAgreement | None) -> tuple[float | None, str]:
-    if pair is None or not pair.both:
-        return None, "no case rated by both"
-    return pair.rate, f"{pair.same} of {pair.both} cases"

@@ -125,24 +125,21 @@ def test_html_escapes_case_text_and_is_self_contained(run_dir: Path) -> None:
         assert text in html
     # Disagreement on bad-answer, with the dissenting reasons.
     assert "jurors split" in html
-    # The agreement heatmap: a vs b agree on 2 of 3 rated cases... b and c always agree.
-    assert "3 of 3 cases" in html
+    assert "Cohen's kappa between each pair of jurors" in html
 
 
-def test_report_agreement_counts_only_valid_decided_votes(run_dir: Path) -> None:
-    from jury._report_html import pairwise_agreement
+def test_report_agreement_is_jury_agreement_on_valid_votes_only(run_dir: Path) -> None:
+    from jury.agreement import VERDICT, Ratings, cohen_kappa
 
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
     verdicts = read_verdicts(run_dir)
-    pairs = pairwise_agreement(verdicts, ["scripted/a", "scripted/b", "scripted/c"])
-    # "down": b and c unavailable, so only good, bad-answer and xss count.
-    assert (pairs["scripted/a", "scripted/b"].both, pairs["scripted/a", "scripted/b"].same) == (
-        3,
-        2,
-    )
-    assert (pairs["scripted/b", "scripted/c"].both, pairs["scripted/b", "scripted/c"].same) == (
-        3,
-        3,
-    )
+    ratings = Ratings.from_verdicts(verdicts, VERDICT)
+    # "down": b and c unavailable there, so only good, bad-answer and xss are rated by both.
+    for a, b in (("scripted/a", "scripted/b"), ("scripted/b", "scripted/c")):
+        kappa = cohen_kappa(ratings.select([a, b]))
+        assert kappa.units == 3
+        cell = "undefined" if kappa.value is None else f"{kappa.value:.2f}"
+        assert re.search(rf'title="(n = 3 cases|[^"]*)">{re.escape(cell)}</td>', html), cell
 
 
 @pytest.mark.skipif(
