@@ -172,11 +172,11 @@ class ScaleRubric(Rubric):
         for metric in self._metrics:
             result = results[metric.name]
             if result.passed is False:
-                failed.append(f"{metric.name} {_fmt(result)} < {self.thresholds[metric.name]}")
+                failed.append(f"{metric.name} {_fmt(result)} < {self.thresholds[metric.name]:g}")
             elif result.passed is None:
                 open_.append(
                     f"{metric.name}: jurors split between {result.low} and {result.high} "
-                    f"across the threshold {self.thresholds[metric.name]}"
+                    f"across the threshold {self.thresholds[metric.name]:g}"
                 )
         # A definite failure outranks an open tie: the case fails either way.
         if failed:
