@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -44,14 +45,16 @@ def _safe(text: str) -> str:
 
 
 def _checks_cell(checks: Sequence[CheckResult]) -> str:
-    """Checks in a few characters: how many passed, then each failure by name (✗ required,
-    ! advisory). Not-applicable checks are left out."""
-    passed = sum(1 for c in checks if c.outcome is CheckOutcome.PASS)
-    parts = [f"✓{passed}"] if passed else []
-    parts += [
-        ("✗ " if c.required else "! ") + c.name for c in checks if c.outcome is CheckOutcome.FAIL
-    ]
-    return " ".join(parts)
+    """Checks in a few characters: ``✓7`` when all that applied passed; otherwise the first
+    failure by name (✗ required, ! advisory) and how many more failed. Not-applicable checks
+    are left out; the failure list below names every failed check."""
+    failed = [c for c in checks if c.outcome is CheckOutcome.FAIL]
+    if not failed:
+        passed = sum(1 for c in checks if c.outcome is CheckOutcome.PASS)
+        return f"✓{passed}" if passed else ""
+    failed.sort(key=lambda c: not c.required)
+    first = ("✗ " if failed[0].required else "! ") + failed[0].name
+    return first + (f" +{len(failed) - 1}" if len(failed) > 1 else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,39 +64,92 @@ class CaseLine:
     case_id: str
     category: str | None
     verdict: Verdict
-    scores: str
+    #: The aggregated metric values, in the rubric's order (names in `metrics`).
+    scores: tuple[str, ...]
+    metrics: tuple[str, ...]
     note: str
     checks: str = ""
     #: Where a failed case first went wrong.
     stage: str = ""
+    score: str = ""
+    spared: bool = False
 
     @classmethod
     def of(cls, verdict: CaseVerdict) -> CaseLine:
-        scores = "  ".join(
-            f"{name} {_number(result.value)}" for name, result in verdict.metrics.items()
-        )
-        if verdict.score is not None:
-            scores = f"score {verdict.score:.2f}  " + scores
-        if verdict.judges_spared:
-            scores = "judges spared"
-        note = "; ".join(verdict.reasons[:2])
+        reasons = list(verdict.reasons)
+        note = reasons[0] if reasons else ""
+        if len(reasons) > 1:
+            note += f" (+{len(reasons) - 1} more)"
         if verdict.disagreement:
-            note = (note + "; " if note else "") + "disagreement"
+            note = (note + "; " if note else "") + "jurors disagree"
         return cls(
-            verdict.case_id,
-            verdict.category,
-            verdict.verdict,
-            scores,
-            note,
-            _checks_cell(verdict.checks),
-            verdict.failed_stage or "",
+            case_id=verdict.case_id,
+            category=verdict.category,
+            verdict=verdict.verdict,
+            scores=tuple(_number(r.value) for r in verdict.metrics.values()),
+            metrics=tuple(verdict.metrics),
+            note=note,
+            checks=_checks_cell(verdict.checks),
+            stage=verdict.failed_stage or "",
+            score="" if verdict.score is None else f"{verdict.score:.2f}",
+            spared=verdict.judges_spared,
         )
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _case_table(cases: Sequence[CaseLine], console: Console) -> None:
+    # Most runs use one rubric whose metrics are the same on every case: then the scores are
+    # a row of numbers under one legend, not the metric names repeated on every line.
+    shapes = {line.metrics for line in cases if line.metrics}
+    legend = next(iter(shapes)) if len(shapes) == 1 else None
+    table = Table(title="Cases", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    # Fixed widths for the short columns; the reason gets what is left of the line and is cut
+    # to fit (the full text is in the failure list below and in the HTML report).
+    # (Categories have their own table below.)
+    columns = {
+        "case": max(len(line.case_id) for line in cases),
+        "verdict": max(7, *(len(line.verdict.value) for line in cases)),
+        "checks": min(30, max(6, *(len(line.checks) for line in cases))),
+        "scores": 13,
+    }
+    for name, width in columns.items():
+        table.add_column(name, no_wrap=True, overflow="ellipsis", width=width)
+    widths = list(columns.values())
+    room = max(20, console.width - sum(widths) - 2 * (len(widths) + 1) - len(widths))
+    table.add_column("why", no_wrap=True, overflow="ellipsis", width=room)
+    for line in cases:
+        if line.spared:
+            scores = "judges spared"
+        elif legend is not None:
+            scores = " ".join(line.scores)
+        else:
+            scores = "  ".join(f"{m} {v}" for m, v in zip(line.metrics, line.scores, strict=True))
+        if line.score:
+            scores = f"{line.score}  {scores}"
+        why = f"[{line.stage}] {line.note}" if line.stage else line.note
+        table.add_row(
+            escape(line.case_id),
+            Text(line.verdict.value, style=_STYLE[line.verdict]),
+            escape(line.checks),
+            scores,
+            _safe(_shorten(why, room)),
+        )
+    console.print(table)
+    if legend is not None:
+        console.print(f"scores: {' · '.join(legend)} (panel aggregate)", style="dim")
 
 
 def _number(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}" if value.is_integer() else f"{value:.2f}".rstrip("0")
     return "?" if value is None else str(value)
+
+
+def _cost(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.4f}"
 
 
 def _pct(value: float | None) -> str:
@@ -133,22 +189,7 @@ def render_report(
     console.print()
 
     if cases:
-        table = Table(title="Cases", title_justify="left", show_lines=False, expand=False)
-        for column in ("case", "category", "verdict", "failed at", "checks", "scores", "why"):
-            # An ID or a stage split over two lines reads as two; long text may fold.
-            short = column in ("case", "verdict", "failed at")
-            table.add_column(column, overflow="fold", no_wrap=short)
-        for line in cases:
-            table.add_row(
-                escape(line.case_id),
-                escape(line.category or ""),
-                Text(line.verdict.value, style=_STYLE[line.verdict]),
-                escape(line.stage),
-                escape(line.checks),
-                line.scores,
-                _safe(line.note),
-            )
-        console.print(table)
+        _case_table(cases, console)
         console.print()
 
     categories = Table(title="Results by category", title_justify="left")
@@ -187,26 +228,28 @@ def render_report(
             console.print(Text(f"  {note.case_id}: " + "; ".join(note.reasons), style="magenta"))
             for dissent in note.dissent:
                 verdict = dissent.verdict.value if dissent.verdict else "-"
-                console.print(f"      {escape(dissent.juror)} ({verdict}): {_safe(dissent.reason)}")
+                # The full reasons are in the run's HTML report and records.
+                reason = _safe(_shorten(dissent.reason, 240))
+                console.print(f"      {escape(dissent.juror)} ({verdict}): {reason}")
 
     console.print()
-    jurors = Table(title="Jurors", title_justify="left")
-    for column in (
-        "juror",
-        "votes",
-        "valid",
-        "invalid",
-        "unavailable",
-        "abstained",
-        "re-asks",
-        "attempts",
-        "tokens in/out",
-        "served by",
-    ):
-        jurors.add_column(column, justify="left" if column in ("juror", "served by") else "right")
+    jurors = Table(title="Jurors", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    # "served by" only when a fallback served some votes: otherwise it repeats the juror.
+    failover = any(record.served_by not in ([], [name]) for name, record in summary.jurors.items())
+    cached = any(record.cache_hits for record in summary.jurors.values())
+    columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
+    columns += ["attempts", *(["cached"] if cached else []), "tokens in/out", "cost"]
+    columns += ["served by"] if failover else []
+    for column in columns:
+        jurors.add_column(
+            column,
+            justify="left" if column in ("juror", "served by") else "right",
+            no_wrap=True,
+        )
     for juror, record in summary.jurors.items():
-        jurors.add_row(
-            escape(juror) + (" (offline)" if record.offline else ""),
+        # Offline jurors are named in the banner above and carry "offline/" in their name.
+        row: list[str | Text] = [
+            escape(juror),
             str(record.votes),
             str(record.valid),
             Text(str(record.invalid), style="yellow" if record.invalid else ""),
@@ -214,9 +257,13 @@ def render_report(
             str(record.abstained),
             str(record.reasks),
             str(record.attempts),
-            f"{record.input_tokens}/{record.output_tokens}",
-            escape(", ".join(record.served_by)),
-        )
+            *([str(record.cache_hits)] if cached else []),
+            f"{record.input_tokens:,}/{record.output_tokens:,}",
+            _cost(record.cost),
+        ]
+        if failover:
+            row.append(escape(", ".join(record.served_by)))
+        jurors.add_row(*row)
     console.print(jurors)
     _print_checks_summary(summary, console)
 
@@ -228,7 +275,7 @@ def render_report(
         (word, f"bold {style}"),
         f"  {summary.passed} passed, {summary.failed} failed, {summary.inconclusive} "
         f"inconclusive of {summary.total}  ·  pass rate {_pct(summary.pass_rate)} "
-        f"(required {gate.min_pass_rate:.0%})  ·  exit {code}",
+        f"(required {gate.min_pass_rate:.0%})  ·  cost {_cost(summary.cost)}  ·  exit {code}",
     )
     console.print(outcome)
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from jury import CaseVerdict, CheckOutcome, Verdict
+
 ROOT = Path(__file__).parent.parent
 SHOPNEST = ROOT / "examples/shopnest/cases.jsonl"
 CARD = "4111111111111111"
@@ -30,70 +32,75 @@ def jury_run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-COLUMNS = ("case", "category", "verdict", "failed at", "checks", "scores", "why")
+def table_line(stdout: str, case_id: str) -> str:
+    """A case's line of the terminal's case table."""
+    lines = [line for line in stdout.splitlines() if line.startswith(f" {case_id} ")]
+    assert lines, f"no row for {case_id}"
+    return lines[0]
 
 
-def row(stdout: str, case_id: str) -> dict[str, str]:
-    """A case's row of the terminal table, by column, with whitespace removed (rich wraps
-    and folds long cells over several lines)."""
-    cells: list[str] = []
-    for line in stdout.splitlines():
-        parts = line.split("│")[1:-1]
-        if len(parts) != len(COLUMNS):
-            if cells:
-                break
-            continue
-        if parts[0].strip() == case_id or (cells and not parts[0].strip()):
-            cells = [a + b for a, b in zip(cells or [""] * len(parts), parts, strict=True)]
-        elif cells:
-            break
-    assert cells, f"no row for {case_id}"
-    return {name: "".join(cell.split()) for name, cell in zip(COLUMNS, cells, strict=True)}
+def verdicts(run_dir: Path) -> dict[str, CaseVerdict]:
+    lines = (run_dir / "verdicts.jsonl").read_text().splitlines()
+    return {v.case_id: v for v in map(CaseVerdict.model_validate_json, lines)}
 
 
-def test_shopnest_run_shows_checks_and_spares_the_skipped_tool() -> None:
-    done = jury_run(str(SHOPNEST))
+def failed_names(verdict: CaseVerdict) -> list[str]:
+    return [c.name for c in verdict.checks if c.outcome is CheckOutcome.FAIL]
+
+
+def test_shopnest_run_shows_checks_and_spares_the_skipped_tool(tmp_path: Path) -> None:
+    done = jury_run(str(SHOPNEST), "--out", str(tmp_path / "run"))
     assert done.returncode == 1, done.stderr
     out = done.stdout
     assert (
         "13 checks run first; a failed required check fails the case and spares its judges" in out
     )
-    skipped = row(out, "combined-return-02")
-    assert skipped["verdict"] == "FAIL"
-    assert skipped["failed at"] == "toolchoice"
-    assert skipped["checks"] == "✓4✗tool_choice✗tool_argument"
-    assert skipped["scores"] == "judgesspared"
-    assert skipped["why"].startswith("checktool_choicefailed:getOrderStatuswasnevercalled")
-    assert row(out, "tool-status-02")["failed at"] == "toolargument"
-    assert row(out, "edge-out-of-scope-02")["checks"] == "✓5✗redirect"
-    passing = row(out, "combined-return-01")
-    assert (passing["verdict"], passing["failed at"], passing["checks"]) == ("PASS", "", "✓7")
-    assert passing["scores"].startswith("relevance5")
+    recorded = verdicts(tmp_path / "run")
+    skipped = recorded["combined-return-02"]
+    assert skipped.verdict is Verdict.FAIL
+    assert skipped.judges_spared
+    assert skipped.votes == ()
+    assert skipped.failed_stage == "tool choice"
+    assert failed_names(skipped) == ["tool_choice", "tool_argument"]
+    line = table_line(out, "combined-return-02")
+    for shown in ("FAIL", "✗ tool_choice +1", "judges spared", "[tool choice] check tool_choice"):
+        assert shown in line
+    assert recorded["tool-status-02"].failed_stage == "tool argument"
+    assert "✗ redirect" in table_line(out, "edge-out-of-scope-02")
+    passing = recorded["combined-return-01"]
+    assert (passing.verdict, passing.failed_stage) == (Verdict.PASS, None)
+    line = table_line(out, "combined-return-01")
+    assert "PASS" in line
+    assert "✓7" in line
+    assert "5 5 5 5 5" in line
+    assert "scores: relevance · correctness · faithfulness" in out
     # Ten cases fail a required check; three jurors each would have made one call per case.
     assert (
         "Judges spared on 10 case(s) whose required checks failed: 30 judge call(s) saved." in out
     )
     assert "combined-return-02 [combined]  (failed at tool choice)" in out
+    assert "check tool_choice failed: getOrderStatus was never called" in out
     assert (
         "Failed cases by the stage that failed first: tool choice 3, tool argument 2, generation"
         in out
     )
 
 
-def test_no_checks_lets_the_judges_alone_decide() -> None:
-    done = jury_run(str(SHOPNEST), "--no-checks")
+def test_no_checks_lets_the_judges_alone_decide(tmp_path: Path) -> None:
+    done = jury_run(str(SHOPNEST), "--no-checks", "--out", str(tmp_path / "run"))
     assert "Checks off" in done.stdout
     assert "judges spared" not in done.stdout
-    skipped = row(done.stdout, "combined-return-02")
-    assert (skipped["verdict"], skipped["checks"]) == ("PASS", "")
+    skipped = verdicts(tmp_path / "run")["combined-return-02"]
+    assert (skipped.verdict, skipped.checks) == (Verdict.PASS, ())
 
 
-def test_judge_all_asks_the_judges_on_failed_checks() -> None:
-    done = jury_run(str(SHOPNEST), "--judge-all")
-    skipped = row(done.stdout, "combined-return-02")
-    assert skipped["verdict"] == "FAIL"
-    assert skipped["checks"] == "✓4✗tool_choice✗tool_argument"
-    assert "correctness5" in skipped["scores"]
+def test_judge_all_asks_the_judges_on_failed_checks(tmp_path: Path) -> None:
+    done = jury_run(str(SHOPNEST), "--judge-all", "--out", str(tmp_path / "run"))
+    skipped = verdicts(tmp_path / "run")["combined-return-02"]
+    assert skipped.verdict is Verdict.FAIL
+    assert failed_names(skipped) == ["tool_choice", "tool_argument"]
+    assert not skipped.judges_spared
+    assert skipped.metrics["correctness"].value == 5
     assert "Judges spared" not in done.stdout
 
 
@@ -131,13 +138,20 @@ def test_pii_is_never_printed_whole(leaky_cases: Path, mode: list[str]) -> None:
         assert "OpenAI key sk-*** (40 chars)" in done.stdout
 
 
-def test_example_jury_file_runs_a_custom_advisory_check() -> None:
-    done = jury_run(str(SHOPNEST), "--jury", "examples/shopnest/jury.toml")
+def test_example_jury_file_runs_a_custom_advisory_check(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    done = jury_run(str(SHOPNEST), "--jury", "examples/shopnest/jury.toml", "--out", str(run))
     assert done.returncode == 1, done.stderr
     assert "14 checks run first" in done.stdout
     # The ORD-999 answer never names ORD-101: the advisory check says so, and decides nothing.
-    assert row(done.stdout, "tool-status-02")["checks"] == "✓6✗tool_argument!names_the_order"
-    assert row(done.stdout, "tool-status-01")["checks"] == "✓8"
+    recorded = verdicts(run)
+    wrong = {c.name: c for c in recorded["tool-status-02"].checks}
+    assert wrong["names_the_order"].outcome is CheckOutcome.FAIL
+    assert not wrong["names_the_order"].required
+    assert failed_names(recorded["tool-status-02"]) == ["tool_argument", "names_the_order"]
+    assert "✗ tool_argument +1" in table_line(done.stdout, "tool-status-02")
+    assert failed_names(recorded["tool-status-01"]) == []
+    assert "✓8" in table_line(done.stdout, "tool-status-01")
 
 
 def test_a_check_that_cannot_be_loaded_stops_the_run_with_exit_2(tmp_path: Path) -> None:

@@ -57,14 +57,21 @@ JUDGED = CaseVerdict(
 
 def test_case_line_is_compact() -> None:
     line = CaseLine.of(SPARED)
-    assert line.checks == "✓1 ✗ tool_choice ! [bold]mine[/bold]"
+    # The first required failure by name, and how many more failed (all are listed below).
+    assert line.checks == "✗ tool_choice +1"
     assert line.stage == "tool choice"
-    assert line.scores == "judges spared"
+    assert line.spared
     assert CaseLine.of(JUDGED).stage == "generation"
+    assert CaseLine.of(JUDGED).checks == "✓1"
 
 
 def test_report_counts_spared_cases_and_saved_calls() -> None:
-    text = render([SPARED, JUDGED], checks=("source", "tool_choice"))
+    advisory = CaseVerdict(
+        case_id="advisory",
+        verdict=Verdict.PASS,
+        checks=(result("[bold]mine[/bold]", CheckOutcome.FAIL, required=False),),
+    )
+    text = render([SPARED, JUDGED, advisory], checks=("source", "tool_choice"))
     assert (
         "2 checks run first; a failed required check fails the case and spares its judges." in text
     )
@@ -72,7 +79,7 @@ def test_report_counts_spared_cases_and_saved_calls() -> None:
     assert "  spared  (failed at tool choice)" in text
     assert "Judges spared on 1 case(s) whose required checks failed: 6 judge call(s) saved." in text
     assert "Failed cases by the stage that failed first: tool choice 1, generation 1." in text
-    assert "Checks failed on 1 case(s)." in text
+    assert "Checks failed on 2 case(s)." in text  # the advisory failure counts too
 
 
 def test_a_card_quoted_by_a_judge_is_masked() -> None:
