@@ -30,7 +30,7 @@ from ._errors import (
     RateLimitedError,
     TransientError,
 )
-from ._limits import AccountLimiter
+from ._limits import AccountLimiter, limits_for
 from ._logging import redact, secret_values
 from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, Message, Usage, call_key
 from ._panel import Juror, Panel
@@ -232,9 +232,7 @@ class Jury:
     def _limiter(self, model: JudgeModel) -> AccountLimiter:
         limiter = self._limiters.get(model.account)
         if limiter is None:
-            limits = self.panel.providers.get(model.account) or self.panel.providers.get(
-                model.name.split("/", 1)[0]
-            )
+            limits = limits_for(model, self.panel.providers)
             limiter = self._limiters[model.account] = AccountLimiter(limits, self.clock)
         return limiter
 
@@ -283,7 +281,9 @@ class Jury:
             tally.attempts += 1
             started = time.perf_counter()
             try:
-                async with limiter, asyncio.timeout(self.panel.timeout):
+                # The slot is sized by the request so that a tokens-per-minute limit can
+                # pace it; waiting for it does not count against the attempt's timeout.
+                async with limiter.slot(request), asyncio.timeout(self.panel.timeout):
                     reply = await model.complete(request)
             except TimeoutError:
                 error: ProviderError = TransientError(f"no reply within {self.panel.timeout:g}s")

@@ -1,14 +1,16 @@
-"""Shared fixtures: scripted jurors and cases for engine tests."""
+"""Shared fixtures: scripted jurors and cases for engine tests; the fake provider server for
+adapter tests; the ``--live`` option for the opt-in tests against real APIs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 import structlog
 
 from jury import Case, Juror, Panel
+from jury.testing import FakeProviderServer
 from providers.scripted import ScriptedModel
 
 METRICS = ("relevance", "correctness", "faithfulness", "helpfulness", "hallucinationFree")
@@ -58,3 +60,55 @@ def _fresh_logging() -> Any:
     # closes after its test): give every test the library's default configuration again.
     yield
     structlog.reset_defaults()
+
+
+#: A key that looks like one, so that a leak of it anywhere would be caught by the tests.
+FAKE_KEY = "sk-test-0123456789abcdefSECRET"
+
+#: Every credential and base-URL variable an adapter may read: cleared so that a
+#: developer's real keys can never reach a test.
+PROVIDER_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "JURY_TRANSPORT",
+)
+
+
+@pytest.fixture
+async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeProviderServer]:
+    for variable in PROVIDER_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    async with FakeProviderServer() as fake:
+        for name, value in fake.env(FAKE_KEY).items():
+            monkeypatch.setenv(name, value)
+        yield fake
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--live",
+        action="store_true",
+        default=False,
+        help="also run the provider contract against the real APIs (needs their keys; costs "
+        "money; never in CI)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "live: calls a real provider API (needs --live and a key)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live"):
+        return
+    skip = pytest.mark.skip(reason="calls a real provider API: run with --live and its key set")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip)

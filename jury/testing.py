@@ -1,0 +1,56 @@
+"""Test helpers, shipped as product: a fake provider server, a scripted judge, a fake clock.
+
+Test your own harness against the real provider SDKs without a key or a network::
+
+    from jury.testing import FakeProviderServer, Fault
+
+    async def test_my_harness(monkeypatch):
+        async with FakeProviderServer() as server:
+            for name, value in server.env().items():
+                monkeypatch.setenv(name, value)
+            server.inject(Fault.http(429, retry_after=2), model="gpt-4.1-mini-2025-04-14")
+            ...  # run your code; the SDKs now talk to 127.0.0.1
+            assert server.requests[0].body["response_format"]["type"] == "json_schema"
+
+`FakeProviderServer` speaks OpenAI Chat Completions (``POST /v1/chat/completions``), Anthropic
+Messages (``POST /v1/messages``) and Gemini ``generateContent``
+(``POST /v1beta/models/{model}:generateContent``) on 127.0.0.1 only. Each model answers a
+valid reply for the JSON schema its request carries, unless `script` says otherwise (a reply,
+or a callable of the `LoggedRequest`). `inject` queues a `Fault` for the next calls of one
+model or of all: an HTTP status with ``retry-after``/``retry-after-ms``, latency, a hang, a
+dropped connection, a malformed body, a truncated reply, an out-of-range or missing field.
+`requests` logs every call (method, path, headers with credentials redacted, parsed body,
+model, the status sent). ``rpm={"openai": 600}`` adds a per-provider rate limit that answers
+429 with ``retry-after``. ``python -m jury.testing --latency 0.1 --rpm openai=600`` runs it on
+its own.
+
+`ScriptedModel` is a judge without a server (replies from a list or a callable); `FakeClock`
+makes the engine's retries and rate limits sleep without waiting::
+
+    async with jury.Jury(panel, clock=FakeClock()) as j: ...
+"""
+
+from providers.scripted import ScriptedModel
+
+from ._clock import FakeClock
+from ._fake_server import (
+    FakeProviderServer,
+    Fault,
+    LoggedRequest,
+    main,
+    retry_after_date,
+    valid_reply,
+)
+
+__all__ = [
+    "FakeClock",
+    "FakeProviderServer",
+    "Fault",
+    "LoggedRequest",
+    "ScriptedModel",
+    "retry_after_date",
+    "valid_reply",
+]
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,344 @@
+"""What every HTTP judge shares: the wire-mapping seam, the two transports, and the error
+choke point.
+
+An adapter is a `Wire` (the provider's protocol: request body from a `JudgeRequest`, reply
+parsed into a `JudgeReply`, errors classified) carried by a `Transport`:
+
+- `DirectTransport`: one aiohttp session POSTing the wire's JSON. The default: it costs a
+  fraction of the CPU of an SDK call (see benchmarks/README.md).
+- an SDK transport per provider (official client, its aiohttp client, retries off): the
+  reference the contract tests compare the direct transport against, and the way to reach
+  what only the SDK does (Vertex credentials, for one).
+
+``JURY_TRANSPORT=sdk`` (or ``direct``) picks the transport for every adapter; a provider's
+``create(spec, transport=...)`` picks it for one model.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import os
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from jury import (
+    AuthenticationError,
+    InvalidRequestError,
+    JudgeModel,
+    JudgeReply,
+    JudgeRequest,
+    MissingCredentialError,
+    ProviderError,
+    RateLimitedError,
+    TransientError,
+)
+from jury._errors import ConfigError
+
+__all__ = [
+    "DirectTransport",
+    "HttpStatusError",
+    "MalformedReplyError",
+    "Transport",
+    "TransportName",
+    "Wire",
+    "WireModel",
+    "error_for_status",
+    "parse_retry_after",
+    "pick_transport",
+    "read_key",
+]
+
+TransportName = Literal["direct", "sdk"]
+
+#: Statuses worth another attempt besides 5xx: request timeout, conflict, too early.
+_TRANSIENT_STATUS = frozenset({408, 409, 425})
+
+
+class HttpStatusError(Exception):
+    """The direct transport's error for an HTTP status >= 400 (classified like the SDKs')."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], body: str) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
+class MalformedReplyError(Exception):
+    """A 2xx reply whose body breaks the protocol (not JSON, or missing what it must carry)."""
+
+
+def pick_transport(transport: str | None) -> TransportName:
+    """The transport asked for (argument, else ``JURY_TRANSPORT``), defaulting to direct."""
+    value = (transport or os.environ.get("JURY_TRANSPORT") or "direct").strip().lower()
+    if value not in ("direct", "sdk"):
+        raise ConfigError(f"JURY_TRANSPORT: expected 'direct' or 'sdk', got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def read_key(provider: str, *variables: str, env: Mapping[str, str] | None = None) -> str:
+    """The first credential variable set, or `MissingCredentialError` naming the first."""
+    env = os.environ if env is None else env
+    for variable in variables:
+        value = env.get(variable)
+        if value:
+            return value
+    raise MissingCredentialError(provider, " or ".join(variables))
+
+
+def key_fingerprint(key: str) -> str:
+    """A short hash of a key: enough to tell two accounts apart, useless to an attacker."""
+    return hashlib.sha256(key.encode()).hexdigest()[:8]
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """The server's requested delay in seconds: ``retry-after-ms``, else ``retry-after`` as
+    seconds or as an HTTP date. None when absent or unreadable."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def _headers_of(response: Any) -> Mapping[str, str] | None:
+    headers = getattr(response, "headers", None)
+    return headers if isinstance(headers, Mapping) or hasattr(headers, "get") else None
+
+
+def error_for_status(
+    status: int,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    variable: str | None = None,
+) -> ProviderError:
+    """The project error for an HTTP status (DESIGN.md): 429 rate-limited with its delay;
+    408, 409, 425, 5xx (and 529 overloaded) transient; 401 and 403 authentication; every
+    other 4xx an invalid request that is never retried."""
+    text = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+    if status == 429:
+        return RateLimitedError(text, retry_after=parse_retry_after(headers), status=status)
+    if status in _TRANSIENT_STATUS or status >= 500:
+        return TransientError(text, status=status)
+    if status in (401, 403):
+        return AuthenticationError(text, variable=variable, status=status)
+    return InvalidRequestError(text, status=status)
+
+
+def error_message(body: Any, limit: int = 300) -> str:
+    """The human part of a provider's error body (``error.message``, else the text)."""
+    if isinstance(body, (bytes, str)):
+        text = body.decode(errors="replace") if isinstance(body, bytes) else body
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text.strip()[:limit]
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return str(error["message"])[:limit]
+        if isinstance(error, str):
+            return error[:limit]
+    return str(body)[:limit] if body is not None else ""
+
+
+class Wire(ABC):
+    """One provider's protocol, independent of how the bytes travel."""
+
+    #: The provider prefix ("openai", "anthropic", "google", "openai-api/<service>"...).
+    provider: str
+    #: The variable that holds the key, named in authentication errors.
+    key_variable: str
+
+    @abstractmethod
+    def url(self, model: str) -> str:
+        """Where the direct transport POSTs a request for `model`."""
+
+    @abstractmethod
+    def headers(self) -> dict[str, str]:
+        """The direct transport's headers, the credential included."""
+
+    @abstractmethod
+    def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
+        """The JSON body of one call: exactly what the SDK transport sends too."""
+
+    @abstractmethod
+    def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
+        """Read a reply body; raise `MalformedReplyError` when it breaks the protocol."""
+
+
+class Transport(ABC):
+    """How a request body reaches the provider and the reply body comes back."""
+
+    name: TransportName
+
+    @abstractmethod
+    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        """POST `body` and return the reply's JSON; raise on any failure (never retry)."""
+
+    async def aclose(self) -> None:  # noqa: B027 - most transports hold nothing
+        """Close connections."""
+
+
+class DirectTransport(Transport):
+    """The wire protocol over one aiohttp session, created on first use (inside the loop)."""
+
+    name: TransportName = "direct"
+
+    def __init__(self, wire: Wire) -> None:
+        self.wire = wire
+        self._headers = {"content-type": "application/json", **wire.headers()}
+        self._session: Any = None
+
+    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        import aiohttp
+
+        if self._session is None:
+            # No total timeout: the engine bounds each attempt (`panel.timeout`).
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=None),
+                connector=aiohttp.TCPConnector(limit=0),
+                json_serialize=json.dumps,
+            )
+        payload = json.dumps(body, ensure_ascii=False).encode()
+        async with self._session.post(
+            self.wire.url(model), data=payload, headers=self._headers
+        ) as response:
+            raw = await response.read()
+            if response.status >= 400:
+                headers = {k.lower(): v for k, v in response.headers.items()}
+                raise HttpStatusError(response.status, headers, raw.decode(errors="replace"))
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            raise MalformedReplyError(f"reply body is not JSON ({len(raw)} bytes)") from None
+        if not isinstance(data, dict):
+            raise MalformedReplyError("reply body is not a JSON object")
+        return data
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+class WireModel(JudgeModel):
+    """A judge reached over HTTP: a `Wire` carried by a `Transport`.
+
+    `classify_error` is the adapter's one choke point: the direct transport's errors, aiohttp
+    errors and (through `classify_sdk_error`) the provider SDK's, mapped to the project's
+    tree. Messages never carry the key: it is scrubbed from every error text.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        family: str,
+        wire: Wire,
+        transport: Transport,
+        key: str,
+        base_url: str,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.family = family
+        self.wire = wire
+        self.transport = transport
+        self._key = key
+        self._account = (
+            f"{wire.provider}@{base_url}#{key_fingerprint(key)}"
+            if key
+            else (f"{wire.provider}@{base_url}")
+        )
+
+    @property
+    def account(self) -> str:
+        """Provider, base URL and a hash of the key: models sharing one rate limit."""
+        return self._account
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        data = await self.transport.send(self.model, self.wire.body(self.model, request))
+        return self.wire.parse(self.model, data)
+
+    def classify_error(self, exc: Exception) -> ProviderError:
+        error = self._classify(exc)
+        if self._key and self._key in str(error):
+            # A server may echo the key back in its error message (some do, partly masked).
+            error.args = (str(error).replace(self._key, "[redacted]"),)
+        return error
+
+    def _classify(self, exc: Exception) -> ProviderError:
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, HttpStatusError):
+            return error_for_status(
+                exc.status,
+                error_message(exc.body),
+                headers=exc.headers,
+                variable=self.wire.key_variable,
+            )
+        if isinstance(exc, MalformedReplyError):
+            # A broken body is the server's glitch, not the judge's answer: try again.
+            return TransientError(f"malformed reply: {exc}")
+        if isinstance(exc, json.JSONDecodeError):
+            return TransientError(f"malformed reply: {exc.msg}")
+        sdk = self.classify_sdk_error(exc)
+        if sdk is not None:
+            return sdk
+        aiohttp_error = _classify_aiohttp(exc)
+        if aiohttp_error is not None:
+            return aiohttp_error
+        return super().classify_error(exc)
+
+    def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
+        """The provider SDK's exceptions; None for anything that is not the SDK's."""
+        return None
+
+    def status_error(self, status: int, message: str, response: Any) -> ProviderError:
+        """`error_for_status` with the response's headers and this adapter's key variable."""
+        return error_for_status(
+            status, message, headers=_headers_of(response), variable=self.wire.key_variable
+        )
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} via {self.transport.name}>"
+
+
+def _classify_aiohttp(exc: Exception) -> ProviderError | None:
+    import sys
+
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None:
+        return None
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return error_for_status(exc.status, exc.message or "", headers=exc.headers)
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return TransientError(f"reply cut off: {exc}")
+    if isinstance(exc, aiohttp.ClientError):
+        return TransientError(f"{type(exc).__name__}: {exc}".rstrip(": "))
+    return None

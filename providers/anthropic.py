@@ -1,0 +1,202 @@
+"""``anthropic/<model>``: Claude through the Messages API.
+
+The rubric (system) goes first as one block marked ``cache_control`` so that repeated calls
+read it from Anthropic's prompt cache; the reply is constrained by structured outputs
+(``output_config.format``: a JSON schema). Anthropic's structured outputs take no numeric
+bounds, so ``minimum``/``maximum`` move into the description, as the SDK's own
+`transform_schema` does; the engine still checks the range.
+
+Reads ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
+from jury._errors import AuthenticationError, InvalidRequestError
+
+from ._wire import (
+    DirectTransport,
+    MalformedReplyError,
+    Transport,
+    Wire,
+    WireModel,
+    pick_transport,
+    read_key,
+)
+
+__all__ = ["API_VERSION", "AnthropicJudge", "AnthropicWire", "create", "strict_schema"]
+
+#: The version the installed SDK sends (anthropic._constants.ANTHROPIC_API_VERSION).
+API_VERSION = "2026-10-21"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+
+
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema as Anthropic's structured outputs accept it: bounds become words in the
+    description (the SDK's `transform_schema` rule), nested objects likewise."""
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in schema.items():
+        if key in _BOUNDS:
+            notes.append(f"{key}: {value}")
+        elif key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: strict_schema(prop) for name, prop in value.items()}
+        elif key == "items" and isinstance(value, Mapping):
+            out[key] = strict_schema(value)
+        else:
+            out[key] = value
+    if notes:
+        described = out.get("description")
+        note = "{" + ", ".join(notes) + "}"
+        out["description"] = f"{described}\n\n{note}" if described else note
+    return out
+
+
+class AnthropicWire(Wire):
+    provider = "anthropic"
+    key_variable = KEY_VARIABLE
+
+    def __init__(self, base_url: str, key: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._key = key
+        self._schemas: dict[int, dict[str, Any]] = {}
+
+    def url(self, model: str) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def headers(self) -> dict[str, str]:
+        # The SDK sends the key as a bearer token; the direct transport sends what it sends.
+        return {"authorization": f"Bearer {self._key}", "anthropic-version": API_VERSION}
+
+    def _schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        # One rubric sends one schema object thousands of times: convert it once.
+        cached = self._schemas.get(id(schema))
+        if cached is None:
+            cached = self._schemas[id(schema)] = strict_schema(schema)
+        return cached
+
+    def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": model,
+            "max_tokens": request.max_tokens,
+            "system": [
+                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
+            ],
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "output_config": {
+                "format": {"type": "json_schema", "schema": self._schema(request.schema)}
+            },
+        }
+        # The Messages API of this SDK generation takes no sampling temperature (current
+        # Claude models fix it); `request.temperature` is not sent.
+        return body
+
+    def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
+        content = data.get("content")
+        if not isinstance(content, list):
+            raise MalformedReplyError("reply has no content list")
+        parts: list[str] = []
+        parsed: Any = None
+        for block in content:
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if kind == "text":
+                parts.append(str(block.get("text") or ""))
+            elif kind == "tool_use" and isinstance(block.get("input"), Mapping):
+                parsed = dict(block["input"])
+        usage = data.get("usage") or {}
+        read = int(usage.get("cache_read_input_tokens") or 0)
+        written = int(usage.get("cache_creation_input_tokens") or 0)
+        text = "".join(parts)
+        if parsed is not None and not text:
+            text = json.dumps(parsed)
+        return JudgeReply(
+            text=text,
+            model=str(data.get("model") or model),
+            usage=Usage(
+                # Anthropic counts cache reads and writes apart from input_tokens.
+                input_tokens=int(usage.get("input_tokens") or 0) + read + written,
+                output_tokens=int(usage.get("output_tokens") or 0),
+                cached_tokens=read,
+            ),
+            parsed=parsed,
+        )
+
+
+class AnthropicSdkTransport(Transport):
+    """The official SDK over its aiohttp client, retries off."""
+
+    name = "sdk"
+
+    def __init__(self, base_url: str, key: str) -> None:
+        self.base_url = base_url
+        self._key = key
+        self._client: Any = None
+
+    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._key,
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=anthropic.DefaultAioHttpClient(),
+            )
+        message = await self._client.messages.create(**body)
+        data: dict[str, Any] = message.model_dump(mode="json")
+        return data
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+class AnthropicJudge(WireModel):
+    def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
+        anthropic = sys.modules.get("anthropic")
+        if anthropic is None or not isinstance(exc, anthropic.AnthropicError):
+            return None
+        if isinstance(exc, anthropic.APIStatusError):
+            return self.status_error(exc.status_code, exc.api_message or "", exc.response)
+        if isinstance(exc, anthropic.APIResponseValidationError):
+            return TransientError(f"malformed reply (HTTP {exc.status_code})")
+        if isinstance(exc, anthropic.APIConnectionError):  # timeouts included
+            return TransientError(f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, anthropic.RetryableError):
+            return TransientError(str(exc))
+        if isinstance(exc, anthropic.CredentialsError):
+            return AuthenticationError(str(exc), variable=KEY_VARIABLE)
+        if isinstance(exc, anthropic.APIError):
+            return InvalidRequestError(f"{type(exc).__name__}: {exc}")
+        return InvalidRequestError(f"{type(exc).__name__}: {exc}")
+
+
+def create(spec: str, *, transport: str | None = None) -> AnthropicJudge:
+    """``anthropic/<model>``. Raises `MissingCredentialError` without ANTHROPIC_API_KEY."""
+    model = spec.partition("/")[2]
+    key = read_key("anthropic", KEY_VARIABLE)
+    base_url = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    wire = AnthropicWire(base_url, key)
+    carrier: Transport = (
+        AnthropicSdkTransport(base_url, key)
+        if pick_transport(transport) == "sdk"
+        else DirectTransport(wire)
+    )
+    return AnthropicJudge(
+        name=spec,
+        model=model,
+        family="anthropic",
+        wire=wire,
+        transport=carrier,
+        key=key,
+        base_url=base_url,
+    )

@@ -1,0 +1,157 @@
+"""The contract every adapter keeps, through its official SDK and through the direct
+transport, against the fake server: same request bytes, same vote."""
+
+from __future__ import annotations
+
+import anthropic.lib._parse._transform as anthropic_schema
+import pytest
+from provider_helpers import (
+    ALL_SPECS,
+    ANTHROPIC,
+    CASE,
+    COMPATIBLE,
+    GOOGLE,
+    OLLAMA,
+    OPENAI,
+    TRANSPORTS,
+    judge,
+    model_id,
+    panel,
+)
+
+from jury import Verdict, VoteStatus, load_rubric
+from jury.testing import FakeProviderServer
+
+RUBRIC = load_rubric("five-metric")
+PROMPT = RUBRIC.prompts(CASE)[0]
+
+
+@pytest.fixture(autouse=True)
+def compatible_env(server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACME_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
+    monkeypatch.setenv("OLLAMA_BASE_URL", server.openai_base_url)
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    votes = {}
+    for transport in TRANSPORTS:
+        monkeypatch.setenv("JURY_TRANSPORT", transport)
+        verdict = await judge(panel(spec))
+        assert verdict.verdict is Verdict.PASS
+        votes[transport] = verdict.votes[0]
+
+    via_sdk, direct = server.requests
+    assert direct.body == via_sdk.body
+    assert direct.path == via_sdk.path
+    assert direct.model == via_sdk.model == model_id(spec)
+    # The server saw a credential both times, and logged it redacted.
+    assert "[redacted]" in {via_sdk.headers.get(h) for h in ("authorization", "x-goog-api-key")}
+
+    same = ("status", "scores", "reason", "served_by", "attempts", "input_tokens", "output_tokens")
+    for name in same:
+        assert getattr(votes["sdk"], name) == getattr(votes["direct"], name), name
+    assert votes["direct"].status is VoteStatus.VALID
+    assert votes["direct"].served_by == model_id(spec)
+    assert votes["direct"].scores == {m.name: 5 for m in RUBRIC.metrics(CASE)}
+    assert votes["direct"].input_tokens > 0
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_openai_asks_for_a_strict_json_schema(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    monkeypatch.setenv("JURY_TRANSPORT", transport)
+    await judge(panel(OPENAI))
+    body = server.requests[0].body
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "five-metric", "schema": PROMPT.schema, "strict": True},
+    }
+    schema = body["response_format"]["json_schema"]["schema"]
+    # What strict mode demands of a schema.
+    assert schema["additionalProperties"] is False
+    assert sorted(schema["required"]) == sorted(schema["properties"])
+    # The static rubric first, the case last: the prefix the provider's cache can reuse.
+    assert body["messages"][0] == {"role": "system", "content": PROMPT.system}
+    assert body["messages"][-1] == {"role": "user", "content": PROMPT.user}
+    assert body["temperature"] == 0.0
+    assert body["max_completion_tokens"] == 1024
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    monkeypatch.setenv("JURY_TRANSPORT", transport)
+    await judge(panel(ANTHROPIC))
+    body = server.requests[0].body
+    assert body["output_config"] == {
+        "format": {
+            "type": "json_schema",
+            # The SDK's own rule for what structured outputs accept.
+            "schema": anthropic_schema.transform_schema(PROMPT.schema),
+        }
+    }
+    assert body["system"] == [
+        {"type": "text", "text": PROMPT.system, "cache_control": {"type": "ephemeral"}}
+    ]
+    assert body["messages"] == [{"role": "user", "content": PROMPT.user}]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_gemini_asks_for_a_response_json_schema(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    monkeypatch.setenv("JURY_TRANSPORT", transport)
+    await judge(panel(GOOGLE))
+    request = server.requests[0]
+    assert request.path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    config = request.body["generationConfig"]
+    assert config["responseMimeType"] == "application/json"
+    assert config["responseJsonSchema"] == PROMPT.schema
+    assert request.body["systemInstruction"]["parts"] == [{"text": PROMPT.system}]
+    assert request.body["contents"] == [{"parts": [{"text": PROMPT.user}], "role": "user"}]
+
+
+@pytest.mark.parametrize("spec", [COMPATIBLE, OLLAMA])
+async def test_compatible_servers_get_the_schema_and_the_older_token_field(
+    server: FakeProviderServer, spec: str
+) -> None:
+    await judge(panel(spec))
+    body = server.requests[0].body
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["max_tokens"] == 1024
+    assert "max_completion_tokens" not in body
+
+
+async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACME_RESPONSE_FORMAT", "none")
+    verdict = await judge(panel(COMPATIBLE))
+    assert "response_format" not in server.requests[0].body
+    # The server cannot see a schema, so it replies with what the script gives it.
+    assert verdict.votes[0].status is VoteStatus.INVALID or verdict.votes[0].reasks > 0
+
+
+@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_cached_tokens_are_reported(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str, transport: str
+) -> None:
+    monkeypatch.setenv("JURY_TRANSPORT", transport)
+    first = await judge(panel(spec))
+    second = await judge(panel(spec))
+    assert first.votes[0].cached_tokens == 0
+    # The rubric (system) was seen before: the provider reads it from its cache.
+    assert second.votes[0].cached_tokens == len(PROMPT.system) // 4
+    assert second.votes[0].input_tokens >= second.votes[0].cached_tokens
+
+
+async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:
+    await judge(panel("openai/gpt-5.4-mini-2026-03-17"))
+    assert "temperature" not in server.requests[0].body
