@@ -37,6 +37,7 @@ from jury import (
     TransientError,
 )
 from jury._errors import ConfigError
+from jury._prices import price
 
 __all__ = [
     "DirectTransport",
@@ -53,6 +54,9 @@ __all__ = [
 ]
 
 TransportName = Literal["direct", "sdk"]
+
+#: Providers whose prices genai-prices keeps.
+_PRICED = frozenset({"anthropic", "openai", "google"})
 
 #: Statuses worth another attempt besides 5xx: request timeout, conflict, too early.
 _TRANSIENT_STATUS = frozenset({408, 409, 425})
@@ -211,14 +215,14 @@ class DirectTransport(Transport):
         self._session: Any = None
 
     async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        import aiohttp
-
         if self._session is None:
-            # No total timeout: the engine bounds each attempt (`panel.timeout`).
+            import aiohttp
+
+            # No total timeout: the engine bounds each attempt (`panel.timeout`). No
+            # connection cap either: the account limiter decides how many calls are in flight.
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=None),
                 connector=aiohttp.TCPConnector(limit=0),
-                json_serialize=json.dumps,
             )
         payload = json.dumps(body, ensure_ascii=False).encode()
         async with self._session.post(
@@ -267,16 +271,25 @@ class WireModel(JudgeModel):
         self.wire = wire
         self.transport = transport
         self._key = key
-        self._account = (
-            f"{wire.provider}@{base_url}#{key_fingerprint(key)}"
-            if key
-            else (f"{wire.provider}@{base_url}")
-        )
+        self._account = f"{wire.provider}@{base_url}"
+        if key:
+            self._account += f"#{key_fingerprint(key)}"
 
     @property
     def account(self) -> str:
         """Provider, base URL and a hash of the key: models sharing one rate limit."""
         return self._account
+
+    @property
+    def model_id(self) -> str:
+        return self.model
+
+    def price(self, reply: JudgeReply) -> float | None:
+        """USD from the genai-prices table, for the model that served; None (unknown) for
+        compatible servers, whose prices the table cannot know."""
+        if self.wire.provider not in _PRICED:
+            return None
+        return price(self.wire.provider, reply.model or self.model, reply.usage)
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         data = await self.transport.send(self.model, self.wire.body(self.model, request))

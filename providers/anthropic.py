@@ -36,6 +36,8 @@ __all__ = ["API_VERSION", "AnthropicJudge", "AnthropicWire", "create", "strict_s
 API_VERSION = "2026-10-21"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
+#: Converted schemas kept (rubrics whose schema varies by case make one per case).
+_SCHEMA_CACHE = 64
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 
 
@@ -67,7 +69,7 @@ class AnthropicWire(Wire):
     def __init__(self, base_url: str, key: str) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = key
-        self._schemas: dict[int, dict[str, Any]] = {}
+        self._schemas: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/v1/messages"
@@ -77,11 +79,14 @@ class AnthropicWire(Wire):
         return {"authorization": f"Bearer {self._key}", "anthropic-version": API_VERSION}
 
     def _schema(self, schema: dict[str, Any]) -> dict[str, Any]:
-        # One rubric sends one schema object thousands of times: convert it once.
-        cached = self._schemas.get(id(schema))
-        if cached is None:
-            cached = self._schemas[id(schema)] = strict_schema(schema)
-        return cached
+        # A rubric sends one schema object thousands of times: convert it once. The entry
+        # holds the schema itself, so its id cannot be reused by another object meanwhile.
+        entry = self._schemas.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            if len(self._schemas) >= _SCHEMA_CACHE:
+                self._schemas.clear()
+            entry = self._schemas[id(schema)] = (schema, strict_schema(schema))
+        return entry[1]
 
     def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
         body: dict[str, Any] = {

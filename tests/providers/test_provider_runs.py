@@ -40,6 +40,22 @@ async def test_a_provider_that_is_down_fails_over_to_another_family(
     assert verdict.verdict is Verdict.PASS
 
 
+async def test_first_party_votes_are_priced_and_compatible_servers_are_unknown(
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACME_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
+    compatible = "openai-api/acme/llama-3.1-8b-instruct"
+    verdict = await judge(panel(ANTHROPIC, OPENAI, GOOGLE, compatible))
+    costs = {vote.juror: vote.cost for vote in verdict.votes}
+    for spec in (ANTHROPIC, OPENAI, GOOGLE):
+        cost = costs[spec]
+        assert cost is not None
+        assert 0 < cost < 0.01
+    # Unknown, never zero.
+    assert costs[compatible] is None
+
+
 async def test_when_every_alternate_fails_the_vote_is_unavailable_with_every_error(
     server: FakeProviderServer,
 ) -> None:
