@@ -235,11 +235,13 @@ class FakeProviderServer:
         self._injections.append(_Injection(fault, model, times))
 
     def clear(self) -> None:
-        """Forget scripts, faults and the request log."""
+        """Forget scripts, faults, the request log, the prompt cache and rate windows."""
         self._scripts.clear()
         self._injections.clear()
         self.requests.clear()
         self.throttled.clear()
+        self._windows.clear()
+        self._seen_systems.clear()
 
     def requests_for(self, model: str) -> list[LoggedRequest]:
         return [r for r in self.requests if r.model == model]

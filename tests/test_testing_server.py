@@ -48,6 +48,7 @@ def test_the_public_helpers_are_exported() -> None:
         "FakeProviderServer",
         "Fault",
         "LoggedRequest",
+        "ScriptReply",
         "ScriptedModel",
         "retry_after_date",
         "valid_reply",
@@ -223,3 +224,18 @@ def test_the_server_runs_on_its_own_and_reports_at_exit() -> None:
         process.terminate()
         out, _ = process.communicate(timeout=10)
     assert json.loads(out.strip().splitlines()[-1])["served"] == {"openai": 1}
+
+
+async def test_clear_forgets_scripts_faults_the_log_and_the_prompt_cache() -> None:
+    async with FakeProviderServer() as server:
+        server.script("gpt-x", "not json")
+        server.inject(Fault.http(500), times=None)
+        await post(server, "/v1/chat/completions", OPENAI_BODY)
+        server.clear()
+        assert server.requests == []
+        status, _, raw = await post(server, "/v1/chat/completions", OPENAI_BODY)
+    assert status == 200
+    data = json.loads(raw)
+    assert json.loads(data["choices"][0]["message"]["content"])["score"] == 5
+    # The system prompt counts as new again: nothing read from the cache.
+    assert data["usage"]["prompt_tokens_details"]["cached_tokens"] == 0

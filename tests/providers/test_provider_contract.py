@@ -3,6 +3,8 @@ transport, against the fake server: same request bytes, same vote."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import anthropic.lib._parse._transform as anthropic_schema
 import pytest
 from provider_helpers import (
@@ -20,7 +22,7 @@ from provider_helpers import (
 )
 
 from jury import Verdict, VoteStatus, load_rubric
-from jury.testing import FakeProviderServer
+from jury.testing import FakeProviderServer, ScriptReply, valid_reply
 
 RUBRIC = load_rubric("five-metric")
 PROMPT = RUBRIC.prompts(CASE)[0]
@@ -132,10 +134,16 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ACME_RESPONSE_FORMAT", "none")
+    # Unconstrained, the model answers from the prompt: first prose, then (re-asked) JSON.
+    replies: Iterator[ScriptReply] = iter(["Scores: all fives.", valid_reply(PROMPT.schema)])
+    server.script(model_id(COMPATIBLE), lambda request: next(replies))
     verdict = await judge(panel(COMPATIBLE))
-    assert "response_format" not in server.requests[0].body
-    # The server cannot see a schema, so it replies with what the script gives it.
-    assert verdict.votes[0].status is VoteStatus.INVALID or verdict.votes[0].reasks > 0
+    assert all("response_format" not in r.body for r in server.requests)
+    # The prompt itself asks for the JSON object, and the engine's re-ask does the rest.
+    assert "Reply with one JSON object" in server.requests[0].body["messages"][0]["content"]
+    vote = verdict.votes[0]
+    assert vote.status is VoteStatus.VALID
+    assert vote.reasks == 1
 
 
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
