@@ -65,8 +65,7 @@ def _fresh_logging() -> Any:
 #: A key that looks like one, so that a leak of it anywhere would be caught by the tests.
 FAKE_KEY = "sk-test-0123456789abcdefSECRET"
 
-#: Every credential and base-URL variable an adapter may read: cleared so that a
-#: developer's real keys can never reach a test.
+#: Every credential and base-URL variable an adapter or the default panel may read.
 PROVIDER_VARIABLES = (
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
@@ -77,14 +76,25 @@ PROVIDER_VARIABLES = (
     "GEMINI_API_KEY",
     "GOOGLE_GEMINI_BASE_URL",
     "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "OLLAMA_BASE_URL",
+    "VLLM_BASE_URL",
     "JURY_TRANSPORT",
 )
 
 
+@pytest.fixture(autouse=True)
+def _no_real_provider(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A developer's real keys must never reach a test (with keys, the default panel is made
+    # of real judges): only the opt-in live tests see them. Subprocesses inherit the cleaning.
+    if request.node.get_closest_marker("live") is None:
+        for variable in PROVIDER_VARIABLES:
+            monkeypatch.delenv(variable, raising=False)
+
+
 @pytest.fixture
 async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeProviderServer]:
-    for variable in PROVIDER_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
     async with FakeProviderServer() as fake:
         for name, value in fake.env(FAKE_KEY).items():
             monkeypatch.setenv(name, value)
