@@ -75,6 +75,7 @@ class AccountLimiter:
         "_next_request",
         "_next_tokens",
         "_pace",
+        "_paced",
         "_paused_until",
         "_semaphore",
         "limits",
@@ -92,13 +93,16 @@ class AccountLimiter:
         self._paused_until = -math.inf
         #: The share of `rpm` currently used (lowered by 429s, regained by successes).
         self._pace = 1.0
+        self._paced = bool(self.limits.rpm or self.limits.tpm)
         #: 429s reported on this account.
         self.throttled = 0
 
-    def slot(self, request: JudgeRequest | None = None) -> _Slot:
+    def slot(self, request: JudgeRequest | None = None) -> _Slot | AccountLimiter:
         """A turn for one call; `request` sizes it when a `tpm` is set."""
         tokens = 0
-        if request is not None and self.limits.tpm:
+        if not self.limits.tpm:
+            return self
+        if request is not None:
             # About four characters a token, plus the reply it may write.
             sent = len(request.system) + sum(len(m.content) for m in request.messages)
             tokens = sent // 4 + request.max_tokens
@@ -118,6 +122,8 @@ class AccountLimiter:
     async def acquire(self, tokens: int) -> None:
         if self._semaphore is not None:
             await self._semaphore.acquire()
+        if not self._paced and self._clock.monotonic() >= self._paused_until:
+            return  # no rate to keep and no pause: the common case costs nothing more
         try:
             await self._wait_turn(tokens)
         except BaseException:
