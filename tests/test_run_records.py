@@ -1,5 +1,5 @@
-"""`jury run` records, cache, resume and rescore, against a loopback judge server whose request
-log counts every call that reached the provider."""
+"""`jury run` records, cache, resume and rescore, through the real adapters against the fake
+provider server, whose request log counts every call that reached a provider."""
 
 from __future__ import annotations
 
@@ -8,31 +8,34 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import loopback
 import pytest
 
 from jury import Verdict
 from jury._cli import main
 from jury._records import read_manifest, read_verdicts
-from jury._registry import _PROVIDERS
+from served import JURORS as JUROR_MODELS
+from served import ServerThread
 
 CASES = 12
 JURORS = 2
 
 
 @pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The loopback judge, registered as provider ``loopback``; yields its request log."""
-    log = tmp_path / "requests.log"
-    process, port = loopback.start_server(log)
-    monkeypatch.setenv(loopback.PORT_VARIABLE, str(port))
-    monkeypatch.setitem(_PROVIDERS, "loopback", loopback.create)
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
+    """The fake provider server, with the adapters' variables pointing at it."""
+    served = ServerThread()
+    for name, value in served.server.env().items():
+        monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
     try:
-        yield log
+        yield served
     finally:
-        loopback.stop_server(process)
+        served.stop()
+
+
+def calls(server: ServerThread) -> int:
+    return len(server.requests)
 
 
 def write_cases(path: Path, count: int = CASES) -> Path:
@@ -56,7 +59,8 @@ def write_cases(path: Path, count: int = CASES) -> Path:
 def files(tmp_path: Path) -> tuple[Path, Path]:
     jury_file = tmp_path / "jury.toml"
     jury_file.write_text(
-        'jurors = ["loopback/alpha-1", "loopback/beta-1"]\nconcurrency = 4\n[retry]\nattempts = 1\n'
+        f'jurors = ["{JUROR_MODELS[0]}", "{JUROR_MODELS[1]}"]\n'
+        "concurrency = 4\n[retry]\nattempts = 1\n"
     )
     return write_cases(tmp_path / "cases.jsonl"), jury_file
 
@@ -70,11 +74,11 @@ def rescore(*args: str) -> int:
 
 
 def test_a_run_is_recorded_and_a_rerun_makes_no_call(
-    server: Path, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+    server: ServerThread, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     cases, jury_file = files
     assert run(str(cases), "--jury", str(jury_file), "--out", "first") == 1
-    assert len(loopback.logged_keys(server)) == CASES * JURORS
+    assert calls(server) == CASES * JURORS
     verdicts = read_verdicts("first")
     assert sorted(v.case_id for v in verdicts) == [f"case-{n:03d}" for n in range(CASES)]
     failed = {v.case_id for v in verdicts if v.verdict is Verdict.FAIL}
@@ -84,10 +88,7 @@ def test_a_run_is_recorded_and_a_rerun_makes_no_call(
     assert manifest["rubric"]["fingerprint"]
     assert set(manifest["prompts"]) == {"answer"}
     assert manifest["cases"]["count"] == CASES
-    assert [j["model"] for j in manifest["jury"]["jurors"]] == [
-        "loopback/alpha-1",
-        "loopback/beta-1",
-    ]
+    assert [j["model"] for j in manifest["jury"]["jurors"]] == list(JUROR_MODELS)
     assert manifest["finished"]
     assert manifest["exit_code"] == 1
     summary = json.loads(Path("first/summary.json").read_text())
@@ -98,7 +99,7 @@ def test_a_run_is_recorded_and_a_rerun_makes_no_call(
 
     # The same run again: every call is served by the cache.
     assert run(str(cases), "--jury", str(jury_file), "--out", "second") == 1
-    assert len(loopback.logged_keys(server)) == CASES * JURORS
+    assert calls(server) == CASES * JURORS
     again = {v.case_id: v for v in read_verdicts("second")}
     assert all(
         vote.cache_hits == 1 and vote.attempts == 0 for v in again.values() for vote in v.votes
@@ -108,17 +109,17 @@ def test_a_run_is_recorded_and_a_rerun_makes_no_call(
 
 
 def test_rescore_with_another_threshold_makes_no_call(
-    server: Path, files: tuple[Path, Path]
+    server: ServerThread, files: tuple[Path, Path]
 ) -> None:
     cases, jury_file = files
     run(str(cases), "--jury", str(jury_file), "--out", "base")
-    calls = len(loopback.logged_keys(server))
+    made = calls(server)
     base = {v.case_id: v for v in read_verdicts("base")}
 
     assert (
         main(["rescore", "base", "--threshold", "5", "--out", "strict", "--progress", "none"]) == 1
     )
-    assert len(loopback.logged_keys(server)) == calls
+    assert calls(server) == made
     strict = {v.case_id: v for v in read_verdicts("strict")}
     assert strict.keys() == base.keys()
     for case_id, verdict in base.items():
@@ -144,24 +145,24 @@ def test_rescore_with_another_threshold_makes_no_call(
 
 
 def test_a_killed_run_resumes_only_its_unfinished_cases(
-    server: Path, files: tuple[Path, Path]
+    server: ServerThread, files: tuple[Path, Path]
 ) -> None:
     cases, jury_file = files
     run(str(cases), "--jury", str(jury_file), "--out", "r", "--no-cache")
     lines = Path("r/verdicts.jsonl").read_bytes().splitlines(keepends=True)
     # As if killed after five cases, in the middle of writing the sixth line.
     Path("r/verdicts.jsonl").write_bytes(b"".join(lines[:5]) + lines[5][:40])
-    before = len(loopback.logged_keys(server))
+    before = calls(server)
 
     assert run(str(cases), "--jury", str(jury_file), "--out", "r", "--no-cache") == 1
     ids = [v.case_id for v in read_verdicts("r")]
     assert sorted(ids) == [f"case-{n:03d}" for n in range(CASES)]
     # Only the seven unfinished cases were judged again (no cache: each paid once more).
-    assert len(loopback.logged_keys(server)) - before == (CASES - 5) * JURORS
+    assert calls(server) - before == (CASES - 5) * JURORS
 
 
 def test_resume_refuses_a_changed_cases_file(
-    server: Path, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+    server: ServerThread, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     cases, jury_file = files
     run(str(cases), "--jury", str(jury_file), "--out", "r")
@@ -171,20 +172,20 @@ def test_resume_refuses_a_changed_cases_file(
 
 
 def test_refresh_asks_again_and_no_cache_keeps_nothing(
-    server: Path, files: tuple[Path, Path]
+    server: ServerThread, files: tuple[Path, Path]
 ) -> None:
     cases, jury_file = files
     run(str(cases), "--jury", str(jury_file), "--out", "a", "--no-cache")
     assert not Path(".jury-cache").exists()
     run(str(cases), "--jury", str(jury_file), "--out", "b")
     run(str(cases), "--jury", str(jury_file), "--out", "c", "--refresh")
-    assert len(loopback.logged_keys(server)) == 3 * CASES * JURORS
+    assert calls(server) == 3 * CASES * JURORS
     with sqlite3.connect(".jury-cache/calls.sqlite") as db:
         assert db.execute("SELECT count(*) FROM calls").fetchone()[0] == CASES * JURORS
 
 
 def test_redaction_reaches_every_stored_text(
-    server: Path, files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    server: ServerThread, files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cases, jury_file = files
     secret = "sk-ant-" + "x" * 40
@@ -204,4 +205,4 @@ def test_redaction_reaches_every_stored_text(
     assert "hunter2-hunter2" not in everything
     assert "[redacted]" in Path("r/cases.jsonl").read_text()
     # The judges saw the real text: redaction is for what is stored, not what is judged.
-    assert len(loopback.logged_keys(server)) == CASES * JURORS
+    assert calls(server) == CASES * JURORS
