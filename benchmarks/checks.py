@@ -27,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._machine import cpu_model
 from jury import Case, CheckOutcome
 from jury.checks import CheckSuite
 
@@ -101,16 +102,6 @@ def synthetic_case(rng: random.Random, index: int) -> dict[str, Any]:
         body = {"order_id": order, "status": rng.choice(("shipped", "lost"))}
         data["answer"] = "```json\n" + json.dumps(body) + "\n```"
     return data
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main() -> None:

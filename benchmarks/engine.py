@@ -18,8 +18,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -33,6 +31,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._machine import machine
 from jury import Case, Juror, Jury, Panel, ProviderLimits, iter_cases
 from jury._summary import Tally
 from providers.scripted import ScriptedModel
@@ -154,18 +153,6 @@ def memory(n: int) -> dict[str, float]:
         result["file_mb"] = size_mb
         result["wall_s"] = time.perf_counter() - started
         return result
-
-
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._machine import machine
 from jury import Case, Juror, Jury, Panel, ProviderLimits, load_rubric
 from jury._logging import configure_logging
 from jury._model import JudgeRequest, Message
@@ -41,18 +41,6 @@ JURORS = (
     "google/gemini-2.5-flash",
 )
 KEY = "benchmark-key-not-secret"
-
-
-def machine() -> str:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"nproc={os.cpu_count()}, CPU={cpu}, Python {platform.python_version()}"
 
 
 def make_cases(n: int) -> list[Case]:

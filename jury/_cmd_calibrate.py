@@ -57,6 +57,8 @@ Check = Literal["gold", "other"]
 
 
 def register(sub: Any) -> None:
+    from ._cmd_run import add_panel_options
+
     parser: argparse.ArgumentParser = sub.add_parser(
         "calibrate",
         help="check the judges: gold answers, hand labels, drift, panel warnings",
@@ -65,8 +67,7 @@ def register(sub: Any) -> None:
         "hand labels and compare it with a stored baseline.",
     )
     parser.add_argument("cases", help="cases file (JSONL) with golden answers and/or labels")
-    parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: offline jurors")
-    parser.add_argument("--rubric", help="rubric name or file, overriding the jury file's")
+    add_panel_options(parser)
     parser.add_argument("--passes", type=int, default=1, help="times to run the gold checks")
     parser.add_argument(
         "--gold-min", type=float, default=0.9, help="points score a golden answer must reach"
@@ -82,7 +83,7 @@ def register(sub: Any) -> None:
         default=0.05,
         help="largest drop in a juror's accuracy against the labels that is not drift",
     )
-    parser.set_defaults(handler=run, threshold=None, concurrency=None)
+    parser.set_defaults(handler=run)
 
 
 # --- gold as answer --------------------------------------------------------------------------

@@ -31,6 +31,8 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def register(sub: Any) -> None:
+    from ._cmd_run import add_panel_options
+
     parser: argparse.ArgumentParser = sub.add_parser(
         "prompts",
         help="snapshot the exact prompts sent to judges, or check them against a snapshot",
@@ -39,13 +41,12 @@ def register(sub: Any) -> None:
         "compare instead and exit 1 with a unified diff on any change.",
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
-    parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: offline jurors")
-    parser.add_argument("--rubric", help="rubric name or file, overriding the jury file's")
+    add_panel_options(parser)
     parser.add_argument("--snapshot", metavar="DIR", required=True, help="snapshot directory")
     parser.add_argument(
         "--check", action="store_true", help="compare with the snapshot instead of writing it"
     )
-    parser.set_defaults(handler=run, threshold=None, concurrency=None)
+    parser.set_defaults(handler=run)
 
 
 def _safe(name: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -12,9 +12,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from jury import Case, RubricError
 from jury._rubric import case_fence
 
-__all__ = ["EVIDENCE_RULES", "FILE", "fingerprint", "render_case", "rubric_file", "section"]
+__all__ = [
+    "EVIDENCE_RULES",
+    "FILE",
+    "build",
+    "fingerprint",
+    "render_case",
+    "rubric_file",
+    "section",
+]
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
 
 #: Rubric files: an unknown key is an error (a misspelt key would otherwise be ignored).
 FILE = ConfigDict(extra="forbid", frozen=True)
@@ -93,6 +102,16 @@ def render_case(
     code = case_fence(*(f"{name}\x00{body}" for name, body in parts))
     rendered = "\n\n".join(section(name, code, body) for name, body in parts)
     return rendered, code
+
+
+def build(kind: Callable[[M, str], R], model: type[M], data: Mapping[str, Any], source: str) -> R:
+    """A rubric of `kind` from a parsed file: the file's keys checked against `model`, then the
+    kind's own rules; either failure is a `RubricError` that names the file and the key."""
+    spec = rubric_file(model, data, source)
+    try:
+        return kind(spec, source)
+    except ValueError as exc:
+        raise RubricError(f"{source}: {exc}") from None
 
 
 def rubric_file(model: type[M], data: Mapping[str, Any], source: str) -> M:

@@ -21,7 +21,7 @@ from jury._errors import InvalidReply
 from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
 from jury._verdict import MetricResult
 
-from ._common import EVIDENCE_RULES, FILE, fingerprint, render_case, rubric_file
+from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
 __all__ = ["CriterionFile", "CriterionRubric", "from_toml"]
 
@@ -131,4 +131,4 @@ class CriterionRubric(Rubric):
 
 
 def from_toml(data: dict[str, Any], source: str) -> CriterionRubric:
-    return CriterionRubric(rubric_file(CriterionFile, data, source), source)
+    return build(CriterionRubric, CriterionFile, data, source)

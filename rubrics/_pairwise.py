@@ -27,7 +27,7 @@ from jury._errors import InvalidReply
 from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
 from jury._verdict import MetricResult, Score
 
-from ._common import EVIDENCE_RULES, FILE, fingerprint, render_case, rubric_file
+from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
 __all__ = [
     "ORDERS",
@@ -259,4 +259,4 @@ def position_consistency(verdicts: Iterable[CaseVerdict]) -> dict[str, PositionC
 
 
 def from_toml(data: dict[str, Any], source: str) -> PairwiseRubric:
-    return PairwiseRubric(rubric_file(PairwiseFile, data, source), source)
+    return build(PairwiseRubric, PairwiseFile, data, source)

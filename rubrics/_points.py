@@ -27,11 +27,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from jury import Ballot, Case, Point, Verdict
-from jury._errors import InvalidReply, RubricError
+from jury._errors import InvalidReply
 from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
 from jury._verdict import MetricResult, Score
 
-from ._common import EVIDENCE_RULES, FILE, fingerprint, render_case, rubric_file
+from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
 __all__ = ["PointsFile", "PointsRubric", "from_toml", "quote_occurs"]
 
@@ -380,8 +380,4 @@ class PointsRubric(Rubric):
 
 
 def from_toml(data: dict[str, Any], source: str) -> PointsRubric:
-    spec = rubric_file(PointsFile, data, source)
-    try:
-        return PointsRubric(spec, source)
-    except ValueError as exc:
-        raise RubricError(f"{source}: {exc}") from None
+    return build(PointsRubric, PointsFile, data, source)

@@ -18,7 +18,7 @@ from jury._errors import InvalidReply
 from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
 from jury._verdict import MetricResult, Score
 
-from ._common import EVIDENCE_RULES, render_case, rubric_file
+from ._common import EVIDENCE_RULES, build, render_case
 
 __all__ = ["ScaleRubric", "from_toml"]
 
@@ -219,10 +219,4 @@ def _fmt(result: MetricResult) -> str:
 
 
 def from_toml(data: dict[str, Any], source: str) -> ScaleRubric:
-    spec = rubric_file(ScaleFile, data, source)
-    try:
-        return ScaleRubric(spec, source)
-    except ValueError as exc:
-        from jury import RubricError
-
-        raise RubricError(f"{source}: {exc}") from None
+    return build(ScaleRubric, ScaleFile, data, source)
