@@ -258,7 +258,8 @@ def render_report(
             str(record.reasks),
             str(record.attempts),
             *([str(record.cache_hits)] if cached else []),
-            f"{record.input_tokens:,}/{record.output_tokens:,}",
+            f"{record.input_tokens:,}/{record.output_tokens:,}"
+            + (f" ({record.cached_tokens:,} cached)" if record.cached_tokens else ""),
             _cost(record.cost),
         ]
         if failover:
