@@ -380,8 +380,6 @@ class Jury:
 
     async def _vote(self, seat: _Seat, case: Case, prompts: Sequence[Prompt]) -> Vote:
         tally = _Tally()
-        offline = seat.offline
-        ballots: list[tuple[Prompt, Ballot]] = []
         per_sample: list[Ballot] = []
         errors: list[str] = []
         current = 0
@@ -396,73 +394,61 @@ class Jury:
                         except _Exhausted as exc:
                             errors.append(redact(str(exc), self._secrets))
                             if current + 1 >= len(seat.models):
-                                return self._unavailable(seat, tally, "; ".join(errors), offline)
+                                return self._cast(
+                                    seat, tally, VoteStatus.UNAVAILABLE, error="; ".join(errors)
+                                )
                             current += 1
                             continue
                         if current:
                             self._failed_over(seat, model)
                         break
                     if isinstance(outcome, str):
-                        return Vote(
-                            juror=seat.id,
-                            status=VoteStatus.INVALID,
-                            error=outcome,
-                            offline=offline,
-                            **self._costs(tally),
-                        )
+                        return self._cast(seat, tally, VoteStatus.INVALID, error=outcome)
                     sample_ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, sample_ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
-                    return Vote(
-                        juror=seat.id,
-                        status=VoteStatus.ABSTAINED,
+                    return self._cast(
+                        seat,
+                        tally,
+                        VoteStatus.ABSTAINED,
                         reason=combined,
                         details={"ballots": {p.key: dict(b.scores) for p, b in sample_ballots}},
-                        offline=offline,
-                        **self._costs(tally),
                     )
-                ballots.extend(sample_ballots)
                 per_sample.append(combined)
         except AuthenticationError:
             raise
         except _OverBudget:
-            return self._unavailable(seat, tally, BUDGET_REASON, offline)
+            return self._cast(seat, tally, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
         except Exception as exc:
             # A bug in a rubric or an adapter must not take the other jurors down with it;
             # it is logged with its traceback and the vote is unavailable.
             _logger().exception("juror.error", case=case.id, juror=seat.id)
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
-            return self._unavailable(seat, tally, error, offline)
-        return self._from_samples(seat, case, per_sample, tally, offline)
+            return self._cast(seat, tally, VoteStatus.UNAVAILABLE, error=error)
+        return self._from_samples(seat, case, per_sample, tally)
 
-    def _costs(self, tally: _Tally) -> dict[str, Any]:
-        return {
-            "served_by": tally.served_by,
-            "raw": tally.raw,
-            "attempts": tally.attempts,
-            "reasks": tally.reasks,
-            "latency_s": tally.latency,
-            "input_tokens": tally.input_tokens,
-            "output_tokens": tally.output_tokens,
-            "cached_tokens": tally.cached_tokens,
-            "cache_hits": tally.cache_hits,
-            "cost": tally.cost,
-        }
-
-    def _unavailable(self, seat: _Seat, tally: _Tally, error: str, offline: bool) -> Vote:
+    def _cast(self, seat: _Seat, tally: _Tally, status: VoteStatus, **fields: Any) -> Vote:
+        """The juror's vote, with what its calls cost."""
         return Vote(
             juror=seat.id,
-            status=VoteStatus.UNAVAILABLE,
-            error=error,
-            offline=offline,
-            **self._costs(tally),
+            status=status,
+            offline=seat.offline,
+            served_by=tally.served_by,
+            raw=tally.raw,
+            attempts=tally.attempts,
+            reasks=tally.reasks,
+            latency_s=tally.latency,
+            input_tokens=tally.input_tokens,
+            output_tokens=tally.output_tokens,
+            cached_tokens=tally.cached_tokens,
+            cache_hits=tally.cache_hits,
+            cost=tally.cost,
+            **fields,
         )
 
-    def _from_samples(
-        self, seat: _Seat, case: Case, samples: list[Ballot], tally: _Tally, offline: bool
-    ) -> Vote:
+    def _from_samples(self, seat: _Seat, case: Case, samples: list[Ballot], tally: _Tally) -> Vote:
         """A juror's vote from its samples: each metric aggregated within the juror first.
 
         Samples that split evenly on a metric leave the juror undecided: it abstains rather
@@ -484,27 +470,25 @@ class Jury:
                     "inconclusive",
                 )
                 if result.value is None or result.tied:
-                    return Vote(
-                        juror=seat.id,
-                        status=VoteStatus.ABSTAINED,
+                    return self._cast(
+                        seat,
+                        tally,
+                        VoteStatus.ABSTAINED,
                         reason=f"its {len(samples)} samples split on {metric.name}",
                         samples=tuple(samples),
-                        offline=offline,
-                        **self._costs(tally),
                     )
                 scores[metric.name] = result.value
             closest = next((b for b in samples if dict(b.scores) == scores), samples[0])
             reason, details = closest.reason, dict(closest.details)
-        return Vote(
-            juror=seat.id,
-            status=VoteStatus.VALID,
+        return self._cast(
+            seat,
+            tally,
+            VoteStatus.VALID,
             scores=scores,
             verdict=self.rubric.verdict_of(case, scores),
             reason=reason,
             details=details,
             samples=tuple(samples) if len(samples) > 1 else (),
-            offline=offline,
-            **self._costs(tally),
         )
 
     def _late(self, seat: _Seat) -> Vote:

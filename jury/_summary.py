@@ -133,17 +133,16 @@ class Tally:
         self.total += 1
         category = self.categories.setdefault(verdict.category or "(none)", CategoryStats())
         category.total += 1
-        note = None
-        stage = None
-        if verdict.verdict is not Verdict.PASS or verdict.disagreement:
-            stage = verdict.failed_stage
-            note = CaseNote(
+
+        def note(reasons: tuple[str, ...]) -> CaseNote:
+            return CaseNote(
                 case_id=verdict.case_id,
                 category=verdict.category,
-                reasons=verdict.reasons,
+                reasons=reasons,
                 dissent=verdict.dissent,
-                stage=stage,
+                stage=verdict.failed_stage,
             )
+
         if verdict.verdict is Verdict.PASS:
             self.passed += 1
             category.passed += 1
@@ -151,18 +150,17 @@ class Tally:
             self.failed += 1
             category.failed += 1
             category.failed_ids.append(verdict.case_id)
-            self.failures.append(note)  # type: ignore[arg-type]
+            self.failures.append(note(verdict.reasons))
+            stage = verdict.failed_stage
             if stage is not None:
                 self.stages[stage] = self.stages.get(stage, 0) + 1
         else:
             self.inconclusive += 1
             category.inconclusive += 1
             category.inconclusive_ids.append(verdict.case_id)
-            self.inconclusives.append(note)  # type: ignore[arg-type]
-        if note is not None and verdict.disagreement:
-            self.disagreements.append(
-                note.model_copy(update={"reasons": verdict.disagreement_reasons})
-            )
+            self.inconclusives.append(note(verdict.reasons))
+        if verdict.disagreement:
+            self.disagreements.append(note(verdict.disagreement_reasons))
         self.spared += verdict.judges_spared
         self.calls_saved += verdict.calls_saved
         self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
