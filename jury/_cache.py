@@ -171,7 +171,6 @@ class SqliteCache:
         self._redact = redact or (lambda text: text)
         self.hits = 0
         self.misses = 0
-        self.writes = 0
         self.error: BaseException | None = None
         writer = _connect(self.path)
         try:
@@ -266,7 +265,6 @@ class SqliteCache:
                 if self._pending.get(write.row[0]) is write.reply:
                     del self._pending[write.row[0]]
             _wake(batch)
-        self.writes += len(rows)
 
     def _request_json(self, request: JudgeRequest) -> str:
         data = {
