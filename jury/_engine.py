@@ -264,6 +264,7 @@ class Jury:
                 tally.cache_hits += 1
                 return cached
         reply = await self._attempts(model, request, tally)
+        self._pay(model, reply, tally)  # a cached reply was paid for when it was made
         if key is not None and self.cache is not None:
             await self.cache.put(key, model.name, request, reply)
         return reply
@@ -330,10 +331,7 @@ class Jury:
                 prompt=prompt.key,
                 sample=sample,
             )
-            hits = tally.cache_hits
             reply = await self._call(model, request, sample, tally)
-            if tally.cache_hits == hits:
-                self._pay(model, reply, tally)
             usage = reply.usage
             tally.input_tokens += usage.input_tokens
             tally.output_tokens += usage.output_tokens
