@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._machine import machine
 from jury import Case, Juror, Jury, Panel, ProviderLimits, iter_cases
-from jury._summary import Tally
-from providers.scripted import ScriptedModel
+from jury.report._summary import Tally
+from jury.testing._scripted import ScriptedModel
 
 REPLY = json.dumps(
     {

@@ -34,7 +34,6 @@ from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._panel import Gate, Juror, Panel, ProviderLimits, RetrySettings, load_panel
 from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from ._rubric import Decision, Metric, Prompt, Rubric
-from ._summary import RunSummary, summarize
 from ._verdict import (
     Ballot,
     CaseVerdict,
@@ -46,8 +45,8 @@ from ._verdict import (
     Vote,
     VoteStatus,
 )
-
-__version__ = "0.1.0"
+from ._version import __version__
+from .report._summary import RunSummary, summarize
 
 __all__ = [
     "AuthenticationError",

@@ -34,7 +34,7 @@ class VerdictEvents:
             raise ConfigError(
                 "OpenTelemetry events need opentelemetry-api: pip install aiojury[otel]"
             ) from None
-        from . import __version__
+        from ._version import __version__
 
         self._logger = _logs.get_logger("aiojury", __version__, logger_provider=logger_provider)
 

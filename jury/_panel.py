@@ -11,9 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ._aggregate import Aggregation, TiePolicy
-from ._check_settings import CheckSettings
 from ._errors import JuryFileError
 from ._model import JudgeModel
+from .checks._settings import CheckSettings
 
 __all__ = [
     "CompareRules",

@@ -199,7 +199,7 @@ def _git_commit(where: Path) -> str | None:
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
-    from . import __version__
+    from ._version import __version__
 
     versions = {"aiojury": __version__, "python": platform.python_version()}
     for package in ("pydantic", "anthropic", "openai", "google-genai"):

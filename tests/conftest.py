@@ -11,7 +11,7 @@ import structlog
 
 from jury import Case, Juror, Panel
 from jury.testing import FakeProviderServer
-from providers.scripted import ScriptedModel
+from jury.testing._scripted import ScriptedModel
 
 METRICS = ("relevance", "correctness", "faithfulness", "helpfulness", "hallucinationFree")
 

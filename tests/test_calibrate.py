@@ -13,9 +13,9 @@ import pytest
 
 from conftest import scores
 from jury import JudgeRequest, load_cases, load_rubric
-from jury._cli import main
 from jury._registry import _PROVIDERS
-from providers.scripted import ScriptedModel
+from jury.cli._main import main
+from jury.testing._scripted import ScriptedModel
 from rubrics._points import PointsRubric
 
 ROOT = Path(__file__).parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jury import Case, CaseFileError, LineError, iter_cases, load_cases, validate_cases
-from jury._cli import main
+from jury.cli._main import main
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "shopnest" / "cases.jsonl"
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jury import Case, CheckOutcome, load_cases
-from jury._pii import find, scrub
 from jury.checks import CheckSettings, CheckSuite, propose_length_bounds
+from jury.checks._pii import find, scrub
 
 PASS, FAIL, NA = CheckOutcome.PASS, CheckOutcome.FAIL, CheckOutcome.NOT_APPLICABLE
 SHOPNEST = {

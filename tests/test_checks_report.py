@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from jury import CaseVerdict, CheckOutcome, CheckResult, Dissent, Verdict, summarize
-from jury._report_terminal import CaseLine, ReportHeader, render_report
+from jury.report._terminal import CaseLine, ReportHeader, render_report
 
 CARD = "4111111111111111"
 

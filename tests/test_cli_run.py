@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jury._cli import main
+from jury.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"

@@ -22,7 +22,7 @@ from jury import (
     summarize,
 )
 from jury._prices import price
-from providers.scripted import ScriptedModel
+from jury.testing._scripted import ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from jury import (
     VoteStatus,
     evaluate,
 )
-from providers.scripted import ScriptedModel
+from jury.testing._scripted import ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:

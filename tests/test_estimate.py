@@ -8,9 +8,9 @@ import pytest
 
 from conftest import case, scores
 from jury import Juror, Jury, Panel
-from jury._cli import main
 from jury._estimate import estimate
-from providers.scripted import ScriptedModel
+from jury.cli._main import main
+from jury.testing._scripted import ScriptedModel
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "shopnest" / "cases.jsonl"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jury import Case, Jury, VoteStatus, default_panel, load_cases
-from jury._cli import main
+from jury.cli._main import main
 from providers.offline import check_statement
 from rubrics import quote_occurs
 

@@ -6,8 +6,8 @@ import pytest
 
 from jury import Juror, Panel
 from jury._panel_warnings import is_snapshot, panel_warnings
+from jury.testing._scripted import ScriptedModel
 from providers.replay import Record, ReplayModel
-from providers.scripted import ScriptedModel
 
 
 @pytest.mark.parametrize(

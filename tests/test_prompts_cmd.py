@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jury._cli import main
+from jury.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 BUILTIN = ROOT / "rubrics" / "builtin"

@@ -9,7 +9,6 @@ import pytest
 
 from conftest import case
 from jury import CaseVerdict, Verdict, Vote, VoteStatus
-from jury._progress import RunProgress
 from jury._records import (
     Redactor,
     RunRecord,
@@ -17,6 +16,7 @@ from jury._records import (
     read_cases,
     read_verdicts,
 )
+from jury.report._progress import RunProgress
 
 
 def verdict(case_id: str, outcome: Verdict = Verdict.PASS, **vote: object) -> CaseVerdict:

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from jury import CaseVerdict, Verdict, Vote, VoteStatus, summarize
-from jury._report_terminal import ReportHeader, render_report
+from jury.report._terminal import ReportHeader, render_report
 
 
 def render(*votes: Vote) -> str:

@@ -14,8 +14,8 @@ from browser import chromium, open_page
 
 from conftest import case, panel_of, scores, scripted
 from jury import JudgeRequest, Jury, TransientError
-from jury._cmd_run import publish
 from jury._records import Redactor, RunRecord, build_manifest, read_verdicts
+from jury.cli._run import publish
 
 XSD = Path(__file__).parent / "junit" / "junit.xsd"
 ATTACK = (

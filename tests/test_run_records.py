@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from jury import Verdict
-from jury._cli import main
 from jury._records import read_manifest, read_verdicts
+from jury.cli._main import main
 from served import JURORS as JUROR_MODELS
 from served import ServerThread
 

@@ -47,7 +47,7 @@ def test_agreement_public_names_are_pinned() -> None:
 def test_import_jury_does_not_import_numpy_or_scipy() -> None:
     # Registering every subcommand (as `jury --help` does) must not pull them in either.
     code = (
-        "import sys, jury, jury._cli; jury._cli.build_parser(); "
+        "import sys, jury, jury.cli._main; jury.cli._main.build_parser(); "
         "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from ._case import Case, ToolCall
-from ._check_core import CheckFunction, Finding, clip, failed, not_applicable, passed
-from ._check_settings import CitationRule
+from .._case import Case, ToolCall
+from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
+from ._settings import CitationRule
 
 __all__ = [
     "arguments_match",

@@ -7,15 +7,15 @@ import argparse
 import sys
 from typing import Any
 
-from ._case import iter_cases
-from ._engine import Jury
-from ._estimate import CHARS_PER_TOKEN, estimate
+from .._case import iter_cases
+from .._engine import Jury
+from .._estimate import CHARS_PER_TOKEN, estimate
 
 __all__ = ["register", "report"]
 
 
 def register(sub: Any) -> None:
-    from ._cmd_run import add_panel_options
+    from ._run import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
@@ -67,8 +67,8 @@ def report(jury: Jury, path: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._case import validate_cases
-    from ._cmd_run import panel_for
+    from .._case import validate_cases
+    from ._run import panel_for
 
     validate_cases(args.cases)
     return report(Jury(panel_for(args)), args.cases)

@@ -3,7 +3,7 @@
 A check function returns a `Finding` (made with `passed`, `failed` or `not_applicable`), a
 `CheckResult`, a bool (pass / fail) or None (not applicable). `Check` turns any of them into
 a `CheckResult` carrying the check's name, stage and whether it is required, and it is the
-one place every reason and evidence goes through: both are masked (`jury._pii`) and the
+one place every reason and evidence goes through: both are masked (`jury.checks._pii`) and the
 evidence is truncated, so no check, built-in or not, can print a whole secret.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias, cast, overload
 
-from ._case import Case
-from ._check_settings import Stage
+from .._case import Case
+from .._verdict import CheckOutcome, CheckResult
 from ._pii import scrub
-from ._verdict import CheckOutcome, CheckResult
+from ._settings import Stage
 
 __all__ = [
     "EVIDENCE_CHARS",

@@ -29,7 +29,7 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 (1965) for the design effect behind the effective number of judges.
 """
 
-from ._panel_agreement import (
+from ._panel import (
     AgreementSummary,
     CaseSpread,
     EffectiveJudges,

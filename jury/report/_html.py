@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ._case import Case
-from ._panel import Gate
+from .._case import Case
+from .._panel import Gate
+from .._verdict import CaseVerdict, Verdict
 from ._summary import RunSummary
-from ._verdict import CaseVerdict, Verdict
 
 if TYPE_CHECKING:
-    from ._ratings import Estimate
+    from ..agreement._ratings import Estimate
 
 __all__ = ["render_html"]
 
@@ -127,7 +127,7 @@ def render_html(
     """The report page for a run (verdicts in the order they are to be listed)."""
     import jinja2
 
-    from .agreement import summarize_agreement
+    from ..agreement import summarize_agreement
 
     agreement = summarize_agreement(verdicts, bootstrap=REPORT_RESAMPLES)
     jurors = list(agreement.jurors)
@@ -148,7 +148,7 @@ def render_html(
     # Failed cases first, then inconclusive, then passed: the page opens on what to look at.
     order = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
     listed = sorted(verdicts, key=lambda v: (order[v.verdict], v.case_id))
-    template = (resources.files("jury") / "templates" / "report.html.j2").read_text("utf-8")
+    template = (resources.files("jury.report") / "templates" / "report.html.j2").read_text("utf-8")
     environment = jinja2.Environment(
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )

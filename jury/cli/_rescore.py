@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._aggregate import AGGREGATIONS
-from ._case import Case
-from ._decide import decide_case
-from ._errors import ConfigError
-from ._panel import Panel
-from ._records import (
+from .._aggregate import AGGREGATIONS
+from .._case import Case
+from .._decide import decide_case
+from .._errors import ConfigError
+from .._panel import Panel
+from .._records import (
     Redactor,
     RunRecord,
     new_run_dir,
@@ -28,15 +28,15 @@ from ._records import (
     read_verdicts,
     require_manifest,
 )
-from ._registry import load_rubric
-from ._rubric import Rubric
-from ._verdict import CaseVerdict
+from .._registry import load_rubric
+from .._rubric import Rubric
+from .._verdict import CaseVerdict
 
 __all__ = ["register", "rescore"]
 
 
 def register(sub: Any) -> None:
-    from ._cmd_run import add_output_arguments
+    from ._run import add_output_arguments
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "rescore",
@@ -152,8 +152,8 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from ._cmd_run import publish
-    from ._logging import configure_logging
+    from .._logging import configure_logging
+    from ._run import publish
 
     configure_logging(args.verbose, json=args.log_json)
     out = Path(args.out) if args.out else new_run_dir()

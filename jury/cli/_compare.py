@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ._errors import ConfigError, JuryFileError
+from .._errors import ConfigError, JuryFileError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ._compare import Comparison
-    from ._panel import CompareRules
+    from .._panel import CompareRules
+    from ..agreement._compare import Comparison
 
 __all__ = ["register"]
 
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
 
 def rules_from(args: argparse.Namespace) -> CompareRules:
     """The jury file's ``[compare]`` table, with flags taking precedence."""
-    from ._panel import CompareRules
+    from .._panel import CompareRules
 
     table: dict[str, Any] = {}
     if args.jury:
@@ -108,9 +108,9 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._cmd_agreement import _manifest_rubric, rubric_metrics
-    from ._compare import compare_runs
-    from ._records import read_manifest, read_verdicts
+    from .._records import read_manifest, read_verdicts
+    from ..agreement._compare import compare_runs
+    from ._agreement import _manifest_rubric, rubric_metrics
 
     a_dirs, b_dirs = _sides(args)
     rules = rules_from(args)

@@ -19,11 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._case import Case, iter_cases
-from ._errors import ConfigError
-from ._panel import Juror, Panel
-from ._registry import load_rubric
-from ._rubric import Rubric
+from .._case import Case, iter_cases
+from .._errors import ConfigError
+from .._panel import Juror, Panel
+from .._registry import load_rubric
+from .._rubric import Rubric
 
 __all__ = ["register", "render_snapshot", "snapshot_files"]
 
@@ -31,7 +31,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def register(sub: Any) -> None:
-    from ._cmd_run import add_panel_options
+    from ._run import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "prompts",
@@ -150,7 +150,7 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._cmd_run import panel_for
+    from ._run import panel_for
 
     panel = panel_for(args)
     snapshot = Path(args.snapshot)

@@ -12,8 +12,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from .._verdict import CaseVerdict, Verdict
 from ._summary import RunSummary
-from ._verdict import CaseVerdict, Verdict
 
 __all__ = ["render_junit"]
 

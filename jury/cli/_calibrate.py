@@ -35,15 +35,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._case import Case, load_cases
-from ._engine import Jury
-from ._errors import ConfigError
-from ._panel_warnings import panel_warnings
-from ._rubric import Metric, Rubric
-from ._verdict import CaseVerdict, Score, Verdict, VoteStatus
+from .._case import Case, load_cases
+from .._engine import Jury
+from .._errors import ConfigError
+from .._panel_warnings import panel_warnings
+from .._rubric import Metric, Rubric
+from .._verdict import CaseVerdict, Score, Verdict, VoteStatus
 
 if TYPE_CHECKING:
-    from .agreement import Estimate, LabelAgreement
+    from ..agreement import Estimate, LabelAgreement
 
 __all__ = [
     "GoldCheck",
@@ -57,7 +57,7 @@ Check = Literal["gold", "other"]
 
 
 def register(sub: Any) -> None:
-    from ._cmd_run import add_panel_options
+    from ._run import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "calibrate",
@@ -246,7 +246,7 @@ class LabelRatings:
 
     def agreement(self) -> LabelAgreement:
         """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
-        from .agreement import Ratings, label_agreement
+        from ..agreement import Ratings, label_agreement
 
         raters = list(self.ratings)
         units = list(self.labels)
@@ -428,8 +428,8 @@ def compare_baseline(
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._cmd_run import panel_for
-    from ._logging import configure_logging
+    from .._logging import configure_logging
+    from ._run import panel_for
 
     configure_logging(0)
     if args.passes < 1:

@@ -16,15 +16,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._cache import SqliteCache, default_cache_dir
-from ._case import iter_cases, validate_cases
-from ._check_suite import CheckSuite
-from ._defaults import default_panel
-from ._engine import Jury
-from ._errors import ConfigError
-from ._panel import Gate, Panel, load_panel
-from ._progress import RunProgress
-from ._records import (
+from .._cache import SqliteCache, default_cache_dir
+from .._case import iter_cases, validate_cases
+from .._defaults import default_panel
+from .._engine import Jury
+from .._errors import ConfigError
+from .._panel import Gate, Panel, load_panel
+from .._records import (
     JUNIT,
     REPORT,
     SUMMARY,
@@ -41,8 +39,10 @@ from ._records import (
     require_manifest,
     write_atomic,
 )
-from ._summary import RunSummary, summarize
-from ._verdict import CaseVerdict
+from .._verdict import CaseVerdict
+from ..checks._suite import CheckSuite
+from ..report._progress import RunProgress
+from ..report._summary import RunSummary, summarize
 
 __all__ = [
     "add_output_arguments",
@@ -239,16 +239,16 @@ async def judge_cases(
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._logging import configure_logging
+    from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
     count = validate_cases(args.cases)
     panel = panel_for(args)
     if args.dry_run:
-        from ._cmd_estimate import report
+        from ._estimate import report
 
         return report(Jury(panel), args.cases)
-    from ._panel_warnings import panel_warnings
+    from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
     warnings = panel_warnings(panel)
@@ -291,7 +291,7 @@ def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None
 
     if not (args.otel or os.environ.get("JURY_OTEL") == "1"):
         return None
-    from ._otel import VerdictEvents
+    from .._otel import VerdictEvents
 
     return VerdictEvents().emit
 
@@ -314,9 +314,9 @@ def publish(
     """
     from rich.console import Console
 
-    from ._report_html import render_html
-    from ._report_junit import render_junit
-    from ._report_terminal import CaseLine, ReportHeader, render_report
+    from ..report._html import render_html
+    from ..report._junit import render_junit
+    from ..report._terminal import CaseLine, ReportHeader, render_report
 
     verdicts = sorted(read_verdicts(run_dir), key=lambda v: v.case_id)
     summary = summarize(verdicts, jurors)

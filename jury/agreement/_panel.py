@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from .._rubric import Level, Metric
+from .._verdict import CaseVerdict, Score, VoteStatus
 from ._ratings import VERDICT, Estimate, Ratings, undefined
 from ._reliability import (
     Bootstrap,
@@ -26,8 +28,6 @@ from ._reliability import (
     percent_agreement,
     unit_disagreement,
 )
-from ._rubric import Level, Metric
-from ._verdict import CaseVerdict, Score, VoteStatus
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

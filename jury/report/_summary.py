@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from ._panel import Gate
-from ._verdict import STAGES, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
+from .._panel import Gate
+from .._verdict import STAGES, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
 
 __all__ = ["CaseNote", "CategoryStats", "JurorStats", "RunSummary", "Tally", "summarize"]
 

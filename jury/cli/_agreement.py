@@ -13,15 +13,15 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._errors import ConfigError
+from .._errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ._panel_agreement import AgreementSummary, MetricAgreement
-    from ._ratings import Estimate
-    from ._rubric import Metric
-    from ._verdict import CaseVerdict
+    from .._rubric import Metric
+    from .._verdict import CaseVerdict
+    from ..agreement._panel import AgreementSummary, MetricAgreement
+    from ..agreement._ratings import Estimate
 
 __all__ = ["register"]
 
@@ -77,8 +77,8 @@ def rubric_metrics(
     name: str | None, verdicts: Sequence[CaseVerdict], required: bool
 ) -> tuple[Metric, ...] | None:
     """The rubric's metrics (declared values and levels), or None to infer them from votes."""
-    from ._case import Case
-    from ._registry import load_rubric
+    from .._case import Case
+    from .._registry import load_rubric
 
     if not name:
         return None
@@ -121,9 +121,9 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._case import load_cases
-    from ._panel_agreement import summarize_agreement
-    from ._records import read_manifest, read_verdicts
+    from .._case import load_cases
+    from .._records import read_manifest, read_verdicts
+    from ..agreement._panel import summarize_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")

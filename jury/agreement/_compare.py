@@ -21,9 +21,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._panel import CompareRules
-from ._rubric import Level
-from ._verdict import CaseVerdict, Verdict
+from .._panel import CompareRules
+from .._rubric import Level
+from .._verdict import CaseVerdict, Verdict
 
 __all__ = ["CaseChange", "Comparison", "Quantity", "compare_runs"]
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal, TextIO
 
-from ._verdict import CaseVerdict, VoteStatus
+from .._verdict import CaseVerdict, VoteStatus
 
 __all__ = ["ProgressMode", "RunProgress"]
 

@@ -12,10 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ._panel import Gate
-from ._pii import scrub
+from .._panel import Gate
+from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
+from ..checks._pii import scrub
 from ._summary import RunSummary
-from ._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 

@@ -27,8 +27,8 @@ blocklist                   generation    an answer
 ==========================  ============  ==================================================
 
 Checks read ``answer``; the second answer of a pairwise case (``answer_b``) is not checked.
-Their exact rules are in the docstrings of `jury._check_trace` (tool argument matching,
-source names, citation patterns), `jury._check_output` and `jury._pii`. The jury file's
+Their exact rules are in the docstrings of `jury.checks._trace` (tool argument matching,
+source names, citation patterns), `jury.checks._output` and `jury.checks._pii`. The jury file's
 ``[checks]`` table configures them (`CheckSettings`).
 
 Your own check::
@@ -48,11 +48,11 @@ function may also return True / False (pass / fail) or None (not applicable). A 
 raises fails, with the exception as its reason.
 """
 
-from ._check_core import Check, Finding, check, failed, not_applicable, passed
-from ._check_output import propose_length_bounds
-from ._check_settings import CheckSettings, Stage
-from ._check_suite import BUILTIN_CHECKS, CheckSuite
-from ._verdict import STAGES
+from .._verdict import STAGES
+from ._core import Check, Finding, check, failed, not_applicable, passed
+from ._output import propose_length_bounds
+from ._settings import CheckSettings, Stage
+from ._suite import BUILTIN_CHECKS, CheckSuite
 
 __all__ = [
     "BUILTIN_CHECKS",

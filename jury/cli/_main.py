@@ -11,27 +11,27 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from ._errors import AuthenticationError, ConfigError
+from .._errors import AuthenticationError, ConfigError
 
 __all__ = ["main"]
 
 #: Modules that define a subcommand: each has ``register(subparsers)`` which sets
 #: ``handler`` (a function of the parsed arguments returning the exit code).
 COMMANDS = (
-    "jury._cmd_run",
-    "jury._cmd_estimate",
-    "jury._cmd_agreement",
-    "jury._cmd_compare",
-    "jury._cmd_rescore",
-    "jury._cmd_prompts",
-    "jury._cmd_calibrate",
+    "jury.cli._run",
+    "jury.cli._estimate",
+    "jury.cli._agreement",
+    "jury.cli._compare",
+    "jury.cli._rescore",
+    "jury.cli._prompts",
+    "jury.cli._calibrate",
 )
 
 EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="jury",

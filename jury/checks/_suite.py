@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import _check_output as output
-from . import _check_trace as trace
-from ._case import Case
-from ._check_core import Check, CheckFunction, check
-from ._check_settings import CheckRule, CheckSettings, CustomCheck, Stage
-from ._errors import ConfigError
-from ._verdict import STAGES, CheckResult
+from .._case import Case
+from .._errors import ConfigError
+from .._verdict import STAGES, CheckResult
+from . import _output as output
+from . import _trace as trace
+from ._core import Check, CheckFunction, check
+from ._settings import CheckRule, CheckSettings, CustomCheck, Stage
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
 

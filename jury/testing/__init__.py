@@ -30,15 +30,14 @@ makes the engine's retries and rate limits sleep without waiting::
     async with jury.Jury(panel, clock=FakeClock()) as j: ...
 """
 
-from providers.scripted import ScriptedModel
+from jury.testing._scripted import ScriptedModel
 
-from ._clock import FakeClock
-from ._fake_server import (
+from .._clock import FakeClock
+from ._server import (
     FakeProviderServer,
     Fault,
     LoggedRequest,
     ScriptReply,
-    main,
     retry_after_date,
     valid_reply,
 )
@@ -53,6 +52,3 @@ __all__ = [
     "retry_after_date",
     "valid_reply",
 ]
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -1,7 +1,7 @@
 """Checks of what the agent said: the answer's text.
 
 - *answer present*: the answer is not empty once trimmed.
-- *pii*: no personal data or secret in the answer (kinds and rules in `jury._pii`). E-mail
+- *pii*: no personal data or secret in the answer (kinds and rules in `jury.checks._pii`). E-mail
   addresses are checked only in cases that give ``allowed_emails`` (an empty list allows
   none), or everywhere with ``[checks.pii] email_everywhere = true``.
 - *json schema*: the answer, after stripping a markdown code fence, is JSON that meets the
@@ -26,10 +26,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from ._case import Case
-from ._check_core import CheckFunction, Finding, clip, failed, not_applicable, passed
-from ._check_settings import BlocklistRule, LengthRule, Level, PiiRule, RedirectRule, RefusalRule
+from .._case import Case
+from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._pii import Hit, email_allowed, find
+from ._settings import BlocklistRule, LengthRule, Level, PiiRule, RedirectRule, RefusalRule
 
 __all__ = [
     "BLOCKLIST",
