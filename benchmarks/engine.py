@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._machine import machine
 from jury import Case, Juror, Jury, Panel, ProviderLimits, iter_cases
 from jury.report._summary import Tally
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 REPLY = json.dumps(
     {

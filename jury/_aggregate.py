@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ._rubric import Metric
-from ._verdict import MetricResult, Score
+from ._verdict import Metric, MetricResult, Score
 
 __all__ = ["AGGREGATIONS", "Aggregation", "TiePolicy", "aggregate", "single"]
 

@@ -14,12 +14,14 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jiter
 from pydantic import BaseModel, ValidationError
 
+from ._aggregate import single
 from ._errors import InvalidReply
+from ._verdict import Level, Metric
 
 if TYPE_CHECKING:
     from ._case import Case
@@ -35,29 +37,6 @@ __all__ = [
     "parse_reply",
     "pydantic_reason",
 ]
-
-#: Level of measurement, which decides the aggregation and the agreement statistic.
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
-
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    """One thing every ballot carries a value for.
-
-    `values` lists the allowed values from worst to best (a 1-5 scale, or ``no``, ``cant_tell``,
-    ``yes``); a tie settled by policy takes the worst ("fail") or best ("pass") tied value.
-    """
-
-    name: str
-    level: Level
-    values: tuple[Score, ...] = ()
-    #: A numeric aggregate passes when it reaches this value.
-    threshold: float | None = None
-    #: How much of a spread between jurors counts as disagreement (numeric metrics).
-    spread_alert: float | None = None
-
-    def rank(self, value: Score) -> int:
-        return self.values.index(value) if value in self.values else -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +90,6 @@ class Rubric(ABC):
 
         Rubrics may override this with a shortcut; it must agree with `decide`.
         """
-        from ._aggregate import single
-
         results = {
             m.name: single(m, scores[m.name]) for m in self.metrics(case) if m.name in scores
         }

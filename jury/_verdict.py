@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,6 +16,8 @@ __all__ = [
     "CheckOutcome",
     "CheckResult",
     "Dissent",
+    "Level",
+    "Metric",
     "MetricResult",
     "Score",
     "Verdict",
@@ -25,6 +27,30 @@ __all__ = [
 
 #: One metric's value in a reply: an integer level, a number, a category or a yes/no.
 Score = int | float | str | bool
+
+
+#: Level of measurement, which decides the aggregation and the agreement statistic.
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One thing every ballot carries a value for.
+
+    `values` lists the allowed values from worst to best (a 1-5 scale, or ``no``, ``cant_tell``,
+    ``yes``); a tie settled by policy takes the worst ("fail") or best ("pass") tied value.
+    """
+
+    name: str
+    level: Level
+    values: tuple[Score, ...] = ()
+    #: A numeric aggregate passes when it reaches this value.
+    threshold: float | None = None
+    #: How much of a spread between jurors counts as disagreement (numeric metrics).
+    spread_alert: float | None = None
+
+    def rank(self, value: Score) -> int:
+        return self.values.index(value) if value in self.values else -1
 
 
 class Verdict(StrEnum):

@@ -10,8 +10,7 @@ import pytest
 import structlog
 
 from jury import Case, Juror, Panel
-from jury.testing import FakeProviderServer
-from jury.testing._scripted import ScriptedModel
+from jury.testing import FakeProviderServer, ScriptedModel
 
 METRICS = ("relevance", "correctness", "faithfulness", "helpfulness", "hallucinationFree")
 

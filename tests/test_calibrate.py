@@ -15,7 +15,7 @@ from conftest import scores
 from jury import JudgeRequest, load_cases, load_rubric
 from jury._registry import _PROVIDERS
 from jury.cli._main import main
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 from rubrics._points import PointsRubric
 
 ROOT = Path(__file__).parent.parent

@@ -27,7 +27,7 @@ from jury.checks import (
     not_applicable,
     passed,
 )
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 PASS, FAIL, NA = CheckOutcome.PASS, CheckOutcome.FAIL, CheckOutcome.NOT_APPLICABLE
 GOOD_SCORES = {

@@ -22,7 +22,7 @@ from jury import (
     summarize,
 )
 from jury._prices import price
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from jury import (
     VoteStatus,
     evaluate,
 )
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from conftest import case, scores
 from jury import Juror, Jury, Panel
 from jury._estimate import estimate
 from jury.cli._main import main
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "shopnest" / "cases.jsonl"
 

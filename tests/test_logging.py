@@ -12,7 +12,7 @@ import structlog
 from conftest import case, scores
 from jury import Juror, Jury, Panel, TransientError, summarize
 from jury._logging import configure_logging, redact
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 KEY = "sk-proj-TESTONLY0123456789abcdefghij"
 

@@ -6,7 +6,7 @@ import pytest
 
 from jury import Juror, Panel
 from jury._panel_warnings import is_snapshot, panel_warnings
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 from providers.replay import Record, ReplayModel
 
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFTEST = """
 import jury
 from jury import TransientError
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 # A judge that is always down, for the unavailable outcome.
 jury.register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))

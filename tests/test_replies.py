@@ -12,7 +12,7 @@ import pytest
 from conftest import case, scores
 from jury import InvalidReply, Juror, Jury, Panel, VoteStatus
 from jury._rubric import parse_reply
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 VALID = json.dumps(scores(4))
 

@@ -15,7 +15,7 @@ from browser import chromium, open_page
 from conftest import case, panel_of, scores, scripted
 from jury import JudgeRequest, Jury, TransientError
 from jury._records import Redactor, RunRecord, build_manifest, read_verdicts
-from jury.cli._run import publish
+from jury.report._publish import publish
 
 XSD = Path(__file__).parent / "junit" / "junit.xsd"
 ATTACK = (

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import case, scores
 from jury import InvalidRequestError, Juror, Jury, Panel, Verdict, VoteStatus
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 BEHAVIOURS: dict[str, Any] = {
     "pass": scores(5, reason="fully correct"),

@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
+from ._options import manifest_rubric, rubric_metrics
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .._rubric import Metric
-    from .._verdict import CaseVerdict
     from ..agreement._panel import AgreementSummary, MetricAgreement
     from ..agreement._ratings import Estimate
 
@@ -73,34 +72,6 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def rubric_metrics(
-    name: str | None, verdicts: Sequence[CaseVerdict], required: bool
-) -> tuple[Metric, ...] | None:
-    """The rubric's metrics (declared values and levels), or None to infer them from votes."""
-    from .._case import Case
-    from .._registry import load_rubric
-
-    if not name:
-        return None
-    try:
-        rubric = load_rubric(name)
-        probe = Case(id=verdicts[0].case_id if verdicts else "-", answer="")
-        # A rubric whose metrics depend on the case (points) has none for a probe case:
-        # then the metrics are read from the votes.
-        return rubric.metrics(probe) or None
-    except (ConfigError, ValueError, KeyError):
-        if required:
-            raise
-        return None
-
-
-def _manifest_rubric(manifest: dict[str, Any]) -> str | None:
-    rubric = manifest.get("rubric")
-    if isinstance(rubric, dict):
-        rubric = rubric.get("name") or rubric.get("path")
-    return rubric if isinstance(rubric, str) else None
-
-
 def gate(
     summary: AgreementSummary, bar: float, on: str, metrics: Sequence[str] | None
 ) -> tuple[int, list[str], list[str]]:
@@ -130,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts = read_verdicts(args.run)
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
-    name = args.rubric or _manifest_rubric(read_manifest(args.run))
+    name = args.rubric or manifest_rubric(read_manifest(args.run))
     metrics = rubric_metrics(name, verdicts, required=bool(args.rubric))
     if metrics is not None and args.metric:
         known = {m.name for m in metrics} | {"verdict"}

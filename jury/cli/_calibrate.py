@@ -57,7 +57,7 @@ Check = Literal["gold", "other"]
 
 
 def register(sub: Any) -> None:
-    from ._run import add_panel_options
+    from ._options import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "calibrate",
@@ -429,7 +429,7 @@ def compare_baseline(
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
-    from ._run import panel_for
+    from ._options import panel_for
 
     configure_logging(0)
     if args.passes < 1:

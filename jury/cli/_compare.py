@@ -110,13 +110,13 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 def run(args: argparse.Namespace) -> int:
     from .._records import read_manifest, read_verdicts
     from ..agreement._compare import compare_runs
-    from ._agreement import _manifest_rubric, rubric_metrics
+    from ._options import manifest_rubric, rubric_metrics
 
     a_dirs, b_dirs = _sides(args)
     rules = rules_from(args)
     side_a = [{v.case_id: v for v in read_verdicts(d)} for d in a_dirs]
     side_b = [{v.case_id: v for v in read_verdicts(d)} for d in b_dirs]
-    name = args.rubric or _manifest_rubric(read_manifest(a_dirs[0]))
+    name = args.rubric or manifest_rubric(read_manifest(a_dirs[0]))
     sample = next((v for run in side_a for v in run.values()), None)
     metrics = rubric_metrics(name, [sample] if sample else [], required=bool(args.rubric))
     levels = {m.name: m.level for m in metrics} if metrics else None

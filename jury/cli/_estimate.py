@@ -4,18 +4,16 @@ a run would make, without making a call."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from .._case import iter_cases
 from .._engine import Jury
-from .._estimate import CHARS_PER_TOKEN, estimate
+from ..report._estimate import print_estimate
 
-__all__ = ["register", "report"]
+__all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._run import add_panel_options
+    from ._options import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
@@ -27,48 +25,9 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _usd(value: float | None) -> str:
-    return "unknown" if value is None else f"${value:,.4f}"
-
-
-def report(jury: Jury, path: str) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
-    rows = estimate(jury, iter_cases(path))
-    table = Table(title="Estimate (no call made)", title_justify="left")
-    for column in ("juror", "model", "calls", "input tokens", "output tokens", "cost", "at most"):
-        table.add_column(column, justify="left" if column in ("juror", "model") else "right")
-    for row in rows:
-        table.add_row(
-            row.juror + (" (offline)" if row.offline else ""),
-            row.model,
-            f"{row.calls:,}",
-            f"{row.input_tokens:,}",
-            f"{row.output_tokens:,} (max {row.max_output_tokens:,})",
-            _usd(row.cost),
-            _usd(row.max_cost),
-        )
-    costs = [r.cost for r in rows]
-    ceilings = [r.max_cost for r in rows]
-    total = None if None in costs else sum(c for c in costs if c is not None)
-    ceiling = None if None in ceilings else sum(c for c in ceilings if c is not None)
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120)
-    console.print(table)
-    console.print(
-        f"Total: {sum(r.calls for r in rows):,} calls, {_usd(total)} expected, at most "
-        f"{_usd(ceiling)}. Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice "
-        "models, no re-asks, retries or cache hits counted."
-    )
-    unknown = [r.model for r in rows if r.cost is None]
-    if unknown:
-        console.print(f"No price is known for: {', '.join(sorted(set(unknown)))}.")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     from .._case import validate_cases
-    from ._run import panel_for
+    from ._options import panel_for
 
     validate_cases(args.cases)
-    return report(Jury(panel_for(args)), args.cases)
+    return print_estimate(Jury(panel_for(args)), args.cases)

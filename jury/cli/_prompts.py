@@ -31,7 +31,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def register(sub: Any) -> None:
-    from ._run import add_panel_options
+    from ._options import add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "prompts",
@@ -150,7 +150,7 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._run import panel_for
+    from ._options import panel_for
 
     panel = panel_for(args)
     snapshot = Path(args.snapshot)

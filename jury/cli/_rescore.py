@@ -36,7 +36,7 @@ __all__ = ["register", "rescore"]
 
 
 def register(sub: Any) -> None:
-    from ._run import add_output_arguments
+    from ._options import add_output_arguments
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "rescore",
@@ -153,7 +153,7 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
 
 def _handle(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
-    from ._run import publish
+    from ..report._publish import publish
 
     configure_logging(args.verbose, json=args.log_json)
     out = Path(args.out) if args.out else new_run_dir()

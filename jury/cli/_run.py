@@ -1,9 +1,9 @@
 """`jury run CASES [--jury FILE]`: judge a cases file, record the run, report, exit with the gate.
 
-The steps, each its own function so that other subcommands reuse them: `panel_for` (the
-panel from the arguments), `open_cache`, `open_record` (a new run directory, or the one being
-resumed), `judge_cases` (the event loop: verdicts are recorded as they arrive), and `publish`
-(summary, HTML, JUnit and the terminal report, from the records alone).
+The steps: `panel_for` (the panel from the arguments), `open_cache`, `open_record` (a new
+run directory, or the one being resumed), `judge_cases` (the event loop: verdicts are
+recorded as they arrive), and `publish` (summary, HTML, JUnit and the terminal report, from
+the records alone).
 """
 
 from __future__ import annotations
@@ -12,20 +12,16 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .._cache import SqliteCache, default_cache_dir
 from .._case import iter_cases, validate_cases
-from .._defaults import default_panel
 from .._engine import Jury
 from .._errors import ConfigError
-from .._panel import Gate, Panel, load_panel
+from .._panel import Panel
 from .._records import (
-    JUNIT,
-    REPORT,
-    SUMMARY,
     Redactor,
     RunRecord,
     build_manifest,
@@ -33,28 +29,15 @@ from .._records import (
     new_run_dir,
     panel_record,
     prompt_hashes,
-    read_cases,
-    read_manifest,
-    read_verdicts,
     require_manifest,
-    write_atomic,
 )
 from .._verdict import CaseVerdict
 from ..checks._suite import CheckSuite
 from ..report._progress import RunProgress
-from ..report._summary import RunSummary, summarize
+from ..report._publish import publish
+from ._options import add_output_arguments, add_panel_options, panel_for
 
-__all__ = [
-    "add_output_arguments",
-    "add_panel_options",
-    "open_cache",
-    "panel_for",
-    "publish",
-    "register",
-]
-
-#: Runs up to this many cases get a per-case table in the terminal report.
-CASE_TABLE_LIMIT = 60
+__all__ = ["register"]
 
 
 def register(sub: Any) -> None:
@@ -122,39 +105,6 @@ def register(sub: Any) -> None:
         help="ask the judges even when a required check failed (for agreement studies)",
     )
     parser.set_defaults(handler=run)
-
-
-def add_panel_options(parser: argparse.ArgumentParser) -> None:
-    """The options that choose the panel, shared by the commands that build one."""
-    parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: offline jurors")
-    parser.add_argument("--rubric", help="rubric name or file, overriding the jury file's")
-    parser.add_argument(
-        "--threshold", type=float, help="pass threshold for every metric, overriding the rubric's"
-    )
-
-
-def add_output_arguments(parser: argparse.ArgumentParser) -> None:
-    """Progress and logging options, shared by the commands that judge or re-score."""
-    parser.add_argument(
-        "--progress",
-        choices=("auto", "rich", "plain", "none"),
-        default="auto",
-        help="live progress on stderr: rich on a terminal, plain lines elsewhere (default auto)",
-    )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
-    parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
-
-
-def panel_for(args: argparse.Namespace) -> Panel:
-    panel = load_panel(args.jury) if args.jury else default_panel()
-    update: dict[str, Any] = {}
-    if args.rubric:
-        update["rubric"] = args.rubric
-    if args.threshold is not None:
-        update["thresholds"] = {"*": args.threshold}
-    if getattr(args, "concurrency", None):
-        update["concurrency"] = args.concurrency
-    return panel.model_copy(update=update) if update else panel
 
 
 def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | None:
@@ -245,9 +195,9 @@ def run(args: argparse.Namespace) -> int:
     count = validate_cases(args.cases)
     panel = panel_for(args)
     if args.dry_run:
-        from ._estimate import report
+        from ..report._estimate import print_estimate
 
-        return report(Jury(panel), args.cases)
+        return print_estimate(Jury(panel), args.cases)
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -294,59 +244,3 @@ def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None
     from .._otel import VerdictEvents
 
     return VerdictEvents().emit
-
-
-def publish(
-    run_dir: Path,
-    panel: Panel,
-    rubric: str,
-    *,
-    jurors: Sequence[str],
-    warnings: Sequence[str] = (),
-    checks: Sequence[str] | None = None,
-    judge_all: bool = False,
-    stream: Any = None,
-) -> RunSummary:
-    """Write the summary, HTML and JUnit reports of a run and print the terminal report.
-
-    Everything is read back from the run directory, so a resumed run reports every case, and
-    `jury rescore` publishes the same way.
-    """
-    from rich.console import Console
-
-    from ..report._html import render_html
-    from ..report._junit import render_junit
-    from ..report._terminal import CaseLine, ReportHeader, render_report
-
-    verdicts = sorted(read_verdicts(run_dir), key=lambda v: v.case_id)
-    summary = summarize(verdicts, jurors)
-    gate = panel.gate
-    header = ReportHeader(
-        rubric=rubric,
-        jurors=tuple(jurors),
-        offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
-        checks=checks,
-        judge_all=judge_all,
-    )
-    write_atomic(run_dir / SUMMARY, _summary_json(summary, gate))
-    cases = {case.id: case for case in read_cases(run_dir)}
-    manifest = read_manifest(run_dir)
-    write_atomic(run_dir / REPORT, render_html(summary, verdicts, cases, header, gate, manifest))
-    write_atomic(run_dir / JUNIT, render_junit(verdicts, summary, name=f"aiojury {rubric}"))
-    stream = stream or sys.stdout
-    console = Console(file=stream, width=None if stream.isatty() else 120)
-    lines = [CaseLine.of(v) for v in verdicts] if len(verdicts) <= CASE_TABLE_LIMIT else []
-    render_report(summary, header, console, gate=gate, cases=lines)
-    for warning in warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
-    console.print(f"Run recorded in {run_dir}")
-    return summary
-
-
-def _summary_json(summary: RunSummary, gate: Gate) -> str:
-    data = summary.model_dump(mode="json")
-    data["pass_rate"] = summary.pass_rate
-    data["cost"] = summary.cost
-    data["gate"] = gate.model_dump(mode="json")
-    data["exit_code"] = summary.exit_code(gate)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

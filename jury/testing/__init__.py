@@ -30,9 +30,8 @@ makes the engine's retries and rate limits sleep without waiting::
     async with jury.Jury(panel, clock=FakeClock()) as j: ...
 """
 
-from jury.testing._scripted import ScriptedModel
-
 from .._clock import FakeClock
+from ._scripted import ScriptedModel
 from ._server import (
     FakeProviderServer,
     Fault,

@@ -10,7 +10,7 @@ from typing import Any
 
 from jury import Case, CaseVerdict, JudgeRequest, Juror, Jury, Panel, Verdict, Vote, VoteStatus
 from jury._verdict import Score
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 
 
 def vote(

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus, load_rubric
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 from rubrics._criterion import CriterionRubric, from_toml
 
 BASE: dict[str, Any] = {

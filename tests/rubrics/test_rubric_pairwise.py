@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from jury import Case, JudgeRequest, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
-from jury.testing._scripted import ScriptedModel
+from jury.testing import ScriptedModel
 from rubrics import position_consistency
 from rubrics._pairwise import PairwiseRubric, from_toml
 
