@@ -14,7 +14,6 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
 from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validate_cases
 from ._clock import Clock, FakeClock
 from ._defaults import default_panel
-from ._engine import Jury, evaluate
 from ._errors import (
     AuthenticationError,
     CaseFileError,
@@ -30,6 +29,7 @@ from ._errors import (
     RubricError,
     TransientError,
 )
+from ._jury import Jury, evaluate
 from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._panel import Gate, Juror, Panel, ProviderLimits, RetrySettings, load_panel
 from ._registry import family_of, load_rubric, register_provider, register_rubric_kind

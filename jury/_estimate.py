@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._case import Case
-from ._engine import Jury
+from ._jury import Jury
 from ._model import JudgeReply, Usage
 
 __all__ = ["JurorEstimate", "estimate"]

@@ -1,5 +1,7 @@
-"""Log configuration for the CLI. The library only asks structlog for loggers; configuring
-them is the application's business (here, the `jury` command's)."""
+"""Logging. The library emits structlog events only once its user has configured structlog
+(`Events`): an unconfigured structlog would print every event to stdout, and a library prints
+nothing unless asked. Configuring it is the application's business (`configure_logging` is
+the `jury` command's)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import sys
 from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
-__all__ = ["configure_logging", "redact", "secret_values"]
+__all__ = ["Events", "configure_logging", "redact", "secret_values"]
 
 # Shapes of provider keys, for values that reach a log without being a known variable.
 _KEY_SHAPES = re.compile(
@@ -30,6 +32,44 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     for secret in secrets:
         text = text.replace(secret, "[redacted]")
     return _KEY_SHAPES.sub("[redacted]", text)
+
+
+class Events:
+    """The library's structlog events, dropped until the application configures structlog.
+
+    The library never imports structlog itself (it pulls in its console renderer, which
+    `import jury` should not pay for): an application that has not imported it has not
+    configured it either. Each event goes through structlog's lazy proxy, so a configuration
+    changed after the first event is followed.
+    """
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str = "jury") -> None:
+        self._name = name
+        self._logger: Any = None
+
+    @property
+    def enabled(self) -> bool:
+        """Whether an event would be emitted: check it before building a costly one."""
+        structlog = sys.modules.get("structlog")
+        if structlog is None or not structlog.is_configured():
+            return False
+        if self._logger is None:
+            self._logger = structlog.get_logger(self._name)
+        return True
+
+    def info(self, event: str, **fields: Any) -> None:
+        if self.enabled:
+            self._logger.info(event, **fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        if self.enabled:
+            self._logger.warning(event, **fields)
+
+    def exception(self, event: str, **fields: Any) -> None:
+        if self.enabled:
+            self._logger.exception(event, **fields)
 
 
 class _Redactor:

@@ -82,13 +82,6 @@ class Usage:
     output_tokens: int = 0
     cached_tokens: int = 0
 
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_tokens + other.cached_tokens,
-        )
-
 
 @dataclass(slots=True)
 class JudgeReply:

@@ -51,11 +51,11 @@ class VerdictEvents:
             "jury.case.verdict": verdict.verdict.value,
             "jury.juror": vote.juror,
             "jury.vote.status": vote.status.value,
-            "jury.vote.attempts": vote.attempts,
-            "jury.vote.cache_hits": vote.cache_hits,
+            "jury.vote.attempts": vote.calls.attempts,
+            "jury.vote.cache_hits": vote.calls.cache_hits,
             "jury.vote.offline": vote.offline,
-            "gen_ai.usage.input_tokens": vote.input_tokens,
-            "gen_ai.usage.output_tokens": vote.output_tokens,
+            "gen_ai.usage.input_tokens": vote.calls.input_tokens,
+            "gen_ai.usage.output_tokens": vote.calls.output_tokens,
         }
         if verdict.category:
             common["jury.case.category"] = verdict.category

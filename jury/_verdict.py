@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "STAGES",
     "Ballot",
+    "CallStats",
     "CaseVerdict",
     "CheckOutcome",
     "CheckResult",
@@ -83,6 +84,48 @@ class Ballot:
     verdict: Verdict | None = None
 
 
+@dataclass(slots=True)
+class CallStats:
+    """What calls cost, and who served them. Adds up: `add` folds one record into another.
+
+    `attempts` counts requests sent (retries included), `reasks` the requests that asked an
+    invalid reply again, `cache_hits` the replies taken from the cache instead. Tokens and
+    latency are those of every reply received (a cached reply's tokens are counted: they are
+    what the judge read and wrote). `cost` is the USD of the calls paid for here (a cached
+    reply was paid for when it was made); None once any paid call's price is unknown.
+    `served_by` lists the models that replied, in the order they first did.
+    """
+
+    attempts: int = 0
+    reasks: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+    cost: float | None = 0.0
+    served_by: tuple[str, ...] = ()
+
+    def add(self, other: CallStats) -> None:
+        self.attempts += other.attempts
+        self.reasks += other.reasks
+        self.cache_hits += other.cache_hits
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cached_tokens += other.cached_tokens
+        self.latency_s += other.latency_s
+        self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        for model in other.served_by:
+            self.served(model)
+
+    def served(self, model: str) -> None:
+        if model not in self.served_by:
+            self.served_by = (*self.served_by, model)
+
+    def paid(self, cost: float | None) -> None:
+        self.cost = None if self.cost is None or cost is None else self.cost + cost
+
+
 _MODEL = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
 
@@ -101,28 +144,49 @@ class Vote(BaseModel):
     details: dict[str, Any] = {}
     #: Each sample's ballot, in sample order, for stability and agreement across samples.
     samples: tuple[Ballot, ...] = ()
-    #: The model that actually served the vote (a fallback, when the first choice failed).
-    served_by: str | None = None
     #: What went wrong, for invalid and unavailable votes (every fallback's error, summarised).
     error: str | None = None
     #: The judge's last reply, verbatim: kept so an invalid vote can be read and re-scored.
     raw: str | None = None
-    attempts: int = 0
-    reasks: int = 0
-    #: Calls answered from the cache instead of the provider.
-    cache_hits: int = 0
-    latency_s: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float | None = None
+    #: What the juror's calls on this case cost, and the models that served them.
+    calls: CallStats = Field(default_factory=CallStats)
     #: A deterministic reference juror or a replayed record, not a live LLM judge.
     offline: bool = False
 
     @property
-    def counts(self) -> bool:
-        """Whether the vote counts toward quorum and aggregation."""
-        return self.status is VoteStatus.VALID
+    def served_by(self) -> str | None:
+        """The model that served the vote's last reply (a fallback, when the first failed)."""
+        return self.calls.served_by[-1] if self.calls.served_by else None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _calls_from_flat_fields(cls, data: Any) -> Any:
+        # Records of format 1 kept a vote's accounting as flat fields.
+        if isinstance(data, dict) and "calls" not in data and _FLAT_CALLS & data.keys():
+            data = dict(data)
+            calls = {k: data.pop(k) for k in _FLAT_CALLS & data.keys()}
+            served = calls.pop("served_by", None)
+            calls["served_by"] = (served,) if served else ()
+            if calls.get("cost") is None:
+                # Format 1 left an offline or never-called vote's cost unknown.
+                calls["cost"] = None if calls.get("attempts") and not data.get("offline") else 0.0
+            data["calls"] = calls
+        return data
+
+
+_FLAT_CALLS = frozenset(
+    {
+        "served_by",
+        "attempts",
+        "reasks",
+        "cache_hits",
+        "latency_s",
+        "input_tokens",
+        "output_tokens",
+        "cached_tokens",
+        "cost",
+    }
+)
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ import pytest
 
 from ._case import Case
 from ._defaults import default_panel
-from ._engine import Jury
+from ._jury import Jury
 from ._panel import Panel, load_panel
 from ._verdict import CaseVerdict, Verdict, VoteStatus
 

@@ -65,7 +65,7 @@ async def test_the_engine_pays_each_call_once(tmp_path: Path) -> None:
         async with Jury(panel, cache=cache) as jury:
             third = await jury.judge(case("a"))
     assert judge.calls == 1
-    assert [v.votes[0].cache_hits for v in (first, second, third)] == [0, 1, 1]
+    assert [v.votes[0].calls.cache_hits for v in (first, second, third)] == [0, 1, 1]
     assert third.verdict == first.verdict
 
 

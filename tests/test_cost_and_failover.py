@@ -42,8 +42,8 @@ async def test_cost_adds_up_and_is_unknown_when_any_price_is() -> None:
     async with Jury(Panel(jurors=(Juror(model=priced), Juror(model=unpriced)))) as jury:
         verdicts = [await jury.judge(case(f"c{i}")) for i in range(3)]
     summary = summarize(verdicts)
-    assert summary.jurors["scripted/priced"].cost == pytest.approx(0.03)
-    assert summary.jurors["scripted/unpriced"].cost is None
+    assert summary.jurors["scripted/priced"].calls.cost == pytest.approx(0.03)
+    assert summary.jurors["scripted/unpriced"].calls.cost is None
     assert summary.cost is None
     assert jury.spent == pytest.approx(0.03)
 
@@ -86,10 +86,10 @@ async def test_cache_hits_are_not_paid_for() -> None:
         first = await jury.judge(case())
         second = await jury.judge(case())
     assert model.calls == 1
-    assert first.votes[0].cost == 0.5
-    assert second.votes[0].cost == 0.0
-    assert second.votes[0].cache_hits == 1
-    assert second.votes[0].attempts == 0
+    assert first.votes[0].calls.cost == 0.5
+    assert second.votes[0].calls.cost == 0.0
+    assert second.votes[0].calls.cache_hits == 1
+    assert second.votes[0].calls.attempts == 0
     assert jury.spent == 0.5
 
 

@@ -88,7 +88,7 @@ async def test_leaving_the_loop_early_leaves_no_task_behind() -> None:
         async for verdict in stream:
             assert verdict.verdict is Verdict.PASS
             break
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()
     assert asyncio.all_tasks() - before == set()
     assert model.calls < 100
 
@@ -146,7 +146,7 @@ async def test_retries_honour_retry_after_and_record_attempts() -> None:
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.attempts == 3
+    assert vote.calls.attempts == 3
     assert model.calls == 3
     assert len(clock.sleeps) == 2
     assert 0 <= clock.sleeps[0] <= 1.0  # first backoff: up to base_delay
@@ -161,7 +161,7 @@ async def test_retries_stop_after_the_configured_attempts() -> None:
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
-    assert vote.attempts == 3
+    assert vote.calls.attempts == 3
     assert "502 bad gateway" in (vote.error or "")
     assert "after 3 attempts" in (vote.error or "")
     assert verdict.verdict is Verdict.INCONCLUSIVE
@@ -193,7 +193,7 @@ async def test_a_hanging_attempt_times_out_and_is_retried() -> None:
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.attempts == 2
+    assert vote.calls.attempts == 2
 
 
 async def test_the_case_timeout_makes_unfinished_votes_unavailable() -> None:
@@ -222,7 +222,7 @@ async def test_fallbacks_serve_when_the_first_model_is_down() -> None:
     assert vote.status is VoteStatus.VALID
     assert vote.served_by == "scripted/spare"
     assert vote.juror == "seat"
-    assert vote.attempts == 3  # two on the model that was down, one on the spare
+    assert vote.calls.attempts == 3  # two on the model that was down, one on the spare
 
 
 async def test_when_every_fallback_fails_the_vote_summarises_every_error() -> None:
@@ -259,7 +259,8 @@ async def test_samples_that_split_evenly_abstain() -> None:
 
 async def test_a_case_the_rubric_cannot_render_is_inconclusive() -> None:
     model = ScriptedModel(good)
-    async with Jury(Panel(jurors=(Juror(model=model),))) as jury:
+    # Without checks: by default `answer_present` would fail the case before the rubric.
+    async with Jury(Panel(jurors=(Juror(model=model),)), checks=None) as jury:
         verdict = await jury.judge(case(answer=None))
     assert verdict.verdict is Verdict.INCONCLUSIVE
     assert "no answer to judge" in verdict.reasons[0]

@@ -65,7 +65,8 @@ def test_instructions_inside_the_answer_do_not_make_a_statement_true() -> None:
 async def test_offline_jurors_grade_the_points_example_with_real_quotes() -> None:
     panel = default_panel(rubric="shopnest-points")
     cases = load_cases(POINTS)
-    async with Jury(panel) as jury:
+    # Judges only: the checks would spare them on the cases whose trace fails.
+    async with Jury(panel, checks=None) as jury:
         verdicts = {v.case_id: v async for v in jury.evaluate(cases)}
     answers = {c.id: c.answer or "" for c in cases}
     for verdict in verdicts.values():

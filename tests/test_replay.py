@@ -54,7 +54,7 @@ async def test_an_unparseable_recorded_verdict_is_an_invalid_vote_never_a_defaul
     assert vote.status is VoteStatus.INVALID
     assert vote.raw == "None"
     assert vote.scores == {}
-    assert vote.reasks == 2  # the recorded judge said nothing else when asked again
+    assert vote.calls.reasks == 2  # the recorded judge said nothing else when asked again
     assert "not a JSON object" in (vote.error or "")
     assert result.verdict is Verdict.INCONCLUSIVE
 
@@ -70,7 +70,7 @@ async def test_a_recorded_reask_is_served_on_the_reask() -> None:
     result = await judge_with(model, quorum=1)
     (vote,) = result.votes
     assert vote.status is VoteStatus.VALID
-    assert vote.reasks == 1
+    assert vote.calls.reasks == 1
 
 
 async def test_a_case_without_a_record_makes_the_vote_unavailable() -> None:

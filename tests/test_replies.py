@@ -77,13 +77,13 @@ async def test_reply_rules(reply: str, status: VoteStatus, reason: str | None) -
         assert reason in vote.error
         # Asked once, then re-asked twice; the offending reply is kept verbatim.
         assert model.calls == 3
-        assert vote.reasks == 2
-        assert vote.attempts == 3
+        assert vote.calls.reasks == 2
+        assert vote.calls.attempts == 3
         assert vote.raw == reply
         assert vote.scores == {}
     else:
         assert model.calls == 1
-        assert vote.reasks == 0
+        assert vote.calls.reasks == 0
         assert vote.scores == dict.fromkeys(vote.scores, 4)
         assert len(vote.scores) == 5
 
@@ -94,7 +94,7 @@ async def test_a_reask_that_succeeds_gives_a_valid_vote() -> None:
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.reasks == 1
+    assert vote.calls.reasks == 1
     # The re-ask shows the judge its own reply and what was wrong with it.
     second = model.requests[1]
     assert [m.role for m in second.messages] == ["user", "assistant", "user"]
@@ -109,7 +109,7 @@ async def test_the_reask_bound_is_configurable(reasks: int) -> None:
     async with Jury(Panel(jurors=(Juror(model=model),), reasks=reasks)) as jury:
         verdict = await jury.judge(case())
     assert model.calls == reasks + 1
-    assert verdict.votes[0].reasks == reasks
+    assert verdict.votes[0].calls.reasks == reasks
 
 
 async def test_an_enforced_schema_object_is_validated_too() -> None:

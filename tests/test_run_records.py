@@ -102,7 +102,9 @@ def test_a_run_is_recorded_and_a_rerun_makes_no_call(
     assert calls(server) == CASES * JURORS
     again = {v.case_id: v for v in read_verdicts("second")}
     assert all(
-        vote.cache_hits == 1 and vote.attempts == 0 for v in again.values() for vote in v.votes
+        vote.calls.cache_hits == 1 and vote.calls.attempts == 0
+        for v in again.values()
+        for vote in v.votes
     )
     assert {v.case_id: v.verdict for v in verdicts} == {k: v.verdict for k, v in again.items()}
     assert "Run recorded in second" in capsys.readouterr().out

@@ -48,7 +48,7 @@ def test_summary_counts_categories_and_jurors() -> None:
     assert [n.case_id for n in summary.failures] == ["b"]
     assert summary.jurors["a"].valid == 3
     assert summary.jurors["b"].unavailable == 3
-    assert summary.jurors["b"].attempts == 9
-    assert summary.jurors["a"].input_tokens == 30
+    assert summary.jurors["b"].calls.attempts == 9
+    assert summary.jurors["a"].calls.input_tokens == 30
     # A live juror's price is unknown here: the cost is unknown, never zero.
     assert summary.cost is None

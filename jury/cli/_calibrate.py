@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._case import Case, load_cases
-from .._engine import Jury
 from .._errors import ConfigError
+from .._jury import Jury
 from .._panel_warnings import panel_warnings
 from .._rubric import Metric, Rubric
 from .._verdict import CaseVerdict, Score, Verdict, VoteStatus
@@ -439,7 +439,9 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for warning in panel_warnings(panel):
         print(f"warning: {warning}", file=sys.stderr)
-    jury = Jury(panel)
+    # A calibration tests the judges on the answers it swaps in; the trace checks of the
+    # cases would only spare the judges it means to test.
+    jury = Jury(panel, checks=None)
     labelled = [case for case in cases if case.labels]
     if not any(case.golden_answer for case in cases) and not labelled:
         raise ConfigError(f"{args.cases}: no case has a golden answer or labels to check with")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._engine import Jury
+from .._jury import Jury
 from ..report._estimate import print_estimate
 
 __all__ = ["register"]

@@ -18,8 +18,8 @@ from typing import Any
 
 from .._cache import SqliteCache, default_cache_dir
 from .._case import iter_cases, validate_cases
-from .._engine import Jury
 from .._errors import ConfigError
+from .._jury import Jury
 from .._panel import Panel
 from .._records import (
     Redactor,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from .._case import iter_cases
-from .._engine import Jury
 from .._estimate import CHARS_PER_TOKEN, estimate
+from .._jury import Jury
 
 __all__ = ["print_estimate"]
 

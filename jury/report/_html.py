@@ -76,8 +76,8 @@ def _case_view(verdict: CaseVerdict, case: Case | None) -> dict[str, Any]:
             "reason": vote.reason or vote.error or "",
             "served_by": vote.served_by or "",
             "dissent": vote.juror in dissenters,
-            "latency": f"{vote.latency_s:.2f}s",
-            "tokens": f"{vote.input_tokens}/{vote.output_tokens}",
+            "latency": f"{vote.calls.latency_s:.2f}s",
+            "tokens": f"{vote.calls.input_tokens}/{vote.calls.output_tokens}",
             "offline": vote.offline,
         }
         for vote in verdict.votes

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal, TextIO
 
-from .._verdict import CaseVerdict, VoteStatus
+from .._verdict import CallStats, CaseVerdict, VoteStatus
 
 __all__ = ["ProgressMode", "RunProgress"]
 
@@ -61,11 +61,8 @@ class RunProgress:
         self.stream = stream or sys.stderr
         self.interval = interval
         self.clock = clock
-        self.calls = 0
-        self.cache_hits = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.cost: float | None = 0.0
+        #: What the calls of the cases judged so far cost.
+        self.calls = CallStats()
         self.errors: Counter[str] = Counter()
         self.verdicts: Counter[str] = Counter()
         self.mode = self._choose(mode)
@@ -85,17 +82,9 @@ class RunProgress:
         self.done += 1
         self.verdicts[verdict.verdict.value] += 1
         for vote in verdict.votes:
-            self.calls += vote.attempts
-            self.cache_hits += vote.cache_hits
-            self.input_tokens += vote.input_tokens
-            self.output_tokens += vote.output_tokens
+            self.calls.add(vote.calls)
             if vote.status is not VoteStatus.VALID:
                 self.errors[vote.status.value] += 1
-            if vote.attempts and not vote.offline:
-                if vote.cost is None:
-                    self.cost = None
-                elif self.cost is not None:
-                    self.cost += vote.cost
         if self.mode == "plain" and self.clock() - self._last_line >= self.interval:
             self._print_line()
 
@@ -117,9 +106,10 @@ class RunProgress:
             left = self.total - self.done
             if left > 0:
                 parts.append(f"ETA {_duration(left / rate)}")
-        parts.append(f"calls {self.calls} (cached {self.cache_hits})")
-        parts.append(f"tokens {_tokens(self.input_tokens)}/{_tokens(self.output_tokens)}")
-        parts.append("cost ?" if self.cost is None else f"cost ${self.cost:.4f}")
+        calls = self.calls
+        parts.append(f"calls {calls.attempts} (cached {calls.cache_hits})")
+        parts.append(f"tokens {_tokens(calls.input_tokens)}/{_tokens(calls.output_tokens)}")
+        parts.append("cost ?" if calls.cost is None else f"cost ${calls.cost:.4f}")
         if self.errors:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.errors.items()))
             parts.append(f"errors: {kinds}")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from .._panel import Gate
-from .._verdict import STAGES, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
+from .._verdict import STAGES, CallStats, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
 
 __all__ = ["CaseNote", "CategoryStats", "JurorStats", "RunSummary", "Tally", "summarize"]
 
@@ -44,23 +44,16 @@ class CategoryStats:
 
 @dataclass(slots=True)
 class JurorStats:
+    """One juror's record over a run: its votes by status, and what its calls cost (the
+    models that served them among it: more than one when fallbacks served)."""
+
     votes: int = 0
     valid: int = 0
     invalid: int = 0
     unavailable: int = 0
     abstained: int = 0
-    attempts: int = 0
-    reasks: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    latency_s: float = 0.0
-    #: Known cost in USD; None while any of its calls had an unknown price.
-    cost: float | None = 0.0
+    calls: CallStats = field(default_factory=CallStats)
     offline: bool = False
-    #: Models that served this juror's votes (more than one when fallbacks served).
-    served_by: list[str] = field(default_factory=list)
 
 
 class RunSummary(BaseModel):
@@ -110,9 +103,17 @@ class RunSummary(BaseModel):
         return 0
 
     @property
+    def calls(self) -> CallStats:
+        """Every juror's calls, added up."""
+        total = CallStats()
+        for juror in self.jurors.values():
+            total.add(juror.calls)
+        return total
+
+    @property
     def cost(self) -> float | None:
-        costs = [j.cost for j in self.jurors.values()]
-        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+        """USD of the run's calls; None when any paid call's price is unknown."""
+        return self.calls.cost
 
 
 class Tally:
@@ -176,22 +177,8 @@ class Tally:
                 stats.unavailable += 1
             else:
                 stats.abstained += 1
-            stats.attempts += vote.attempts
-            stats.reasks += vote.reasks
-            stats.cache_hits += vote.cache_hits
-            stats.input_tokens += vote.input_tokens
-            stats.output_tokens += vote.output_tokens
-            stats.cached_tokens += vote.cached_tokens
-            stats.latency_s += vote.latency_s
+            stats.calls.add(vote.calls)
             stats.offline = stats.offline or vote.offline
-            if vote.served_by and vote.served_by not in stats.served_by:
-                stats.served_by.append(vote.served_by)
-            if vote.offline or not vote.attempts:
-                continue
-            if vote.cost is None:
-                stats.cost = None
-            elif stats.cost is not None:
-                stats.cost += vote.cost
 
     def summary(self) -> RunSummary:
         def by_id(notes: list[CaseNote]) -> tuple[CaseNote, ...]:

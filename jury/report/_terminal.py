@@ -235,8 +235,10 @@ def render_report(
     console.print()
     jurors = Table(title="Jurors", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     # "served by" only when a fallback served some votes: otherwise it repeats the juror.
-    failover = any(record.served_by not in ([], [name]) for name, record in summary.jurors.items())
-    cached = any(record.cache_hits for record in summary.jurors.values())
+    failover = any(
+        record.calls.served_by not in ((), (name,)) for name, record in summary.jurors.items()
+    )
+    cached = any(record.calls.cache_hits for record in summary.jurors.values())
     columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
     columns += ["attempts", *(["cached"] if cached else []), "tokens in/out", "cost"]
     columns += ["served by"] if failover else []
@@ -255,15 +257,15 @@ def render_report(
             Text(str(record.invalid), style="yellow" if record.invalid else ""),
             Text(str(record.unavailable), style="yellow" if record.unavailable else ""),
             str(record.abstained),
-            str(record.reasks),
-            str(record.attempts),
-            *([str(record.cache_hits)] if cached else []),
-            f"{record.input_tokens:,}/{record.output_tokens:,}"
-            + (f" ({record.cached_tokens:,} cached)" if record.cached_tokens else ""),
-            _cost(record.cost),
+            str(record.calls.reasks),
+            str(record.calls.attempts),
+            *([str(record.calls.cache_hits)] if cached else []),
+            f"{record.calls.input_tokens:,}/{record.calls.output_tokens:,}"
+            + (f" ({record.calls.cached_tokens:,} cached)" if record.calls.cached_tokens else ""),
+            _cost(record.calls.cost),
         ]
         if failover:
-            row.append(escape(", ".join(record.served_by)))
+            row.append(escape(", ".join(record.calls.served_by)))
         jurors.add_row(*row)
     console.print(jurors)
     _print_checks_summary(summary, console)

@@ -53,13 +53,14 @@ async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
     # The server saw a credential both times, and logged it redacted.
     assert "[redacted]" in {via_sdk.headers.get(h) for h in ("authorization", "x-goog-api-key")}
 
-    same = ("status", "scores", "reason", "served_by", "attempts", "input_tokens", "output_tokens")
-    for name in same:
+    for name in ("status", "scores", "reason", "served_by"):
         assert getattr(votes["sdk"], name) == getattr(votes["direct"], name), name
+    for name in ("attempts", "input_tokens", "output_tokens", "served_by"):
+        assert getattr(votes["sdk"].calls, name) == getattr(votes["direct"].calls, name), name
     assert votes["direct"].status is VoteStatus.VALID
     assert votes["direct"].served_by == model_id(spec)
     assert votes["direct"].scores == {m.name: 5 for m in RUBRIC.metrics(CASE)}
-    assert votes["direct"].input_tokens > 0
+    assert votes["direct"].calls.input_tokens > 0
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -143,7 +144,7 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
     assert "Reply with one JSON object" in server.requests[0].body["messages"][0]["content"]
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.reasks == 1
+    assert vote.calls.reasks == 1
 
 
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
@@ -154,10 +155,10 @@ async def test_cached_tokens_are_reported(
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     first = await judge(panel(spec))
     second = await judge(panel(spec))
-    assert first.votes[0].cached_tokens == 0
+    assert first.votes[0].calls.cached_tokens == 0
     # The rubric (system) was seen before: the provider reads it from its cache.
-    assert second.votes[0].cached_tokens == len(PROMPT.system) // 4
-    assert second.votes[0].input_tokens >= second.votes[0].cached_tokens
+    assert second.votes[0].calls.cached_tokens == len(PROMPT.system) // 4
+    assert second.votes[0].calls.input_tokens >= second.votes[0].calls.cached_tokens
 
 
 async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:

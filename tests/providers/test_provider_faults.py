@@ -49,7 +49,7 @@ async def test_a_transient_fault_is_retried_until_the_call_succeeds(
     verdict = await judge(panel(spec), clock)
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.attempts == 3
+    assert vote.calls.attempts == 3
     assert len(server.requests_for(model_id(spec))) == 3
     # Two backoffs, full jitter under base * 2**n.
     assert len(clock.sleeps) == 2
@@ -64,7 +64,7 @@ async def test_a_fault_that_persists_makes_the_vote_unavailable_not_a_fail(
     verdict = await judge(panel(spec))
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
-    assert vote.attempts == 3
+    assert vote.calls.attempts == 3
     assert "503" in (vote.error or "")
     assert verdict.verdict is Verdict.INCONCLUSIVE
 
@@ -76,7 +76,7 @@ async def test_an_invalid_request_is_not_retried(
     server.inject(Fault.http(status, message="no such model"), model=model_id(spec), times=None)
     vote = (await judge(panel(spec))).votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
-    assert vote.attempts == 1
+    assert vote.calls.attempts == 1
     assert len(server.requests) == 1
     assert str(status) in (vote.error or "")
 
@@ -101,7 +101,7 @@ async def test_retry_after_is_honoured(
     clock = FakeClock()
     vote = (await judge(panel(spec), clock)).votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.attempts == 2
+    assert vote.calls.attempts == 2
     # The engine waited at least what the server asked (backoff can only add to it).
     assert clock.sleeps
     assert clock.sleeps[-1] >= expected
@@ -115,7 +115,7 @@ async def test_retry_after_as_an_http_date_is_honoured(
     server.inject(Fault.http(429, retry_after=retry_after_date(30)), model=model_id(spec))
     clock = FakeClock()
     vote = (await judge(panel(spec), clock)).votes[0]
-    assert vote.attempts == 2
+    assert vote.calls.attempts == 2
     # An HTTP date has one-second resolution.
     assert 28.0 <= clock.sleeps[-1] <= 31.0
 
@@ -128,7 +128,7 @@ async def test_a_retry_after_beyond_the_cap_gives_up_at_once(
     p = panel(spec, retry=RetrySettings(attempts=5, retry_after_cap=120))
     vote = (await judge(p, clock)).votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
-    assert vote.attempts == 1
+    assert vote.calls.attempts == 1
     assert "429" in (vote.error or "")
     # Nothing was slept for: the run does not stall an hour on one juror.
     assert sum(clock.sleeps) < 3600
@@ -141,11 +141,11 @@ async def test_a_hung_call_times_out_and_is_retried(
     async with Jury(p, clock=FakeClock(), rng=random.Random(7)) as jury:
         # A first call opens the connections (and loads the SDK's TLS setup), so that the
         # timeout below measures the hang, not a cold start.
-        assert (await jury.judge(CASE)).votes[0].attempts == 1
+        assert (await jury.judge(CASE)).votes[0].calls.attempts == 1
         server.inject(Fault.hang(), model=model_id(spec))
         vote = (await jury.judge(CASE)).votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.attempts == 2
+    assert vote.calls.attempts == 2
     assert [r.fault for r in server.requests] == [None, "hang", None]
 
 
@@ -155,7 +155,7 @@ async def test_latency_is_waited_for_and_measured(
     server.inject(Fault.latency(0.05), model=model_id(spec))
     vote = (await judge(panel(spec))).votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.latency_s >= 0.05
+    assert vote.calls.latency_s >= 0.05
 
 
 @pytest.mark.parametrize(
@@ -167,8 +167,8 @@ async def test_a_bad_reply_is_asked_again(
     server.inject(fault, model=model_id(spec))
     vote = (await judge(panel(spec))).votes[0]
     assert vote.status is VoteStatus.VALID
-    assert vote.reasks == 1
-    assert vote.attempts == 2
+    assert vote.calls.reasks == 1
+    assert vote.calls.attempts == 2
     # The re-ask carries the bad reply and says what was wrong with it.
     second = server.requests[1].body
     assert "could not be used" in str(second)
@@ -182,7 +182,7 @@ async def test_a_reply_bad_every_time_is_an_invalid_vote_with_the_raw_reply_kept
     verdict = await judge(panel(spec, reasks=2))
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.INVALID
-    assert vote.reasks == 2
+    assert vote.calls.reasks == 2
     assert vote.raw is not None
     if fault.kind == "out_of_range":
         assert '"relevance": 10' in vote.raw

@@ -38,5 +38,5 @@ async def test_a_real_judge_gives_a_valid_vote(
     # The model that served is the pinned one (providers may append nothing or a suffix).
     assert vote.served_by is not None
     assert vote.served_by.startswith(live_spec.partition("/")[2].split("-20")[0])
-    assert vote.input_tokens > 0
-    assert vote.output_tokens > 0
+    assert vote.calls.input_tokens > 0
+    assert vote.calls.output_tokens > 0

@@ -34,7 +34,7 @@ async def test_a_provider_that_is_down_fails_over_to_another_family(
     # The vote says who served it: the fallback, of another family.
     assert first.served_by == model_id(OPENAI)
     # Three attempts on the model that was down, one on the fallback.
-    assert first.attempts == 4
+    assert first.calls.attempts == 4
     assert [r.provider for r in server.requests].count("anthropic") == 3
     assert second.served_by == model_id(GOOGLE)
     assert verdict.verdict is Verdict.PASS
@@ -47,7 +47,7 @@ async def test_first_party_votes_are_priced_and_compatible_servers_are_unknown(
     monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
     compatible = "openai-api/acme/llama-3.1-8b-instruct"
     verdict = await judge(panel(ANTHROPIC, OPENAI, GOOGLE, compatible))
-    costs = {vote.juror: vote.cost for vote in verdict.votes}
+    costs = {vote.juror: vote.calls.cost for vote in verdict.votes}
     for spec in (ANTHROPIC, OPENAI, GOOGLE):
         cost = costs[spec]
         assert cost is not None
@@ -66,7 +66,7 @@ async def test_when_every_alternate_fails_the_vote_is_unavailable_with_every_err
     assert vote.status is VoteStatus.UNAVAILABLE
     assert "503" in (vote.error or "")
     assert "400" in (vote.error or "")
-    assert vote.attempts == 4
+    assert vote.calls.attempts == 4
     assert verdict.verdict is Verdict.INCONCLUSIVE
 
 

@@ -118,7 +118,7 @@ async def test_a_missing_or_malformed_pass_is_invalid_never_false(bad: Any, reas
     assert vote.error is not None
     assert reason in vote.error
     assert model.calls == 2
-    assert vote.reasks == 1
+    assert vote.calls.reasks == 1
     assert vote.scores == {}
     assert result.verdict is Verdict.INCONCLUSIVE
 

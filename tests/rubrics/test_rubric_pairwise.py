@@ -201,7 +201,7 @@ async def test_invalid_replies_are_reasked_then_recorded_invalid(bad: Any, reaso
     assert vote.error is not None
     assert reason in vote.error
     assert model.calls == 3  # the first order, asked three times; the second never asked
-    assert vote.reasks == 2
+    assert vote.calls.reasks == 2
 
 
 async def test_a_tie_where_ties_are_not_allowed_is_invalid() -> None:
@@ -215,7 +215,7 @@ async def test_a_tie_where_ties_are_not_allowed_is_invalid() -> None:
     )
     (vote,) = result.votes
     assert vote.status is VoteStatus.VALID
-    assert vote.reasks == 2
+    assert vote.calls.reasks == 2
     assert 'winner: "tie" is not allowed' in model.requests[1].messages[-1].content
     assert result.verdict is Verdict.PASS
 

@@ -314,7 +314,7 @@ async def test_every_invalid_reply_is_reasked_then_recorded_invalid(bad: Any, re
     assert vote.error is not None
     assert reason in vote.error
     assert model.calls == 3  # the first ask and two re-asks
-    assert vote.reasks == 2
+    assert vote.calls.reasks == 2
     assert vote.raw == (bad if isinstance(bad, str) else json.dumps(bad))
     # The re-ask tells the judge what was wrong.
     assert reason.split(":", maxsplit=1)[0] in model.requests[1].messages[-1].content
@@ -324,7 +324,7 @@ async def test_every_invalid_reply_is_reasked_then_recorded_invalid(bad: Any, re
 async def test_a_reask_that_succeeds_gives_a_valid_vote() -> None:
     result, (model,) = await judge(points_case(), [_without("1"), reply(all_("yes"))], reasks=2)
     assert result.votes[0].status is VoteStatus.VALID
-    assert result.votes[0].reasks == 1
+    assert result.votes[0].calls.reasks == 1
     assert model.calls == 2
 
 
@@ -355,7 +355,7 @@ async def test_a_case_the_rubric_cannot_judge_is_inconclusive_unasked(
     fields: dict[str, Any], why: str
 ) -> None:
     model = ScriptedModel([reply(all_("yes"))])
-    async with Jury(Panel(jurors=(Juror(model=model),)), rubric=rubric()) as jury:
+    async with Jury(Panel(jurors=(Juror(model=model),)), rubric=rubric(), checks=None) as jury:
         result = await jury.judge(points_case(**fields))
     assert result.verdict is Verdict.INCONCLUSIVE
     assert why in result.reasons[0]

@@ -1,0 +1,151 @@
+"""The case layer: one case from its checks to its verdict.
+
+The deterministic checks run first and cost nothing; a failed required check fails the case
+and spares the judges. Otherwise the rubric renders the case, every juror votes at once (one
+task each, so that one juror's failure never cancels another), and the votes are decided
+under the panel's rules. A case past its deadline keeps the votes already cast; the missing
+ones are unavailable, with what their calls cost so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from ._case import Case
+from ._decide import decide_case
+from ._panel import Panel
+from ._rubric import Prompt, Rubric
+from ._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict, Vote, VoteStatus
+from ._votes import Seat, Voter
+
+__all__ = ["CaseJudge", "Checker"]
+
+#: Runs the deterministic checks of one case (see `jury.checks`).
+Checker = Callable[[Case], Sequence[CheckResult]]
+
+
+class CaseJudge:
+    """Judges cases: checks, then the jurors' votes, then the decision."""
+
+    def __init__(
+        self,
+        panel: Panel,
+        rubric: Rubric,
+        seats: Sequence[Seat],
+        voter: Voter,
+        *,
+        checks: Checker | None,
+        judge_all: bool,
+        quorum: int,
+        over_budget: Callable[[], str | None],
+    ) -> None:
+        self.panel = panel
+        self.rubric = rubric
+        self.seats = tuple(seats)
+        self.voter = voter
+        self.checks = checks
+        self.judge_all = judge_all
+        self.quorum = quorum
+        self._over_budget = over_budget
+        self._weights: Mapping[str, float] = {seat.id: seat.weight for seat in self.seats}
+
+    async def judge(self, case: Case) -> CaseVerdict:
+        started = time.perf_counter()
+        checks = tuple(self.checks(case)) if self.checks is not None else ()
+        if not self.judge_all and any(
+            c.required and c.outcome is CheckOutcome.FAIL for c in checks
+        ):
+            spared = self.decide(case, (), checks=checks, duration_s=time.perf_counter() - started)
+            return spared.model_copy(update={"calls_saved": self.calls_for(case)})
+        budget = self._over_budget()
+        if budget is not None:
+            return self._inconclusive(case, budget, checks)
+        try:
+            prompts = self.rubric.prompts(case)
+        except ValueError as exc:
+            reason = f"the {self.rubric.kind} rubric cannot judge this case: {exc}"
+            return self._inconclusive(case, reason, checks)
+        votes = await self._votes(case, prompts)
+        return self.decide(
+            case, votes, checks=checks, duration_s=time.perf_counter() - started, fresh=True
+        )
+
+    def _inconclusive(
+        self, case: Case, reason: str, checks: tuple[CheckResult, ...]
+    ) -> CaseVerdict:
+        return CaseVerdict(
+            case_id=case.id,
+            category=case.category,
+            verdict=Verdict.INCONCLUSIVE,
+            reasons=(reason,),
+            checks=checks,
+        )
+
+    async def _votes(self, case: Case, prompts: Sequence[Prompt]) -> list[Vote]:
+        """Every juror's vote, at once. Votes still missing at the case's deadline are
+        unavailable; the ones already cast are kept."""
+        stats = [CallStats() for _ in self.seats]
+        timeout = self.panel.case_timeout
+        tasks: list[asyncio.Task[Vote]] = []
+        try:
+            async with asyncio.timeout(timeout):
+                if len(self.seats) == 1:
+                    # One juror needs no task of its own.
+                    return [await self.voter.vote(self.seats[0], case, prompts, stats[0])]
+                async with asyncio.TaskGroup() as group:
+                    tasks.extend(
+                        group.create_task(self.voter.vote(seat, case, prompts, calls))
+                        for seat, calls in zip(self.seats, stats, strict=True)
+                    )
+        except TimeoutError:
+            pass
+        votes = []
+        for index, (seat, calls) in enumerate(zip(self.seats, stats, strict=True)):
+            task = tasks[index] if tasks else None
+            done = task is not None and task.done() and not task.cancelled()
+            votes.append(task.result() if task is not None and done else self._late(seat, calls))
+        return votes
+
+    def _late(self, seat: Seat, calls: CallStats) -> Vote:
+        return Vote(
+            juror=seat.id,
+            status=VoteStatus.UNAVAILABLE,
+            error=f"the case ran out of time ({self.panel.case_timeout:g}s)",
+            offline=seat.offline,
+            calls=calls,
+        )
+
+    def calls_for(self, case: Case) -> int:
+        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+        try:
+            prompts = len(self.rubric.prompts(case))
+        except ValueError:
+            return 0
+        return prompts * sum(seat.samples for seat in self.seats)
+
+    def decide(
+        self,
+        case: Case,
+        votes: Sequence[Vote],
+        *,
+        checks: Sequence[CheckResult] = (),
+        duration_s: float = 0.0,
+        fresh: bool = False,
+    ) -> CaseVerdict:
+        """The verdict these votes and checks give under this panel's rules (no calls)."""
+        return decide_case(
+            case,
+            votes,
+            self.rubric,
+            jurors=len(self.seats),
+            quorum=self.quorum,
+            weights=self._weights,
+            aggregation=self.panel.aggregation,
+            ties=self.panel.ties,
+            spread_alert=self.panel.disagreement_spread,
+            checks=checks,
+            duration_s=duration_s,
+            fresh=fresh,
+        )

@@ -1,0 +1,277 @@
+"""The vote layer: one juror's vote on one case.
+
+A juror's vote is its samples of every prompt the rubric makes (pairwise asks both orders),
+each reply validated twice (schema, then the rubric's rules) and asked again while invalid,
+then combined: the rubric combines the prompts of a sample, and the samples are aggregated
+within the juror. Which model answers is the fallback chain's business; what a call costs is
+the call layer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ._aggregate import Aggregation, aggregate
+from ._calls import Caller, CallFailed, OverBudget
+from ._case import Case
+from ._decide import sample_verdicts
+from ._errors import AuthenticationError, InvalidReply
+from ._logging import Events, redact
+from ._model import JudgeModel, JudgeRequest, Message
+from ._panel import Juror
+from ._rubric import Prompt, Rubric, parse_reply
+from ._verdict import Ballot, CallStats, Vote, VoteStatus
+
+__all__ = ["BUDGET_REASON", "REASK", "Fallback", "Seat", "Unavailable", "Voter"]
+
+BUDGET_REASON = "budget: the run's cost limit was reached before this call"
+
+REASK = (
+    "Your reply could not be used: {reason}. Reply again with one JSON object in the form "
+    "the instructions give, and nothing else."
+)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A juror, resolved: its callers in the order to try them, and its settings."""
+
+    juror: Juror
+    id: str
+    callers: tuple[Caller, ...]
+    weight: float
+    #: The family of its first-choice model.
+    family: str
+    samples: int
+    temperature: float
+    #: Every model of the seat is an offline reference juror or a replay.
+    offline: bool
+
+    @property
+    def models(self) -> tuple[JudgeModel, ...]:
+        return tuple(caller.model for caller in self.callers)
+
+
+class Unavailable(Exception):
+    """Every model of a juror failed for good; `errors` says how each did."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = tuple(errors)
+
+
+class Fallback:
+    """A juror's models in the order to try them, for one vote.
+
+    A model that failed for good is not asked again within the vote: the next one takes
+    over for what is left (the other prompts and samples), and `on_failover` hears of it.
+    """
+
+    __slots__ = ("_at", "_callers", "_on_failover", "errors")
+
+    def __init__(
+        self, callers: Sequence[Caller], on_failover: Callable[[JudgeModel], None]
+    ) -> None:
+        self._callers = callers
+        self._on_failover = on_failover
+        self._at = 0
+        self.errors: list[str] = []
+
+    async def ask(self, attempt: Callable[[Caller], Awaitable[T]], secrets: tuple[str, ...]) -> T:
+        while True:
+            caller = self._callers[self._at]
+            try:
+                result = await attempt(caller)
+            except CallFailed as exc:
+                self.errors.append(redact(str(exc), secrets))
+                if self._at + 1 >= len(self._callers):
+                    raise Unavailable(self.errors) from None
+                self._at += 1
+                continue
+            if self._at:
+                self._on_failover(caller.model)
+            return result
+
+
+class Voter:
+    """Casts votes for the jurors of one panel under one rubric."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        *,
+        reasks: int,
+        max_tokens: int,
+        aggregation: Aggregation,
+        secrets: tuple[str, ...],
+        events: Events,
+        on_failover: Callable[[Seat, JudgeModel], None],
+    ) -> None:
+        self.rubric = rubric
+        self.reasks = reasks
+        self.max_tokens = max_tokens
+        self.aggregation = aggregation
+        self._secrets = secrets
+        self._events = events
+        self._on_failover = on_failover
+
+    async def vote(
+        self, seat: Seat, case: Case, prompts: Sequence[Prompt], stats: CallStats
+    ) -> Vote:
+        """The seat's vote. Its calls are counted in `stats` as they happen, so that a vote cut
+        short by the case's deadline still shows what it cost."""
+        chain = Fallback(seat.callers, lambda model: self._on_failover(seat, model))
+        raw: list[str] = []
+        per_sample: list[Ballot] = []
+        try:
+            for sample in range(seat.samples):
+                ballots: list[tuple[Prompt, Ballot]] = []
+                for prompt in prompts:
+
+                    async def ask(
+                        caller: Caller, prompt: Prompt = prompt, sample: int = sample
+                    ) -> Ballot | str:
+                        return await self._ballot(caller, seat, case, prompt, sample, stats, raw)
+
+                    outcome = await chain.ask(ask, self._secrets)
+                    if isinstance(outcome, str):
+                        return _cast(seat, stats, raw, VoteStatus.INVALID, error=outcome)
+                    ballots.append((prompt, outcome))
+                combined = self.rubric.combine(case, ballots)
+                if isinstance(combined, str):
+                    # The ballots behind an abstention are kept: a pairwise juror's two
+                    # verdicts are what its position consistency is measured from.
+                    return _cast(
+                        seat,
+                        stats,
+                        raw,
+                        VoteStatus.ABSTAINED,
+                        reason=combined,
+                        details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
+                    )
+                per_sample.append(combined)
+        except Unavailable as exc:
+            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=str(exc))
+        except AuthenticationError:
+            raise
+        except OverBudget:
+            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
+        except Exception as exc:
+            # A bug in a rubric or an adapter must not take the other jurors down with it;
+            # it is logged with its traceback and the vote is unavailable.
+            self._events.exception("juror.error", case=case.id, juror=seat.id)
+            error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
+            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=error)
+        return self._from_samples(seat, case, per_sample, stats, raw)
+
+    async def _ballot(
+        self,
+        caller: Caller,
+        seat: Seat,
+        case: Case,
+        prompt: Prompt,
+        sample: int,
+        stats: CallStats,
+        raw: list[str],
+    ) -> Ballot | str:
+        """Ask until the reply is valid or the re-asks run out (then: why it is invalid)."""
+        messages: tuple[Message, ...] = (Message("user", prompt.user),)
+        reasks = 0
+        while True:
+            request = JudgeRequest(
+                system=prompt.system,
+                messages=messages,
+                schema=prompt.schema,
+                schema_name=prompt.schema_name,
+                temperature=seat.temperature,
+                max_tokens=self.max_tokens,
+                seed=sample if seat.samples > 1 else None,
+                case=case,
+                rubric=self.rubric.name,
+                prompt=prompt.key,
+                sample=sample,
+            )
+            reply = await caller.call(request, sample, stats)
+            raw[:] = [reply.text]
+            try:
+                data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
+                return self.rubric.read(case, prompt, data)
+            except InvalidReply as exc:
+                if reasks >= self.reasks:
+                    return exc.reason
+                reasks += 1
+                stats.reasks += 1
+                messages = (
+                    *messages,
+                    Message("assistant", reply.text),
+                    Message("user", REASK.format(reason=exc.reason)),
+                )
+
+    def _from_samples(
+        self, seat: Seat, case: Case, samples: list[Ballot], stats: CallStats, raw: list[str]
+    ) -> Vote:
+        """A juror's vote from its samples: each metric aggregated within the juror first.
+
+        Samples that split evenly on a metric leave the juror undecided: it abstains rather
+        than have the order of its samples pick a side.
+        """
+        if len(samples) == 1:
+            ballot = samples[0]
+            return _cast(
+                seat,
+                stats,
+                raw,
+                VoteStatus.VALID,
+                scores=dict(ballot.scores),
+                verdict=self.rubric.verdict_of(case, ballot.scores),
+                reason=ballot.reason,
+                details=dict(ballot.details),
+            )
+        # Each sample's own verdict is kept for the juror's stability (jury.agreement).
+        samples = list(sample_verdicts(self.rubric, case, samples))
+        scores = {}
+        for metric in self.rubric.metrics(case):
+            result = aggregate(
+                metric,
+                [(b.scores[metric.name], 1.0) for b in samples],
+                self.aggregation,
+                "inconclusive",
+            )
+            if result.value is None or result.tied:
+                return _cast(
+                    seat,
+                    stats,
+                    raw,
+                    VoteStatus.ABSTAINED,
+                    reason=f"its {len(samples)} samples split on {metric.name}",
+                    samples=tuple(samples),
+                )
+            scores[metric.name] = result.value
+        closest = next((b for b in samples if dict(b.scores) == scores), samples[0])
+        return _cast(
+            seat,
+            stats,
+            raw,
+            VoteStatus.VALID,
+            scores=scores,
+            verdict=self.rubric.verdict_of(case, scores),
+            reason=closest.reason,
+            details=dict(closest.details),
+            samples=tuple(samples),
+        )
+
+
+def _cast(seat: Seat, stats: CallStats, raw: list[str], status: VoteStatus, **fields: Any) -> Vote:
+    """The seat's vote, with what its calls cost and the judge's last reply."""
+    return Vote(
+        juror=seat.id,
+        status=status,
+        offline=seat.offline,
+        calls=stats,
+        raw=raw[0] if raw else None,
+        **fields,
+    )
