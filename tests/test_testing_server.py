@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -13,6 +14,7 @@ import pytest
 
 import jury.testing
 from jury.testing import FakeClock, FakeProviderServer, Fault, LoggedRequest, valid_reply
+from jury.testing._anthropic import AnthropicMessages
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -122,6 +124,96 @@ async def test_gemini_takes_the_model_from_the_path() -> None:
     assert status == 200
     assert server.requests[0].model == "gemini-x"
     assert json.loads(raw)["candidates"][0]["finishReason"] == "STOP"
+
+
+def test_a_logged_request_built_by_hand_finds_its_schema() -> None:
+    logged = LoggedRequest(
+        index=0,
+        provider="google",
+        method="POST",
+        path="/v1beta/models/g:generateContent",
+        headers={},
+        body={"generationConfig": {"responseJsonSchema": SCHEMA}},
+        model="g",
+    )
+    assert logged.schema == SCHEMA
+    assert replace(logged, provider="openai").schema is None
+    assert replace(logged, body="not json").schema is None
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "error"),
+    [
+        (
+            "/v1/chat/completions",
+            OPENAI_BODY,
+            {
+                "error": {
+                    "message": "injected 429",
+                    "type": "rate_limit_exceeded",
+                    "param": None,
+                    "code": None,
+                }
+            },
+        ),
+        (
+            "/v1/messages",
+            {"model": "c"},
+            {"type": "error", "error": {"type": "rate_limit_error", "message": "injected 429"}},
+        ),
+        (
+            "/v1beta/models/g:generateContent",
+            {"contents": []},
+            {"error": {"code": 429, "message": "injected 429", "status": "RESOURCE_EXHAUSTED"}},
+        ),
+    ],
+    ids=["openai", "anthropic", "google"],
+)
+async def test_each_protocol_answers_an_error_in_its_own_shape(
+    path: str, body: Any, error: dict[str, Any]
+) -> None:
+    async with FakeProviderServer() as server:
+        server.inject(Fault.http(429))
+        status, _, raw = await post(server, path, body)
+    assert status == 429
+    assert json.loads(raw) == error
+
+
+async def test_anthropic_reads_the_prompt_cache_only_where_the_request_marks_it() -> None:
+    rubric = "rubric " * 40
+    plain = {"model": "c", "max_tokens": 5, "system": rubric, "messages": []}
+    marked = {
+        **plain,
+        "system": [{"type": "text", "text": rubric, "cache_control": {"type": "ephemeral"}}],
+    }
+    async with FakeProviderServer() as server:
+        read = [
+            json.loads((await post(server, "/v1/messages", body))[2])["usage"]
+            for body in (plain, plain, marked, marked)
+        ]
+    assert [usage["cache_read_input_tokens"] for usage in read] == [0, 0, 0, len(rubric) // 4]
+    # Read from the cache, the prompt is no longer counted as input.
+    assert read[3]["input_tokens"] == read[2]["input_tokens"] - len(rubric) // 4
+
+
+async def test_a_body_the_protocol_refuses_is_answered_400_in_its_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refusal(self: AnthropicMessages, body: dict[str, Any]) -> str | None:
+        return "temperature: not supported" if "temperature" in body else None
+
+    monkeypatch.setattr(AnthropicMessages, "refusal", refusal)
+    async with FakeProviderServer() as server:
+        status, _, raw = await post(server, "/v1/messages", {"model": "c", "temperature": 1})
+        assert (await post(server, "/v1/messages", {"model": "c"}))[0] == 200
+    assert status == 400
+    assert json.loads(raw)["error"] == {
+        "type": "invalid_request_error",
+        "message": "temperature: not supported",
+    }
+    assert [r.status for r in server.requests] == [400, 200]
+    # Refused before the model is asked: only the second call counts as served.
+    assert server.served == {"anthropic": 1}
 
 
 async def test_faults_are_injected_per_model_and_counted() -> None:

@@ -31,15 +31,10 @@ makes the engine's retries and rate limits sleep without waiting::
 """
 
 from .._clock import FakeClock
+from ._faults import Fault, ScriptReply, retry_after_date, valid_reply
+from ._log import LoggedRequest
 from ._scripted import ScriptedModel
-from ._server import (
-    FakeProviderServer,
-    Fault,
-    LoggedRequest,
-    ScriptReply,
-    retry_after_date,
-    valid_reply,
-)
+from ._server import FakeProviderServer
 
 __all__ = [
     "FakeClock",

@@ -1,0 +1,175 @@
+"""What goes wrong with a call, the queue of faults waiting for their calls, and what a
+scripted call answers. Nothing here knows a provider: the fake server renders each outcome in
+the protocol the request came in."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import formatdate
+from typing import Any, Literal
+
+__all__ = [
+    "MALFORMED_BODY",
+    "Fault",
+    "Injections",
+    "ScriptReply",
+    "retry_after_date",
+    "spoil",
+    "valid_reply",
+]
+
+#: The body of a ``malformed`` fault: JSON cut off mid-object, whichever provider was asked.
+MALFORMED_BODY = b'{"id": "broken", "choices": [{"message": '
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """Something to go wrong with one call. Build one with the class methods.
+
+    ``status``: answer with an HTTP error (and ``retry-after``/``retry-after-ms`` headers);
+    ``latency``: answer normally after a delay; ``hang``: never answer (until the server
+    closes); ``drop``: close the connection without an answer; ``malformed``: a 200 whose body
+    is not JSON; ``truncated``: the judge's text cut off at the token limit;
+    ``out_of_range``/``missing``: the reply with one field out of its range, or left out.
+    """
+
+    kind: Literal[
+        "status", "latency", "hang", "drop", "malformed", "truncated", "out_of_range", "missing"
+    ]
+    status: int = 0
+    retry_after: float | str | None = None
+    retry_after_ms: float | None = None
+    delay: float = 0.0
+    field: str | None = None
+    message: str = ""
+
+    @classmethod
+    def http(
+        cls,
+        status: int,
+        *,
+        retry_after: float | str | None = None,
+        retry_after_ms: float | None = None,
+        message: str = "",
+    ) -> Fault:
+        """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string."""
+        return cls("status", status, retry_after, retry_after_ms, message=message)
+
+    @classmethod
+    def latency(cls, seconds: float) -> Fault:
+        return cls("latency", delay=seconds)
+
+    @classmethod
+    def hang(cls) -> Fault:
+        return cls("hang")
+
+    @classmethod
+    def drop(cls) -> Fault:
+        return cls("drop")
+
+    @classmethod
+    def malformed(cls) -> Fault:
+        return cls("malformed")
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        return cls("truncated")
+
+    @classmethod
+    def out_of_range(cls, field: str | None = None) -> Fault:
+        """The reply with `field` (default: its first integer field) past its maximum."""
+        return cls("out_of_range", field=field)
+
+    @classmethod
+    def missing(cls, field: str | None = None) -> Fault:
+        """The reply without `field` (default: its first field after ``reason``)."""
+        return cls("missing", field=field)
+
+
+#: What a script gives for one call: reply text, an object sent as JSON text, or a fault.
+ScriptReply = str | Mapping[str, Any] | Fault
+
+
+@dataclass(slots=True)
+class _Injection:
+    fault: Fault
+    model: str | None
+    remaining: int | None
+
+
+class Injections:
+    """Faults waiting for their calls, in the order they were injected."""
+
+    def __init__(self) -> None:
+        self._queue: list[_Injection] = []
+
+    def add(self, fault: Fault, *, model: str | None, times: int | None) -> None:
+        """`fault` for the next `times` calls of `model` (None: of any model; ``times=None``:
+        every call until `clear`)."""
+        self._queue.append(_Injection(fault, model, times))
+
+    def take(self, model: str) -> Fault | None:
+        """The fault for this call of `model`, used up; None when no fault is waiting for it."""
+        for injection in self._queue:
+            if injection.model not in (None, model) or injection.remaining == 0:
+                continue
+            if injection.remaining is not None:
+                injection.remaining -= 1
+            return injection.fault
+        return None
+
+    def clear(self) -> None:
+        self._queue.clear()
+
+
+def valid_reply(schema: Mapping[str, Any] | None, *, score: int | None = None) -> dict[str, Any]:
+    """A reply that satisfies `schema` (a flat object schema such as a rubric's): strings say
+    "scripted reply", integers take `score` or the top of their range, booleans true."""
+    reply: dict[str, Any] = {}
+    if not schema:
+        return {"reason": "scripted reply"}
+    for name, prop in (schema.get("properties") or {}).items():
+        kind = prop.get("type")
+        if "enum" in prop:
+            reply[name] = prop["enum"][-1]
+        elif kind == "integer":
+            top = prop.get("maximum", 5)
+            reply[name] = score if score is not None else top
+        elif kind == "number":
+            reply[name] = float(score if score is not None else prop.get("maximum", 1.0))
+        elif kind == "boolean":
+            reply[name] = True
+        elif kind == "array":
+            reply[name] = []
+        elif kind == "object":
+            reply[name] = valid_reply(prop, score=score)
+        else:
+            reply[name] = "scripted reply"
+    return reply
+
+
+def spoil(
+    reply: str | Mapping[str, Any], fault: Fault, schema: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The reply an ``out_of_range`` or ``missing`` fault sends instead of `reply`."""
+    data = json.loads(reply) if isinstance(reply, str) else dict(reply)
+    name = fault.field
+    if fault.kind == "out_of_range":
+        props = (schema or {}).get("properties", {})
+        name = name or next(
+            (k for k, v in props.items() if v.get("type") == "integer"), next(iter(data))
+        )
+        top = props.get(name, {}).get("maximum", 5)
+        data[name] = top + 5
+    else:
+        name = name or next((k for k in data if k != "reason"), next(iter(data)))
+        data.pop(name, None)
+    return data
+
+
+def retry_after_date(seconds: float) -> str:
+    """An HTTP-date `seconds` from now, for a ``retry-after`` given as a date."""
+    return formatdate(time.time() + seconds, usegmt=True)
