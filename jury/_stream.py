@@ -32,6 +32,71 @@ class _End:
     error: BaseException | None
 
 
+class _Run:
+    """The work behind a stream: its queue, its tasks and its stop signal.
+
+    Kept apart from `VerdictStream` so that the tasks hold no reference to the stream the
+    caller holds: dropping that one (a `break`) must reach `VerdictStream.__del__` at once.
+    """
+
+    def __init__(
+        self,
+        judge: Callable[[Case], Awaitable[CaseVerdict]],
+        cases: Iterable[Case] | AsyncIterable[Case],
+        concurrency: int,
+    ) -> None:
+        self.judge = judge
+        self.cases = cases
+        self.concurrency = concurrency
+        self.queue: asyncio.Queue[CaseVerdict | _End] = asyncio.Queue(maxsize=concurrency)
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.runner: asyncio.Task[None] | None = None
+        self.stop: StopSignal | None = None
+        self.left = False
+
+    def start(self) -> None:
+        # The runner and every task it starts inherit this stop signal (contextvars).
+        with stop_calls() as stop:
+            self.runner = asyncio.create_task(self.run(), name="jury-evaluate")
+        self.stop = stop
+
+    def leave(self) -> None:
+        """Stop at once, without awaiting: no call starts after this returns."""
+        if self.left:
+            return
+        self.left = True
+        if self.stop is not None:
+            self.stop.stopped = True
+        for task in (*self.tasks, self.runner):
+            if task is not None and not task.done():
+                task.cancel()
+
+    async def run(self) -> None:
+        slots = asyncio.Semaphore(self.concurrency)
+
+        async def one(case: Case) -> None:
+            try:
+                verdict = await self.judge(case)
+            finally:
+                slots.release()
+            await self.queue.put(verdict)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                async for case in _aiter(self.cases):
+                    await slots.acquire()
+                    task = group.create_task(one(case), name="jury-case")
+                    self.tasks.add(task)
+                    task.add_done_callback(self.tasks.discard)
+        except BaseExceptionGroup as group_error:
+            await self.queue.put(_End(_first_jury_error(group_error)))
+            return
+        except Exception as exc:
+            await self.queue.put(_End(exc))
+            return
+        await self.queue.put(_End(None))
+
+
 class VerdictStream(AsyncIterator[CaseVerdict]):
     """Verdicts in completion order; see the module's docstring for how it stops."""
 
@@ -43,29 +108,20 @@ class VerdictStream(AsyncIterator[CaseVerdict]):
         *,
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
-        self._judge = judge
-        self._cases = cases
-        self._concurrency = concurrency
+        self._run = _Run(judge, cases, concurrency)
         self._on_close = on_close
-        self._queue: asyncio.Queue[CaseVerdict | _End] = asyncio.Queue(maxsize=concurrency)
-        self._runner: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._stop: StopSignal | None = None
-        self._left = False
 
     def __aiter__(self) -> VerdictStream:
         return self
 
     async def __anext__(self) -> CaseVerdict:
-        if self._left:
+        run = self._run
+        if run.left:
             raise StopAsyncIteration
-        if self._runner is None:
-            # The runner and every task it starts inherit this stop signal (contextvars).
-            with stop_calls() as stop:
-                self._runner = asyncio.create_task(self._run(), name="jury-evaluate")
-            self._stop = stop
+        if run.runner is None:
+            run.start()
         try:
-            item = await self._queue.get()
+            item = await run.queue.get()
         except BaseException:
             await self.aclose()
             raise
@@ -84,62 +140,26 @@ class VerdictStream(AsyncIterator[CaseVerdict]):
 
     async def aclose(self) -> None:
         """Leave the stream: stop every call, and wait for its tasks to end."""
-        self._leave()
-        if self._runner is not None:
-            await asyncio.wait([self._runner])
+        self._run.leave()
+        if self._run.runner is not None:
+            await asyncio.wait([self._run.runner])
         if self._on_close is not None:
             on_close, self._on_close = self._on_close, None
             await on_close()
 
-    def _leave(self) -> None:
-        """Stop at once, without awaiting: no call starts after this returns."""
-        if self._left:
-            return
-        self._left = True
-        stop = self._stop
-        if stop is not None:
-            stop.stopped = True
-        for task in (*self._tasks, self._runner):
-            if task is not None and not task.done():
-                task.cancel()
-
     def __del__(self) -> None:
         # `break` out of `async for` drops the last reference here, synchronously.
-        if self._left or self._runner is None:
+        run = self._run
+        if run.left or run.runner is None:
             return
         try:
-            self._leave()
+            run.leave()
             if self._on_close is not None:
                 closing = asyncio.get_running_loop().create_task(self._on_close())
                 _CLOSING.add(closing)
                 closing.add_done_callback(_CLOSING.discard)
         except RuntimeError:  # the loop is closed or not running: nothing left to stop
             pass
-
-    async def _run(self) -> None:
-        slots = asyncio.Semaphore(self._concurrency)
-
-        async def one(case: Case) -> None:
-            try:
-                verdict = await self._judge(case)
-            finally:
-                slots.release()
-            await self._queue.put(verdict)
-
-        try:
-            async with asyncio.TaskGroup() as group:
-                async for case in _aiter(self._cases):
-                    await slots.acquire()
-                    task = group.create_task(one(case), name="jury-case")
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-        except BaseExceptionGroup as group_error:
-            await self._queue.put(_End(_first_jury_error(group_error)))
-            return
-        except Exception as exc:
-            await self._queue.put(_End(exc))
-            return
-        await self._queue.put(_End(None))
 
 
 def _first_jury_error(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -11,6 +11,8 @@
   unless ``--jury`` is given or ``JURY_RUN=1`` is set: a plain ``pytest`` calls no judge.
 - The jury file comes from the marker (``file=``), else the ``jury_file`` ini option, else
   the offline reference panel.
+- The panel's deterministic checks run first, as under ``jury run``: a case whose trace
+  fails a required check fails here too. ``@pytest.mark.jury(checks=False)`` turns them off.
 - A judge that is unavailable (down, rate-limited past its retries, replying garbage) is
   never a plain failure: it is its own outcome, ``unavailable``, listed apart in the summary
   (``--jury-on-unavailable=error``, the default), or a skip (``skip``), or, when a team
@@ -79,9 +81,10 @@ def explain(verdict: CaseVerdict) -> str:
 class Judge:
     """The ``judge`` fixture's value: judges one case at a time with the test's panel."""
 
-    def __init__(self, panel: Panel, default_id: str = "case") -> None:
+    def __init__(self, panel: Panel, default_id: str = "case", *, checks: bool = True) -> None:
         self.panel = panel
         self.default_id = default_id
+        self.checks = checks
 
     def _case(self, case: Case | None, fields: dict[str, Any]) -> Case:
         if case is not None:
@@ -97,7 +100,7 @@ class Judge:
         """
         subject = self._case(case, fields)
         # A Jury per call: its clients then live and die on the test's own event loop.
-        async with Jury(self.panel) as jury:
+        async with Jury(self.panel, checks="panel" if self.checks else None) as jury:
             verdict = await jury.judge(subject)
             quorum = jury.quorum
         broken = [
@@ -168,8 +171,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "jury(file=None): a judged test, skipped unless --jury or JURY_RUN=1; "
-        "file= names its jury file",
+        "jury(file=None, checks=True): a judged test, skipped unless --jury or JURY_RUN=1; "
+        "file= names its jury file; checks=False skips the panel's deterministic checks",
     )
 
 
@@ -189,15 +192,17 @@ def judge(request: pytest.FixtureRequest) -> Judge:
         pytest.skip(_SKIP_REASON)
     marker = request.node.get_closest_marker("jury")
     file = None
+    checks = True
     if marker is not None:
         file = marker.kwargs.get("file") or (marker.args[0] if marker.args else None)
+        checks = bool(marker.kwargs.get("checks", True))
     file = file or request.config.getini("jury_file") or None
     if file is None:
-        return Judge(default_panel(), request.node.name)
+        return Judge(default_panel(), request.node.name, checks=checks)
     path = Path(file)
     if not path.is_absolute():
         path = request.config.rootpath / path
-    return Judge(load_panel(path), request.node.name)
+    return Judge(load_panel(path), request.node.name, checks=checks)
 
 
 @pytest.hookimpl(wrapper=True)

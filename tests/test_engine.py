@@ -276,3 +276,29 @@ async def test_evaluate_accepts_async_iterables() -> None:
     panel = Panel(jurors=(Juror(model=ScriptedModel(good)),))
     ids = sorted([v.case_id async for v in evaluate(cases(), panel)])
     assert ids == [f"c{i}" for i in range(5)]
+
+
+@pytest.mark.parametrize("checks", ["panel", None, False])
+async def test_a_jury_runs_the_panels_checks_unless_told_not_to(checks: Any) -> None:
+    # The answer is right but the trace never called the expected tool: `jury run` fails it.
+    model = ScriptedModel(good)
+    skipped_tool = case(expected_tool="getOrderStatus", trace={"tool_calls": []})
+    async with Jury(Panel(jurors=(Juror(model=model),)), checks=checks) as jury:
+        verdict = await jury.judge(skipped_tool)
+    if checks == "panel":
+        assert verdict.verdict is Verdict.FAIL
+        assert verdict.judges_spared
+        assert model.calls == 0
+        assert "check tool_choice failed" in verdict.reasons[0]
+    else:
+        assert verdict.verdict is Verdict.PASS
+        assert verdict.checks == ()
+
+
+async def test_by_default_a_jury_checks_as_jury_run_does() -> None:
+    model = ScriptedModel(good)
+    skipped_tool = case(expected_tool="getOrderStatus", trace={"tool_calls": []})
+    async with Jury(Panel(jurors=(Juror(model=model),))) as jury:
+        verdict = await jury.judge(skipped_tool)
+    assert verdict.verdict is Verdict.FAIL
+    assert [c.name for c in verdict.checks if c.outcome.value == "fail"] == ["tool_choice"]

@@ -55,3 +55,21 @@ def test_key_shapes_are_redacted_even_when_unknown() -> None:
     assert "AIzaSy" not in cleaned
     assert "AKIA" not in cleaned
     assert cleaned.count("[redacted]") == 3
+
+
+async def test_an_unconfigured_library_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    # structlog's defaults print every event to stdout; the library must not use them.
+    structlog.reset_defaults()
+    model = ScriptedModel([scores(5)], name="scripted/fine")
+    async with Jury(Panel(jurors=(Juror(model=model),)), checks=None) as jury:
+        verdicts = [v async for v in jury.evaluate(case(f"c{i}") for i in range(200))]
+    assert len(verdicts) == 200
+    assert capsys.readouterr() == ("", "")
+
+
+async def test_a_user_who_configures_structlog_gets_the_case_events() -> None:
+    model = ScriptedModel([scores(5)], name="scripted/fine")
+    async with Jury(Panel(jurors=(Juror(model=model),)), checks=None) as jury:
+        with structlog.testing.capture_logs() as events:
+            await jury.judge(case("c1"))
+    assert [(e["event"], e["case"]) for e in events if e["event"] == "case"] == [("case", "c1")]

@@ -111,3 +111,33 @@ def test_unavailable_as_skip_or_fail(project: pytest.Pytester) -> None:
     fail = run(project, "--jury", "--jury-on-unavailable=fail", "-k", "down")
     fail.assert_outcomes(failed=1, deselected=3)
     fail.stdout.fnmatch_lines(["*JudgeUnavailable*"])
+
+
+SKIPPED_TOOL = """
+import pytest
+
+TRACE = dict(
+    question="Where is my order ORD-101?",
+    answer="ORD-101 has been shipped and has not been delivered yet.",
+    golden_answer="ORD-101 has been shipped and has not been delivered yet.",
+    expected_tool="getOrderStatus",
+    trace={"tool_calls": []},
+)
+
+@pytest.mark.jury
+async def test_a_trace_that_skipped_the_tool(judge):
+    await judge.assert_passes(**TRACE)
+
+@pytest.mark.jury(checks=False)
+async def test_the_same_answer_judged_alone(judge):
+    await judge.assert_passes(**TRACE)
+"""
+
+
+def test_a_failed_check_fails_the_test_as_it_fails_the_run(project: pytest.Pytester) -> None:
+    # The answer is right, but the agent never called the tool it had to: `jury run` fails
+    # the case on the tool_choice check, and so does the plugin, unless told otherwise.
+    project.makepyfile(test_trace=SKIPPED_TOOL)
+    result = run(project, "--jury", "test_trace.py")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*check tool_choice failed*"])

@@ -30,30 +30,20 @@ import asyncio
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from .._case import Case, load_cases
+from .._case import load_cases
 from .._errors import ConfigError
 from .._jury import Jury
 from .._panel_warnings import panel_warnings
-from .._rubric import Metric, Rubric
-from .._verdict import CaseVerdict, Score, Verdict, VoteStatus
+from .._verdict import CaseVerdict, Verdict
 
 if TYPE_CHECKING:
-    from ..agreement import Estimate, LabelAgreement
+    from ..agreement import LabelAgreement
+    from ..agreement._calibration import Check, GoldCheck, LabelRatings
 
-__all__ = [
-    "GoldCheck",
-    "LabelRatings",
-    "gold_checks",
-    "label_ratings",
-    "register",
-]
-
-Check = Literal["gold", "other"]
+__all__ = ["register"]
 
 
 def register(sub: Any) -> None:
@@ -89,102 +79,6 @@ def register(sub: Any) -> None:
 # --- gold as answer --------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class GoldCheck:
-    """One case's two checks, over every pass."""
-
-    case_id: str
-    other_id: str | None
-    gold: list[CaseVerdict] = field(default_factory=list)
-    other: list[CaseVerdict] = field(default_factory=list)
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _other_gold(cases: Sequence[Case], index: int) -> Case | None:
-    """The next case (wrapping round) whose golden answer differs from this one's."""
-    own = _squash(cases[index].golden_answer or "")
-    for step in range(1, len(cases)):
-        other = cases[(index + step) % len(cases)]
-        if _squash(other.golden_answer or "") != own:
-            return other
-    return None
-
-
-def gold_jobs(cases: Sequence[Case]) -> list[tuple[GoldCheck, Check, Case]]:
-    """The cases to judge: each golden answer as its case's answer, and another's."""
-    golden = [c for c in cases if c.golden_answer]
-    jobs: list[tuple[GoldCheck, Check, Case]] = []
-    for index, case in enumerate(golden):
-        other = _other_gold(golden, index)
-        check = GoldCheck(case.id, other.id if other else None)
-        other_gold = other.golden_answer if other else None
-        # answer_b is only read by pairwise rubrics: there the two golds are the two sides.
-        own = {"answer": case.golden_answer, "answer_b": other_gold}
-        jobs.append((check, "gold", case.model_copy(update=own)))
-        if other is not None:
-            swapped = {"answer": other_gold, "answer_b": case.golden_answer}
-            jobs.append((check, "other", case.model_copy(update=swapped)))
-    return jobs
-
-
-async def _judge_all(jury: Jury, cases: Sequence[Case]) -> list[CaseVerdict]:
-    slots = asyncio.Semaphore(jury.panel.concurrency)
-
-    async def one(case: Case) -> CaseVerdict:
-        async with slots:
-            return await jury.judge(case)
-
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(one(case)) for case in cases]
-    return [task.result() for task in tasks]
-
-
-async def gold_checks(jury: Jury, cases: Sequence[Case], passes: int = 1) -> list[GoldCheck]:
-    """Run the gold-as-answer checks `passes` times."""
-    jobs = gold_jobs(cases)
-    checks = list({id(check): check for check, _, _ in jobs}.values())
-    for _ in range(passes):
-        verdicts = await _judge_all(jury, [case for _, _, case in jobs])
-        for (check, which, _), verdict in zip(jobs, verdicts, strict=True):
-            (check.gold if which == "gold" else check.other).append(verdict)
-    return checks
-
-
-def expected(verdict: CaseVerdict, which: Check, gold_min: float, other_max: float) -> bool | None:
-    """Whether one verdict is as the check expects; None when it was not decided."""
-    if verdict.verdict is Verdict.INCONCLUSIVE:
-        return None
-    if verdict.score is not None:
-        if which == "gold":
-            # As the seed article: the gold must meet every must point (the rubric's verdict)
-            # and score close to 1.
-            return verdict.verdict is Verdict.PASS and verdict.score >= gold_min
-        return verdict.score <= other_max
-    return verdict.verdict is (Verdict.PASS if which == "gold" else Verdict.FAIL)
-
-
-def stability(checks: Sequence[GoldCheck]) -> tuple[int, int]:
-    """(answers identical in every pass, answers): one answer is one juror's value of one
-    metric on one check; a pass where the juror had no valid vote breaks its stability."""
-    stable = total = 0
-    for check in checks:
-        for runs in (check.gold, check.other):
-            seen: dict[tuple[str, str], list[Score]] = {}
-            for verdict in runs:
-                for vote in verdict.votes:
-                    if vote.status is not VoteStatus.VALID:
-                        continue
-                    for metric, value in vote.scores.items():
-                        seen.setdefault((vote.juror, metric), []).append(value)
-            for values in seen.values():
-                total += 1
-                stable += len(values) == len(runs) and len(set(map(repr, values))) == 1
-    return stable, total
-
-
 def _shown(verdict: CaseVerdict) -> str:
     if verdict.verdict is Verdict.INCONCLUSIVE:
         return "INCONCLUSIVE"
@@ -195,6 +89,8 @@ def _report_gold(
     checks: Sequence[GoldCheck], gold_min: float, other_max: float, out: Any
 ) -> tuple[int, int, int]:
     """Print one line per case; return (as expected, failed, undecided)."""
+    from ..agreement._calibration import expected
+
     good = bad = open_ = 0
     for check in checks:
         runs: list[tuple[Check, CaseVerdict]] = [("gold", v) for v in check.gold]
@@ -225,127 +121,6 @@ def _report_gold(
 
 # --- hand labels ---------------------------------------------------------------------------
 
-#: Label keys that mean the case's verdict rather than one metric.
-_VERDICT_LABELS = ("pass", "verdict")
-#: The panel's own verdict, reported beside each juror.
-PANEL = "jury"
-
-
-@dataclass(slots=True)
-class LabelRatings:
-    """Every rater's ratings and the humans' labels for one label key.
-
-    A juror without a valid vote on a case has no rating there: it lowers the juror's
-    coverage, never its accuracy.
-    """
-
-    metric: Metric
-    labels: dict[str, Any] = field(default_factory=dict)
-    #: Rater (a juror, or `PANEL`) -> case ID -> rating.
-    ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def agreement(self) -> LabelAgreement:
-        """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
-        from ..agreement import Ratings, label_agreement
-
-        raters = list(self.ratings)
-        units = list(self.labels)
-        rows = [[self.ratings[r].get(unit) for r in raters] for unit in units]
-        ratings = Ratings.from_rows(
-            rows,
-            level=self.metric.level,
-            values=self.metric.values,
-            raters=raters,
-            units=units,
-            name=self.metric.name,
-        )
-        return label_agreement(ratings, self.labels)
-
-
-def _rating(key: str, verdict: Verdict | None, scores: Mapping[str, Score]) -> Any:
-    if key in _VERDICT_LABELS:
-        return None if verdict in (None, Verdict.INCONCLUSIVE) else verdict is Verdict.PASS
-    return scores.get(key)
-
-
-def label_ratings(
-    cases: Sequence[Case], verdicts: Sequence[CaseVerdict], rubric: Rubric
-) -> tuple[dict[str, LabelRatings], set[str]]:
-    """The ratings behind each label key, and the keys that name nothing of the rubric.
-
-    A key is "pass" (the case's verdict: each juror's own verdict, and the panel's) or the
-    name of one of the rubric's metrics for that case (a scale metric, a point's ID...).
-    """
-    table: dict[str, LabelRatings] = {}
-    ignored: set[str] = set()
-    for case, verdict in zip(cases, verdicts, strict=True):
-        metrics = {m.name: m for m in rubric.metrics(case)}
-        for key, value in case.labels.items():
-            if key in _VERDICT_LABELS:
-                metric = Metric(name=key, level="nominal", values=(False, True))
-                human = value.strip().upper() == "PASS" if isinstance(value, str) else value
-            elif key in metrics:
-                metric, human = metrics[key], value
-            else:
-                ignored.add(key)
-                continue
-            entry = table.setdefault(key, LabelRatings(metric))
-            entry.labels[case.id] = human
-            panel = {k: r.value for k, r in verdict.metrics.items() if r.value is not None}
-            raters: list[tuple[str, Verdict | None, Mapping[str, Score]]] = [
-                (PANEL, verdict.verdict, panel)
-            ]
-            raters += [
-                (v.juror, v.verdict, v.scores)
-                if v.status is VoteStatus.VALID
-                else (v.juror, None, {})
-                for v in verdict.votes
-            ]
-            for rater, said, scores in raters:
-                rating = _rating(key, said, scores)
-                cell = entry.ratings.setdefault(rater, {})
-                if rating is not None:
-                    cell[case.id] = rating
-    return table, ignored
-
-
-def _value(estimate: Estimate | None) -> float | None:
-    return estimate.value if estimate is not None else None
-
-
-def _baseline(
-    table: Mapping[str, LabelRatings],
-    agreements: Mapping[str, LabelAgreement],
-    verdicts: Sequence[CaseVerdict],
-    rubric: Rubric,
-) -> dict[str, Any]:
-    served: dict[str, set[str]] = {}
-    for verdict in verdicts:
-        for vote in verdict.votes:
-            if vote.served_by:
-                served.setdefault(vote.juror, set()).add(vote.served_by)
-    raters: dict[str, Any] = {}
-    for key, entry in table.items():
-        found = agreements[key]
-        for rater, ratings in entry.ratings.items():
-            record = raters.setdefault(
-                rater, {"served_by": sorted(served.get(rater, ())), "labels": {}}
-            )
-            record["labels"][key] = {
-                "accuracy": _value(found.accuracy.get(rater)),
-                "kappa": _value(found.kappa.get(rater)),
-                "rated": len(ratings),
-                "labelled": len(entry.labels),
-                "ratings": ratings,
-            }
-    return {
-        "version": 1,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "rubric": rubric.name,
-        "fingerprint": rubric.fingerprint(),
-        "raters": raters,
-    }
-
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
@@ -357,6 +132,8 @@ def _report_labels(
     ignored: set[str],
     out: Any,
 ) -> None:
+    from ..agreement._calibration import value_of
+
     print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
     for key, entry in table.items():
         found = agreements[key]
@@ -369,7 +146,7 @@ def _report_labels(
                 else (f"undefined ({kappa.reason})" if kappa is not None else "-")
             )
             print(
-                f"  {rater} · {key}: accuracy {_pct(_value(accuracy))} "
+                f"  {rater} · {key}: accuracy {_pct(value_of(accuracy))} "
                 f"({agreed}/{len(ratings)} agree; {len(ratings)}/{len(entry.labels)} rated), "
                 f"kappa {kappa_text}",
                 file=out,
@@ -429,6 +206,13 @@ def compare_baseline(
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
+    from ..agreement._calibration import (
+        baseline_record,
+        gold_checks,
+        judge_all,
+        label_ratings,
+        stability,
+    )
     from ._options import panel_for
 
     configure_logging(0)
@@ -449,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> tuple[list[GoldCheck], list[CaseVerdict]]:
         async with jury:
             checks = await gold_checks(jury, cases, args.passes)
-            verdicts = await _judge_all(jury, labelled)
+            verdicts = await judge_all(jury, labelled)
         return checks, verdicts
 
     checks, verdicts = asyncio.run(go())
@@ -474,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         table, ignored = label_ratings(labelled, verdicts, jury.rubric)
         agreements = {key: entry.agreement() for key, entry in table.items()}
         _report_labels(table, agreements, ignored, out)
-        record = _baseline(table, agreements, verdicts, jury.rubric)
+        record = baseline_record(table, agreements, verdicts, jury.rubric)
         if args.baseline:
             try:
                 baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8"))

@@ -100,6 +100,11 @@ class FakeProviderServer:
     def requests_for(self, model: str) -> list[LoggedRequest]:
         return [r for r in self.requests if r.model == model]
 
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the server started: the clock of `LoggedRequest.received`."""
+        return time.monotonic() - self._started
+
     # --- where it is -----------------------------------------------------------------
 
     @property
@@ -180,7 +185,7 @@ class FakeProviderServer:
             headers=redacted(request.headers.items()),
             body=body,
             model=protocol.model(request.match_info, body),
-            received=time.monotonic() - self._started,
+            received=self.elapsed,
         )
         self._count += 1
         if self.log_requests:
