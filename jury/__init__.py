@@ -9,6 +9,12 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
     async with jury.Jury(panel) as j:
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
+
+One case through the engine: `_case` (load) -> `_judging` (the case layer: checks from
+`checks/_suite`, prompts from the rubric in `rubrics/`, one task per juror) -> `_votes` (the
+vote layer: re-asks, validation, fallback) -> `_calls` (the call layer: cache, budget, limits,
+timeout, retry, price) -> `_decide` (aggregation and the verdict) -> `_records` (the run
+directory). `Jury` (`_jury`) wires the layers; `_stream` streams verdicts.
 """
 
 from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validate_cases
@@ -34,8 +40,10 @@ from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._panel import Gate, Juror, Panel, ProviderLimits, RetrySettings, load_panel
 from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from ._rubric import Decision, Metric, Prompt, Rubric
+from ._stream import VerdictStream
 from ._verdict import (
     Ballot,
+    CallStats,
     CaseVerdict,
     CheckOutcome,
     CheckResult,
@@ -51,6 +59,7 @@ from .report._summary import RunSummary, summarize
 __all__ = [
     "AuthenticationError",
     "Ballot",
+    "CallStats",
     "Case",
     "CaseFileError",
     "CaseVerdict",
@@ -91,6 +100,7 @@ __all__ = [
     "TransientError",
     "Usage",
     "Verdict",
+    "VerdictStream",
     "Vote",
     "VoteStatus",
     "__version__",

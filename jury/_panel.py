@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ._aggregate import Aggregation, TiePolicy
+from ._decide import Aggregation, TiePolicy
 from ._errors import JuryFileError
 from ._model import JudgeModel
 from .checks._settings import CheckSettings

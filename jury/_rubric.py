@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import jiter
 from pydantic import BaseModel, ValidationError
 
-from ._aggregate import single
+from ._decide import single
 from ._errors import InvalidReply
 from ._verdict import Level, Metric
 

@@ -13,10 +13,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ._aggregate import Aggregation, aggregate
 from ._calls import Caller, CallFailed, OverBudget
 from ._case import Case
-from ._decide import sample_verdicts
+from ._decide import Aggregation, aggregate, sample_verdicts
 from ._errors import AuthenticationError, InvalidReply
 from ._logging import Events, redact
 from ._model import JudgeModel, JudgeRequest, Message

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jury import Metric
-from jury._aggregate import Aggregation, TiePolicy, aggregate
+from jury._decide import Aggregation, TiePolicy, aggregate
 
 SCALE = Metric("correctness", "ordinal", values=(1, 2, 3, 4, 5), threshold=4)
 BINARY = Metric("pass", "nominal", values=(False, True))

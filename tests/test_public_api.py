@@ -10,6 +10,7 @@ import jury
 PUBLIC = {
     "AuthenticationError",
     "Ballot",
+    "CallStats",
     "Case",
     "CaseFileError",
     "CaseVerdict",
@@ -50,6 +51,7 @@ PUBLIC = {
     "TransientError",
     "Usage",
     "Verdict",
+    "VerdictStream",
     "Vote",
     "VoteStatus",
     "__version__",

@@ -14,9 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._aggregate import AGGREGATIONS
 from .._case import Case
-from .._decide import decide_case
+from .._decide import AGGREGATIONS, decide_case
 from .._errors import ConfigError
 from .._panel import Panel
 from .._records import (

@@ -3,7 +3,9 @@ not import each other, and the engine reaching providers and rubrics only by nam
 
 from __future__ import annotations
 
-from import_graph import cycles, import_graph
+import ast
+
+from import_graph import ROOT, cycles, import_graph
 
 
 def test_no_module_imports_itself_back_through_a_circle() -> None:
@@ -36,3 +38,32 @@ def test_the_engine_names_no_provider_or_rubric_module() -> None:
         if name.split(".")[0] == "jury"
     }
     assert {name: targets for name, targets in reaching.items() if targets} == {}
+
+
+#: Modules allowed past the size limit: the statistics core (coefficients and panel analyses).
+STATISTICS_CORE = {"jury/agreement/_reliability.py", "jury/agreement/_panel.py"}
+MODULE_LINES = 450
+CLASS_LINES = 250
+
+
+def test_no_module_of_the_engine_is_over_450_lines() -> None:
+    too_long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted((ROOT / "jury").rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+        and str(path.relative_to(ROOT)) not in STATISTICS_CORE
+    }
+    assert too_long == {}
+
+
+def test_no_class_of_the_engine_is_over_250_lines() -> None:
+    too_long = {}
+    for path in sorted((ROOT / "jury").rglob("*.py")):
+        if path.parent.name == "testing":
+            continue  # test helpers: the fake server is one class by design
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > CLASS_LINES:
+                    too_long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+    assert too_long == {}
