@@ -1,5 +1,8 @@
 """Engine benchmarks (issue 2): throughput, latency overhead, streaming memory.
 
+The jury alone: the deterministic checks (on by default in a `Jury`) are measured apart, in
+`benchmarks/checks.py`.
+
     python benchmarks/engine.py            # all three
     python benchmarks/engine.py throughput --cases 20000
 
@@ -98,7 +101,7 @@ async def drain(jury: Jury, source: Any) -> Tally:
 
 
 def throughput(n: int) -> dict[str, float]:
-    jury = Jury(panel())
+    jury = Jury(panel(), checks=None)
     started = time.perf_counter()
     cpu = time.process_time()
     tally = asyncio.run(drain(jury, cases(n)))
@@ -117,7 +120,7 @@ def throughput(n: int) -> dict[str, float]:
 
 def latency(n: int, delay: float = 0.05, in_flight: int = 256) -> dict[str, float]:
     prepared = list(cases(n))
-    jury = Jury(panel(latency=delay, concurrency=in_flight, in_flight=in_flight))
+    jury = Jury(panel(latency=delay, concurrency=in_flight, in_flight=in_flight), checks=None)
     started = time.perf_counter()
     tally = asyncio.run(drain(jury, prepared))
     wall = time.perf_counter() - started
@@ -129,7 +132,7 @@ def latency(n: int, delay: float = 0.05, in_flight: int = 256) -> dict[str, floa
 
 def memory_child(path: str) -> None:
     quiet()
-    jury = Jury(panel())
+    jury = Jury(panel(), checks=None)
     tally = asyncio.run(drain(jury, iter_cases(path)))
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"cases": tally.total, "peak_mb": peak_kb / 1024}))

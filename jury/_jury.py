@@ -20,9 +20,10 @@ from ._case import Case
 from ._clock import Clock
 from ._errors import ConfigError
 from ._judging import CaseJudge, Checker
-from ._logging import Events, secret_values
+from ._logging import Events
 from ._model import CallCache, JudgeModel, JudgeReply, Usage
 from ._panel import Juror, Panel
+from ._redact import secret_values
 from ._registry import family_of, load_rubric, resolve_model
 from ._rubric import Rubric
 from ._stream import VerdictStream

@@ -7,31 +7,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
-__all__ = ["Events", "configure_logging", "redact", "secret_values"]
+from ._redact import redact, secret_values
 
-# Shapes of provider keys, for values that reach a log without being a known variable.
-_KEY_SHAPES = re.compile(
-    r"sk-ant-[A-Za-z0-9_-]{8,}|sk-(?:proj-)?[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|"
-    r"AKIA[0-9A-Z]{16}|(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}"
-)
-_SECRET_NAMES = re.compile(r"(?:API_KEY|_KEY|_TOKEN|_SECRET|PASSWORD)$")
-
-
-def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """Values of variables named like credentials (``*_API_KEY``, ``*_TOKEN``...)."""
-    return tuple(v for k, v in env.items() if _SECRET_NAMES.search(k) and len(v) >= 8)
-
-
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """Replace credential values and anything shaped like a provider key."""
-    for secret in secrets:
-        text = text.replace(secret, "[redacted]")
-    return _KEY_SHAPES.sub("[redacted]", text)
+__all__ = ["Events", "configure_logging"]
 
 
 class Events:

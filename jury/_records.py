@@ -37,9 +37,9 @@ from pydantic import ValidationError
 
 from ._case import Case, iter_cases
 from ._errors import ConfigError, LineError
-from ._logging import redact, secret_values
 from ._model import JudgeModel
 from ._panel import Panel
+from ._redact import Redactor
 from ._rubric import Rubric
 from ._verdict import CaseVerdict
 
@@ -59,8 +59,10 @@ __all__ = [
     "write_atomic",
 ]
 
-#: The run directory format's version, in every manifest.
-FORMAT = 1
+#: The run directory format's version, in every manifest. Format 1 kept a vote's calls as
+#: flat fields (`attempts`, `cost`...); format 2 keeps them in `calls`. Both are read.
+FORMAT = 2
+READABLE_FORMATS = (1, 2)
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
 VERDICTS = "verdicts.jsonl"
@@ -68,12 +70,6 @@ SUMMARY = "summary.json"
 REPORT = "report.html"
 JUNIT = "junit.xml"
 FSYNC_INTERVAL = 0.5
-
-# Fields whose values are identifiers or categories, not free text: redaction leaves them
-# alone so that a pattern can never change a score, a verdict or a case's identity.
-_KEEP = frozenset(
-    {"id", "case_id", "category", "juror", "status", "verdict", "scores", "name", "served_by"}
-)
 
 
 class RunRecordError(ConfigError):
@@ -90,47 +86,6 @@ def new_run_dir(base: str | Path = "runs") -> Path:
     """``runs/<UTC time>-<short id>``: sorts by time, unique across concurrent runs."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return Path(base) / f"{stamp}-{secrets.token_hex(3)}"
-
-
-class Redactor:
-    """Removes what must not be stored: credentials always, and the user's `--redact` patterns.
-
-    Applied to every text a run stores (cases, judges' reasons and replies, cached requests);
-    identifiers and scores (`_KEEP`) are left as they are.
-    """
-
-    def __init__(self, patterns: Sequence[str] = (), env: Mapping[str, str] | None = None) -> None:
-        self.patterns = tuple(patterns)
-        try:
-            self._compiled = tuple(re.compile(p) for p in self.patterns)
-        except re.error as exc:
-            raise ConfigError(f"--redact {exc.pattern!r}: not a valid pattern: {exc}") from None
-        self._secrets = secret_values(os.environ if env is None else env)
-
-    def text(self, text: str) -> str:
-        for pattern in self._compiled:
-            text = pattern.sub("[redacted]", text)
-        return redact(text, self._secrets)
-
-    def data(self, value: Any) -> Any:
-        """A copy of JSON-like data with every free-text string redacted."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {k: v if k in _KEEP else self.data(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.data(v) for v in value]
-        return value
-
-    def json_line(self, model: Case | CaseVerdict) -> bytes:
-        # A case keeps the fields it was given (an explicit null `expected_tool` means "no
-        # tool"); a verdict drops its defaults, which reading it back restores.
-        if isinstance(model, Case):
-            dumped = model.model_dump(mode="json", exclude_unset=True)
-        else:
-            dumped = model.model_dump(mode="json", exclude_defaults=True)
-        data = self.data(dumped)
-        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -361,8 +316,9 @@ def require_manifest(run: str | Path) -> dict[str, Any]:
     manifest = read_manifest(run)
     if not manifest:
         raise RunRecordError(str(run), f"not a run directory (no {MANIFEST})")
-    if manifest.get("format") != FORMAT:
-        raise RunRecordError(str(Path(run) / MANIFEST), f"format: expected {FORMAT}")
+    if manifest.get("format") not in READABLE_FORMATS:
+        expected = " or ".join(map(str, READABLE_FORMATS))
+        raise RunRecordError(str(Path(run) / MANIFEST), f"format: expected {expected}")
     return manifest
 
 
@@ -390,11 +346,14 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
             if not line.strip():
                 continue
             try:
-                verdict = CaseVerdict.model_validate_json(line)
-            except ValidationError as exc:
-                err = exc.errors(include_url=False)[0]
-                where = ".".join(str(p) for p in err["loc"]) or "(line)"
-                reason = "not valid JSON" if err["type"] == "json_invalid" else err["msg"]
+                verdict = _verdict(line)
+            except ValueError as exc:  # a ValidationError, or json's error for a format-1 line
+                reason = "not valid JSON"
+                where = "(line)"
+                if isinstance(exc, ValidationError):
+                    err = exc.errors(include_url=False)[0]
+                    where = ".".join(str(p) for p in err["loc"]) or "(line)"
+                    reason = reason if err["type"] == "json_invalid" else err["msg"]
                 errors.append(LineError(number, where, reason))
                 continue
             verdicts.pop(verdict.case_id, None)
@@ -403,6 +362,39 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
         plural = "s" if len(errors) != 1 else ""
         raise RunRecordError(str(path), f"{len(errors)} bad line{plural}", tuple(errors))
     return list(verdicts.values())
+
+
+#: A vote's accounting fields as format 1 wrote them, flat on the vote.
+_FLAT_CALLS = (
+    "attempts",
+    "reasks",
+    "cache_hits",
+    "latency_s",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "cost",
+    "served_by",
+)
+
+
+def _verdict(line: str) -> CaseVerdict:
+    if '"votes":' not in line or '"calls":{' in line:
+        return CaseVerdict.model_validate_json(line)
+    # Votes without `calls`: format 1's flat fields (or calls that cost nothing).
+    data = json.loads(line)
+    for vote in data.get("votes", ()):
+        if isinstance(vote, dict) and "calls" not in vote:
+            calls = {key: vote.pop(key) for key in _FLAT_CALLS if key in vote}
+            served = calls.pop("served_by", None)
+            calls["served_by"] = [served] if served else []
+            if calls.get("cost") is None:
+                # Format 1 left a vote's cost unknown also where nothing was paid for (an
+                # offline juror, a vote that made no call): only a paid call's is unknown.
+                paid = calls.get("attempts") and not vote.get("offline")
+                calls["cost"] = None if paid else 0.0
+            vote["calls"] = calls
+    return CaseVerdict.model_validate(data)
 
 
 def read_cases(run_dir: str | Path) -> Iterator[Case]:

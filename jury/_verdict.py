@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "STAGES",
@@ -157,36 +157,6 @@ class Vote(BaseModel):
     def served_by(self) -> str | None:
         """The model that served the vote's last reply (a fallback, when the first failed)."""
         return self.calls.served_by[-1] if self.calls.served_by else None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _calls_from_flat_fields(cls, data: Any) -> Any:
-        # Records of format 1 kept a vote's accounting as flat fields.
-        if isinstance(data, dict) and "calls" not in data and _FLAT_CALLS & data.keys():
-            data = dict(data)
-            calls = {k: data.pop(k) for k in _FLAT_CALLS & data.keys()}
-            served = calls.pop("served_by", None)
-            calls["served_by"] = (served,) if served else ()
-            if calls.get("cost") is None:
-                # Format 1 left an offline or never-called vote's cost unknown.
-                calls["cost"] = None if calls.get("attempts") and not data.get("offline") else 0.0
-            data["calls"] = calls
-        return data
-
-
-_FLAT_CALLS = frozenset(
-    {
-        "served_by",
-        "attempts",
-        "reasks",
-        "cache_hits",
-        "latency_s",
-        "input_tokens",
-        "output_tokens",
-        "cached_tokens",
-        "cost",
-    }
-)
 
 
 @dataclass(slots=True)

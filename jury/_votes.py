@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ._calls import Caller, CallFailed, OverBudget
 from ._case import Case
 from ._decide import Aggregation, aggregate, sample_verdicts
 from ._errors import AuthenticationError, InvalidReply
-from ._logging import Events, redact
+from ._logging import Events
 from ._model import JudgeModel, JudgeRequest, Message
 from ._panel import Juror
+from ._redact import redact
 from ._rubric import Prompt, Rubric, parse_reply
 from ._verdict import Ballot, CallStats, Vote, VoteStatus
 
@@ -33,6 +34,7 @@ REASK = (
 )
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,31 +70,42 @@ class Fallback:
 
     A model that failed for good is not asked again within the vote: the next one takes
     over for what is left (the other prompts and samples), and `on_failover` hears of it.
+    `last_reply` is the text of the last reply any of them gave in the vote.
     """
 
-    __slots__ = ("_at", "_callers", "_on_failover", "errors")
+    __slots__ = ("_at", "_errors", "_on_failover", "last_reply", "seat")
 
-    def __init__(
-        self, callers: Sequence[Caller], on_failover: Callable[[JudgeModel], None]
-    ) -> None:
-        self._callers = callers
+    def __init__(self, seat: Seat, on_failover: Callable[[Seat, JudgeModel], None]) -> None:
+        self.seat = seat
         self._on_failover = on_failover
         self._at = 0
-        self.errors: list[str] = []
+        self._errors: list[str] | None = None
+        self.last_reply: str | None = None
 
-    async def ask(self, attempt: Callable[[Caller], Awaitable[T]], secrets: tuple[str, ...]) -> T:
+    async def ask(
+        self,
+        attempt: Callable[Concatenate[Caller, P], Awaitable[T]],
+        secrets: tuple[str, ...],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`attempt(caller, *args)` on the current model, then on each next one that is left
+        while a model fails for good; `Unavailable` when none is left."""
+        callers = self.seat.callers
         while True:
-            caller = self._callers[self._at]
+            caller = callers[self._at]
             try:
-                result = await attempt(caller)
+                result = await attempt(caller, *args, **kwargs)
             except CallFailed as exc:
-                self.errors.append(redact(str(exc), secrets))
-                if self._at + 1 >= len(self._callers):
-                    raise Unavailable(self.errors) from None
+                if self._errors is None:
+                    self._errors = []
+                self._errors.append(redact(str(exc), secrets))
+                if self._at + 1 >= len(callers):
+                    raise Unavailable(self._errors) from None
                 self._at += 1
                 continue
             if self._at:
-                self._on_failover(caller.model)
+                self._on_failover(self.seat, caller.model)
             return result
 
 
@@ -123,61 +136,55 @@ class Voter:
     ) -> Vote:
         """The seat's vote. Its calls are counted in `stats` as they happen, so that a vote cut
         short by the case's deadline still shows what it cost."""
-        chain = Fallback(seat.callers, lambda model: self._on_failover(seat, model))
-        raw: list[str] = []
+        chain = Fallback(seat, self._on_failover)
         per_sample: list[Ballot] = []
         try:
             for sample in range(seat.samples):
                 ballots: list[tuple[Prompt, Ballot]] = []
                 for prompt in prompts:
-
-                    async def ask(
-                        caller: Caller, prompt: Prompt = prompt, sample: int = sample
-                    ) -> Ballot | str:
-                        return await self._ballot(caller, seat, case, prompt, sample, stats, raw)
-
-                    outcome = await chain.ask(ask, self._secrets)
+                    outcome = await chain.ask(
+                        self._ballot, self._secrets, chain, case, prompt, sample, stats
+                    )
                     if isinstance(outcome, str):
-                        return _cast(seat, stats, raw, VoteStatus.INVALID, error=outcome)
+                        return _cast(chain, stats, VoteStatus.INVALID, error=outcome)
                     ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
                     return _cast(
-                        seat,
+                        chain,
                         stats,
-                        raw,
                         VoteStatus.ABSTAINED,
                         reason=combined,
                         details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
                     )
                 per_sample.append(combined)
         except Unavailable as exc:
-            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=str(exc))
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
         except AuthenticationError:
             raise
         except OverBudget:
-            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
         except Exception as exc:
             # A bug in a rubric or an adapter must not take the other jurors down with it;
             # it is logged with its traceback and the vote is unavailable.
             self._events.exception("juror.error", case=case.id, juror=seat.id)
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
-            return _cast(seat, stats, raw, VoteStatus.UNAVAILABLE, error=error)
-        return self._from_samples(seat, case, per_sample, stats, raw)
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=error)
+        return self._from_samples(chain, case, per_sample, stats)
 
     async def _ballot(
         self,
         caller: Caller,
-        seat: Seat,
+        chain: Fallback,
         case: Case,
         prompt: Prompt,
         sample: int,
         stats: CallStats,
-        raw: list[str],
     ) -> Ballot | str:
         """Ask until the reply is valid or the re-asks run out (then: why it is invalid)."""
+        seat = chain.seat
         messages: tuple[Message, ...] = (Message("user", prompt.user),)
         reasks = 0
         while True:
@@ -195,7 +202,7 @@ class Voter:
                 sample=sample,
             )
             reply = await caller.call(request, sample, stats)
-            raw[:] = [reply.text]
+            chain.last_reply = reply.text
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 return self.rubric.read(case, prompt, data)
@@ -211,7 +218,7 @@ class Voter:
                 )
 
     def _from_samples(
-        self, seat: Seat, case: Case, samples: list[Ballot], stats: CallStats, raw: list[str]
+        self, chain: Fallback, case: Case, samples: list[Ballot], stats: CallStats
     ) -> Vote:
         """A juror's vote from its samples: each metric aggregated within the juror first.
 
@@ -221,9 +228,8 @@ class Voter:
         if len(samples) == 1:
             ballot = samples[0]
             return _cast(
-                seat,
+                chain,
                 stats,
-                raw,
                 VoteStatus.VALID,
                 scores=dict(ballot.scores),
                 verdict=self.rubric.verdict_of(case, ballot.scores),
@@ -242,9 +248,8 @@ class Voter:
             )
             if result.value is None or result.tied:
                 return _cast(
-                    seat,
+                    chain,
                     stats,
-                    raw,
                     VoteStatus.ABSTAINED,
                     reason=f"its {len(samples)} samples split on {metric.name}",
                     samples=tuple(samples),
@@ -252,9 +257,8 @@ class Voter:
             scores[metric.name] = result.value
         closest = next((b for b in samples if dict(b.scores) == scores), samples[0])
         return _cast(
-            seat,
+            chain,
             stats,
-            raw,
             VoteStatus.VALID,
             scores=scores,
             verdict=self.rubric.verdict_of(case, scores),
@@ -264,13 +268,13 @@ class Voter:
         )
 
 
-def _cast(seat: Seat, stats: CallStats, raw: list[str], status: VoteStatus, **fields: Any) -> Vote:
+def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:
     """The seat's vote, with what its calls cost and the judge's last reply."""
     return Vote(
-        juror=seat.id,
+        juror=chain.seat.id,
         status=status,
-        offline=seat.offline,
+        offline=chain.seat.offline,
         calls=stats,
-        raw=raw[0] if raw else None,
+        raw=chain.last_reply,
         **fields,
     )

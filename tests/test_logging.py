@@ -11,7 +11,8 @@ import structlog
 
 from conftest import case, scores
 from jury import Juror, Jury, Panel, TransientError, summarize
-from jury._logging import configure_logging, redact
+from jury._logging import configure_logging
+from jury._redact import redact
 from jury.testing import ScriptedModel
 
 KEY = "sk-proj-TESTONLY0123456789abcdefghij"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import case
-from jury import CaseVerdict, Verdict, Vote, VoteStatus
+from jury import CallStats, CaseVerdict, Verdict, Vote, VoteStatus
 from jury._records import (
     Redactor,
     RunRecord,
@@ -19,8 +20,17 @@ from jury._records import (
 from jury.report._progress import RunProgress
 
 
-def verdict(case_id: str, outcome: Verdict = Verdict.PASS, **vote: object) -> CaseVerdict:
-    votes = (Vote.model_validate({"juror": "j", "status": "valid", "attempts": 1, **vote}),)
+def verdict(
+    case_id: str,
+    outcome: Verdict = Verdict.PASS,
+    status: VoteStatus = VoteStatus.VALID,
+    reason: str = "",
+    scores: dict[str, Any] | None = None,
+    **calls: Any,
+) -> CaseVerdict:
+    stats = CallStats(**{"attempts": 1, **calls})
+    vote = Vote(juror="j", status=status, calls=stats, reason=reason, scores=scores or {})
+    votes = (vote,)
     return CaseVerdict(case_id=case_id, verdict=outcome, votes=votes)
 
 

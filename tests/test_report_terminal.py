@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from jury import CaseVerdict, Verdict, Vote, VoteStatus, summarize
+from jury import CallStats, CaseVerdict, Verdict, Vote, VoteStatus, summarize
 from jury.report._terminal import ReportHeader, render_report
 
 
@@ -23,13 +23,15 @@ def test_cached_tokens_and_cost_are_shown() -> None:
         Vote(
             juror="anthropic/claude-haiku-4-5-20251001",
             status=VoteStatus.VALID,
-            attempts=1,
-            input_tokens=1200,
-            output_tokens=90,
-            cached_tokens=800,
-            cost=0.0021,
+            calls=CallStats(
+                attempts=1, input_tokens=1200, output_tokens=90, cached_tokens=800, cost=0.0021
+            ),
         ),
-        Vote(juror="openai/gpt-4.1-mini-2025-04-14", status=VoteStatus.UNAVAILABLE, attempts=4),
+        Vote(
+            juror="openai/gpt-4.1-mini-2025-04-14",
+            status=VoteStatus.UNAVAILABLE,
+            calls=CallStats(attempts=4, cost=None),
+        ),
     )
     assert "1,200/90 (800 cached)" in text
     assert "$0.0021" in text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jury import Verdict
+from jury import Verdict, summarize
 from jury._records import read_manifest, read_verdicts
 from jury.cli._main import main
 from served import JURORS as JUROR_MODELS
@@ -208,3 +208,38 @@ def test_redaction_reaches_every_stored_text(
     assert "[redacted]" in Path("r/cases.jsonl").read_text()
     # The judges saw the real text: redaction is for what is stored, not what is judged.
     assert calls(server) == CASES * JURORS
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def test_a_run_recorded_in_format_1_reads_with_its_calls() -> None:
+    # Format 1 kept a vote's accounting as flat fields; reading it lifts them into `calls`.
+    verdicts = {v.case_id: v for v in read_verdicts(GOLDEN / "run-format-1")}
+    vote = verdicts["policy-return-01"].votes[0]
+    assert vote.juror == "offline/evidence"
+    assert vote.calls.attempts == 1
+    assert vote.calls.served_by == ("offline/evidence",)
+    assert vote.served_by == "offline/evidence"
+    assert vote.calls.cost == 0.0
+    assert vote.calls.latency_s > 0
+    assert verdicts["policy-shipping-02"].judges_spared
+    summary = summarize(verdicts.values())
+    assert summary.jurors["offline/evidence"].calls.attempts == 3
+    assert summary.cost == 0.0
+
+
+def test_a_format_1_run_is_rescored_without_a_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "old"
+    run.mkdir()
+    for name in ("manifest.json", "verdicts.jsonl"):
+        (run / name).write_bytes((GOLDEN / "run-format-1" / name).read_bytes())
+    (run / "cases.jsonl").write_bytes(
+        (GOLDEN.parent.parent / "examples" / "shopnest" / "cases.jsonl").read_bytes()
+    )
+    code = main(["rescore", str(run), "--out", str(tmp_path / "new"), "--progress", "none"])
+    assert code in (0, 1)
+    rescored = {v.case_id: v for v in read_verdicts(tmp_path / "new")}
+    assert rescored["policy-return-01"].votes[0].calls.attempts == 1

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from jury import CaseVerdict, Gate, Verdict, Vote, VoteStatus, summarize
+from jury import CallStats, CaseVerdict, Gate, Verdict, Vote, VoteStatus, summarize
 
 
 def verdict(case_id: str, outcome: Verdict, category: str = "c") -> CaseVerdict:
     votes = (
-        Vote(juror="a", status=VoteStatus.VALID, attempts=1, input_tokens=10, output_tokens=2),
-        Vote(juror="b", status=VoteStatus.UNAVAILABLE, attempts=3, error="503"),
+        Vote(
+            juror="a",
+            status=VoteStatus.VALID,
+            calls=CallStats(attempts=1, input_tokens=10, output_tokens=2, cost=None),
+        ),
+        Vote(juror="b", status=VoteStatus.UNAVAILABLE, calls=CallStats(attempts=3), error="503"),
     )
     return CaseVerdict(case_id=case_id, category=category, verdict=outcome, votes=votes)
 
