@@ -111,7 +111,17 @@ class Caller:
     it raises `CallFailed` when the model fails for good, `AuthenticationError` when the
     account is refused, `OverBudget` when the run may spend no more."""
 
-    __slots__ = ("_budget", "_cache", "_clock", "_limiter", "_retry", "_rng", "_timeout", "model")
+    __slots__ = (
+        "_budget",
+        "_cache",
+        "_clock",
+        "_limiter",
+        "_retry",
+        "_rng",
+        "_served",
+        "_timeout",
+        "model",
+    )
 
     def __init__(
         self,
@@ -134,6 +144,9 @@ class Caller:
         self._retry = retry
         self._timeout = timeout
         self._rng = rng
+        # `served_by` of a vote that one model served, built once per model: one tuple less
+        # for the garbage collector to track on every call.
+        self._served: dict[str, tuple[str, ...]] = {}
 
     async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
         key = None
@@ -160,7 +173,14 @@ class Caller:
         stats.input_tokens += usage.input_tokens
         stats.output_tokens += usage.output_tokens
         stats.cached_tokens += usage.cached_tokens
-        stats.served(reply.model or self.model.name)
+        served = reply.model or self.model.name
+        if not stats.served_by:
+            one = self._served.get(served)
+            if one is None:
+                one = self._served[served] = (served,)
+            stats.served_by = one
+        else:
+            stats.served(served)
 
     async def _attempts(self, request: JudgeRequest, stats: CallStats) -> JudgeReply:
         model, limiter = self.model, self._limiter

@@ -102,10 +102,12 @@ class CaseJudge:
         except TimeoutError:
             pass
         votes = []
-        for index, (seat, calls) in enumerate(zip(self.seats, stats, strict=True)):
+        for index in range(len(self.seats)):
             task = tasks[index] if tasks else None
-            done = task is not None and task.done() and not task.cancelled()
-            votes.append(task.result() if task is not None and done else self._late(seat, calls))
+            if task is not None and task.done() and not task.cancelled():
+                votes.append(task.result())
+            else:
+                votes.append(self._late(self.seats[index], stats[index]))
         return votes
 
     def _late(self, seat: Seat, calls: CallStats) -> Vote:

@@ -81,13 +81,14 @@ class _Run:
                 slots.release()
             await self.queue.put(verdict)
 
+        forget = self.tasks.discard
         try:
             async with asyncio.TaskGroup() as group:
                 async for case in _aiter(self.cases):
                     await slots.acquire()
                     task = group.create_task(one(case), name="jury-case")
                     self.tasks.add(task)
-                    task.add_done_callback(self.tasks.discard)
+                    task.add_done_callback(forget)
         except BaseExceptionGroup as group_error:
             await self.queue.put(_End(_first_jury_error(group_error)))
             return

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 from ._calls import Caller, CallFailed, OverBudget
 from ._case import Case
@@ -33,8 +33,8 @@ REASK = (
     "the instructions give, and nothing else."
 )
 
-T = TypeVar("T")
-P = ParamSpec("P")
+#: Asks one model for one ballot: the vote layer's `Voter._ballot`.
+AskBallot = Callable[[Caller, "Fallback", Case, Prompt, int, CallStats], Awaitable[Ballot | str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,29 +73,28 @@ class Fallback:
     `last_reply` is the text of the last reply any of them gave in the vote.
     """
 
-    __slots__ = ("_at", "_errors", "_on_failover", "last_reply", "seat")
+    __slots__ = ("_at", "_ballot", "_errors", "_on_failover", "last_reply", "seat")
 
-    def __init__(self, seat: Seat, on_failover: Callable[[Seat, JudgeModel], None]) -> None:
+    def __init__(
+        self, seat: Seat, ballot: AskBallot, on_failover: Callable[[Seat, JudgeModel], None]
+    ) -> None:
         self.seat = seat
+        self._ballot = ballot
         self._on_failover = on_failover
         self._at = 0
         self._errors: list[str] | None = None
         self.last_reply: str | None = None
 
     async def ask(
-        self,
-        attempt: Callable[Concatenate[Caller, P], Awaitable[T]],
-        secrets: tuple[str, ...],
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
-        """`attempt(caller, *args)` on the current model, then on each next one that is left
-        while a model fails for good; `Unavailable` when none is left."""
+        self, case: Case, prompt: Prompt, sample: int, stats: CallStats, secrets: tuple[str, ...]
+    ) -> Ballot | str:
+        """A ballot from the current model, then from each next one that is left while a
+        model fails for good; `Unavailable` when none is left."""
         callers = self.seat.callers
         while True:
             caller = callers[self._at]
             try:
-                result = await attempt(caller, *args, **kwargs)
+                result = await self._ballot(caller, self, case, prompt, sample, stats)
             except CallFailed as exc:
                 if self._errors is None:
                     self._errors = []
@@ -136,15 +135,13 @@ class Voter:
     ) -> Vote:
         """The seat's vote. Its calls are counted in `stats` as they happen, so that a vote cut
         short by the case's deadline still shows what it cost."""
-        chain = Fallback(seat, self._on_failover)
+        chain = Fallback(seat, self._ballot, self._on_failover)
         per_sample: list[Ballot] = []
         try:
             for sample in range(seat.samples):
                 ballots: list[tuple[Prompt, Ballot]] = []
                 for prompt in prompts:
-                    outcome = await chain.ask(
-                        self._ballot, self._secrets, chain, case, prompt, sample, stats
-                    )
+                    outcome = await chain.ask(case, prompt, sample, stats, self._secrets)
                     if isinstance(outcome, str):
                         return _cast(chain, stats, VoteStatus.INVALID, error=outcome)
                     ballots.append((prompt, outcome))

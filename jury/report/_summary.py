@@ -132,17 +132,13 @@ class Tally:
 
     def add(self, verdict: CaseVerdict) -> None:
         self.total += 1
-        category = self.categories.setdefault(verdict.category or "(none)", CategoryStats())
+        # get, then create: `setdefault` would build a new record for every verdict.
+        name = verdict.category or "(none)"
+        category = self.categories.get(name)
+        if category is None:
+            category = self.categories[name] = CategoryStats()
         category.total += 1
-
-        def note(reasons: tuple[str, ...]) -> CaseNote:
-            return CaseNote(
-                case_id=verdict.case_id,
-                category=verdict.category,
-                reasons=reasons,
-                dissent=verdict.dissent,
-                stage=verdict.failed_stage,
-            )
+        note = _note
 
         if verdict.verdict is Verdict.PASS:
             self.passed += 1
@@ -151,7 +147,7 @@ class Tally:
             self.failed += 1
             category.failed += 1
             category.failed_ids.append(verdict.case_id)
-            self.failures.append(note(verdict.reasons))
+            self.failures.append(note(verdict, verdict.reasons))
             stage = verdict.failed_stage
             if stage is not None:
                 self.stages[stage] = self.stages.get(stage, 0) + 1
@@ -159,15 +155,18 @@ class Tally:
             self.inconclusive += 1
             category.inconclusive += 1
             category.inconclusive_ids.append(verdict.case_id)
-            self.inconclusives.append(note(verdict.reasons))
+            self.inconclusives.append(note(verdict, verdict.reasons))
         if verdict.disagreement:
-            self.disagreements.append(note(verdict.disagreement_reasons))
+            self.disagreements.append(note(verdict, verdict.disagreement_reasons))
         self.spared += verdict.judges_spared
         self.calls_saved += verdict.calls_saved
-        self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
+        if verdict.checks:
+            self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
         self.offline = self.offline or verdict.offline
         for vote in verdict.votes:
-            stats = self.jurors.setdefault(vote.juror, JurorStats())
+            stats = self.jurors.get(vote.juror)
+            if stats is None:
+                stats = self.jurors[vote.juror] = JurorStats()
             stats.votes += 1
             if vote.status is VoteStatus.VALID:
                 stats.valid += 1
@@ -200,6 +199,17 @@ class Tally:
             checks_failed=self.checks_failed,
             offline=self.offline,
         )
+
+
+def _note(verdict: CaseVerdict, reasons: tuple[str, ...]) -> CaseNote:
+    """A case worth listing, with these reasons."""
+    return CaseNote(
+        case_id=verdict.case_id,
+        category=verdict.category,
+        reasons=reasons,
+        dissent=verdict.dissent,
+        stage=verdict.failed_stage,
+    )
 
 
 def _stage_order(stages: Iterable[str]) -> list[str]:
