@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._errors import InvalidRequestError, ProviderError, TransientError
+from ._limits import ProviderLimits
 
 if TYPE_CHECKING:
     from ._case import Case
@@ -102,7 +103,8 @@ class JudgeModel(ABC):
 
     `name` is the ``provider/model`` string; `family` is the model family used for the
     panel's diversity rules ("anthropic", "openai", "google", "llama", "offline"...);
-    `account` groups models that share one rate limit (one API key on one base URL).
+    `account` groups models that share one rate limit (one API key on one base URL), and
+    `default_limits` and `limit_names` say how that account is limited.
     """
 
     name: str = "model"
@@ -110,10 +112,20 @@ class JudgeModel(ABC):
     #: True for jurors that are not LLMs (offline heuristics, replayed records): every
     #: output labels their results.
     offline: bool = False
+    #: The account's limits where the jury file sets none (it overrides them key by key).
+    #: Adapters set calls in flight; request and token rates depend on the account's tier,
+    #: which only its owner knows, so they stay unset and the limiter backs off on 429s.
+    default_limits: ProviderLimits = ProviderLimits()
 
     @property
     def account(self) -> str:
         return self.name.split("/", 1)[0]
+
+    @property
+    def limit_names(self) -> tuple[str, ...]:
+        """The jury file's ``[providers.<name>]`` keys that configure this model's account,
+        most specific first. By default the account, then the provider prefix."""
+        return tuple(dict.fromkeys((self.account, self.name.split("/", 1)[0])))
 
     @property
     def model_id(self) -> str:

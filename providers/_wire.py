@@ -33,6 +33,7 @@ from jury import (
     JudgeRequest,
     MissingCredentialError,
     ProviderError,
+    ProviderLimits,
     RateLimitedError,
     TransientError,
 )
@@ -264,6 +265,7 @@ class WireModel(JudgeModel):
         transport: Transport,
         key: str,
         base_url: str,
+        limits: ProviderLimits | None = None,
     ) -> None:
         self.name = name
         self.model = model
@@ -274,11 +276,20 @@ class WireModel(JudgeModel):
         self._account = f"{wire.provider}@{base_url}"
         if key:
             self._account += f"#{key_fingerprint(key)}"
+        if limits is not None:
+            self.default_limits = limits
 
     @property
     def account(self) -> str:
         """Provider, base URL and a hash of the key: models sharing one rate limit."""
         return self._account
+
+    @property
+    def limit_names(self) -> tuple[str, ...]:
+        """The account, then the wire's provider (``openai-api/<service>`` names one
+        compatible server), then the prefix of the model's name."""
+        names = (self._account, self.wire.provider, self.name.split("/", 1)[0])
+        return tuple(dict.fromkeys(names))
 
     @property
     def model_id(self) -> str:

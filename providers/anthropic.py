@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
+from jury import JudgeReply, JudgeRequest, ProviderError, ProviderLimits, TransientError, Usage
 from jury._errors import AuthenticationError, InvalidRequestError
 
 from ._wire import (
@@ -166,6 +166,8 @@ class AnthropicSdkTransport(Transport):
 
 
 class AnthropicJudge(WireModel):
+    default_limits = ProviderLimits(concurrency=16)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         anthropic = sys.modules.get("anthropic")
         if anthropic is None or not isinstance(exc, anthropic.AnthropicError):

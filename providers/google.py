@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
+from jury import JudgeReply, JudgeRequest, ProviderError, ProviderLimits, TransientError, Usage
 from jury._errors import AuthenticationError, InvalidRequestError
 
 from ._wire import (
@@ -156,6 +156,8 @@ class GoogleSdkTransport(Transport):
 
 
 class GoogleJudge(WireModel):
+    default_limits = ProviderLimits(concurrency=16)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("google.genai.errors")
         if errors is None:

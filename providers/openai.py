@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
+from jury import JudgeReply, JudgeRequest, ProviderError, ProviderLimits, TransientError, Usage
 from jury._errors import AuthenticationError, InvalidRequestError
 
 from ._wire import (
@@ -155,6 +155,8 @@ class OpenAISdkTransport(Transport):
 
 
 class OpenAIJudge(WireModel):
+    default_limits = ProviderLimits(concurrency=32)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")
         if errors is None or not isinstance(exc, errors.OpenAIError):
@@ -191,6 +193,7 @@ def build(
     response_format: ResponseFormat = "json_schema",
     tokens_field: str = "max_completion_tokens",
     transport: str | None = None,
+    limits: ProviderLimits | None = None,
 ) -> OpenAIJudge:
     """An OpenAI-protocol judge on any base URL (used by the compatible servers too)."""
     wire = OpenAIWire(
@@ -214,6 +217,7 @@ def build(
         transport=carrier,
         key=key,
         base_url=base_url,
+        limits=limits,
     )
 
 
