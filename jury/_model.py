@@ -151,7 +151,7 @@ class JudgeModel(ABC):
     def price(self, reply: JudgeReply) -> float | None:
         """USD for one reply, or None when the price is unknown (never a guessed zero).
 
-        Adapters of priced APIs answer from `jury._prices.price`; the default knows nothing.
+        Adapters of priced APIs answer from `jury.adapters.price`; the default knows nothing.
         """
         return None
 

@@ -25,8 +25,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from jury import (
+from jury.adapters import (
     AuthenticationError,
+    ConfigError,
     InvalidRequestError,
     JudgeModel,
     JudgeReply,
@@ -36,9 +37,8 @@ from jury import (
     ProviderLimits,
     RateLimitedError,
     TransientError,
+    price,
 )
-from jury._errors import ConfigError
-from jury._prices import price
 
 __all__ = [
     "DirectTransport",

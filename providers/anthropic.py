@@ -17,8 +17,16 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from jury import JudgeReply, JudgeRequest, ProviderError, ProviderLimits, TransientError, Usage
-from jury._errors import AuthenticationError, InvalidRequestError
+from jury.adapters import (
+    AuthenticationError,
+    InvalidRequestError,
+    JudgeReply,
+    JudgeRequest,
+    ProviderError,
+    ProviderLimits,
+    TransientError,
+    Usage,
+)
 
 from ._wire import (
     DirectTransport,

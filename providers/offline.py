@@ -49,8 +49,14 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from jury import Case, JudgeModel, JudgeReply, JudgeRequest
-from jury._errors import ConfigError, InvalidRequestError
+from jury.adapters import (
+    Case,
+    ConfigError,
+    InvalidRequestError,
+    JudgeModel,
+    JudgeReply,
+    JudgeRequest,
+)
 
 __all__ = ["METHODS", "OfflineJuror", "create"]
 

@@ -19,9 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from jury import ProviderLimits
-from jury._errors import ConfigError
-from jury._registry import family_of
+from jury.adapters import ConfigError, ProviderLimits, family_of
 
 from ._wire import read_key
 from .openai import OpenAIJudge, ResponseFormat, build

@@ -16,10 +16,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from jury import Ballot, Case, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    Rubric,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 

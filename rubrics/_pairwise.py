@@ -22,10 +22,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from jury import Ballot, Case, CaseVerdict, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult, Score
+from jury import CaseVerdict
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    Rubric,
+    Score,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 

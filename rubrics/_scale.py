@@ -13,10 +13,19 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
 
-from jury import Ballot, Case, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult, Score
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    Rubric,
+    Score,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, build, render_case
 
