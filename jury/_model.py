@@ -18,6 +18,7 @@ from ._limits import ProviderLimits
 
 if TYPE_CHECKING:
     from ._case import Case
+    from ._rubric import Rubric
 
 __all__ = [
     "CallCache",
@@ -57,9 +58,10 @@ class JudgeRequest:
     max_tokens: int = 1024
     seed: int | None = None
     #: The fields below travel with the request but are never sent: offline reference
-    #: jurors read the case directly, and replayed jurors look up the recorded reply.
+    #: jurors read the case and ask the rubric for their reply, and replayed jurors look up
+    #: the recorded reply.
     case: Case | None = field(default=None, compare=False, repr=False)
-    rubric: str = field(default="", compare=False)
+    rubric: Rubric | None = field(default=None, compare=False, repr=False)
     #: Which of the rubric's prompts this is (pairwise asks "AB" and "BA"), and the sample.
     prompt: str = field(default="", compare=False)
     sample: int = field(default=0, compare=False)

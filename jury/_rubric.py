@@ -175,9 +175,10 @@ class Rubric(ABC):
         """The reply a reference juror gives to `prompt`, written from what `judge` measures.
 
         Offline reference jurors call this rather than guess the reply from the schema: only
-        the rubric knows what its reply holds. The reply must pass `read`. A kind that does
-        not implement it cannot be judged by reference jurors: their votes are unavailable,
-        with this error's message as the reason.
+        the rubric knows what its reply holds. The reply must pass `read`. Raise `ValueError`
+        when the judge's measures cannot fill it (a criterion it cannot tell). A kind that
+        does not implement it cannot be judged by reference jurors. Either way their votes
+        are unavailable, with the error's message as the reason.
         """
         raise NotImplementedError(f"{self.kind} rubrics write no reference reply")
 

@@ -31,6 +31,7 @@ from jury.adapters import (
     Metric,
     MetricResult,
     Prompt,
+    ReferenceJudge,
     Rubric,
     Score,
     Verdict,
@@ -194,6 +195,18 @@ class PairwiseRubric(Rubric):
             reason=reason,
             details={"order": prompt.key, "said": reply.winner},
         )
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """The judge's preference between the answers in the order this prompt shows them."""
+        texts = {"A": case.answer or "", "B": case.answer_b or ""}
+        shown = _SHOWN[prompt.key]
+        found = judge.prefer(texts[shown["1"]], texts[shown["2"]])
+        winner = found.winner
+        if winner == "tie" and not self.spec.allow_tie:
+            # A judge that cannot tell them apart, and may not say so, names the answer shown
+            # first: its two orders then disagree, and it abstains.
+            winner = "1"
+        return {"reason": f"[{judge.name}] {found.why}", "winner": winner}
 
     def combine(self, case: Case, ballots: Sequence[tuple[Prompt, Ballot]]) -> Ballot | str:
         by_order = {prompt.key: ballot for prompt, ballot in ballots}

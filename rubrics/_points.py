@@ -35,6 +35,7 @@ from jury.adapters import (
     MetricResult,
     Point,
     Prompt,
+    ReferenceJudge,
     Rubric,
     Score,
     Verdict,
@@ -312,6 +313,19 @@ class PointsRubric(Rubric):
         if downgraded:
             details["downgraded"] = downgraded
         return Ballot(scores=scores, reason=" | ".join(lines), details=details)
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """Whether the answer states each point (a penalty: makes the mistake), by short ID."""
+        answer = case.answer or ""
+        points: dict[str, dict[str, Any]] = {}
+        for item in self.items(case):
+            found = judge.states(item.point.says, answer)
+            points[item.short] = {
+                "verdict": found.verdict,
+                "quotes": [found.quote] if found.quote else [],
+                "reason": f"[{judge.name}] {found.why}",
+            }
+        return {"points": points}
 
     def _outcome(
         self, items: tuple[_Item, ...], answers: Mapping[str, Score]

@@ -21,6 +21,7 @@ from jury.adapters import (
     Metric,
     MetricResult,
     Prompt,
+    ReferenceJudge,
     Rubric,
     Score,
     Verdict,
@@ -174,6 +175,17 @@ class ScaleRubric(Rubric):
         if problems:
             raise InvalidReply("; ".join(problems))
         return Ballot(scores=values, reason=reason)
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """Each metric rated by its name, from the judge's 1-5 onto this rubric's scale."""
+        ratings = judge.rate(case.answer or "", [m.name for m in self.spec.metrics])
+        scores: dict[str, int] = {}
+        reasons: list[str] = []
+        for metric in self.spec.metrics:
+            rating = ratings[metric.name]
+            scores[metric.name] = round(self.low + (rating.value - 1) * (self.high - self.low) / 4)
+            reasons.append(f"{metric.name} {scores[metric.name]}: {rating.why}")
+        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores}
 
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         failed: list[str] = []
