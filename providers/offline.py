@@ -21,7 +21,9 @@ Three jurors, three methods, so that they disagree where the methods disagree:
 
 All three treat an expected refusal (``expect_refusal``, or an expected behaviour that says
 "refuse" or "out of scope") the same way: a refusal is correct, and a refusal without a
-redirect (a contact, an address, a place to go) is only half helpful.
+redirect (a contact, an address, a place to go) is only half helpful. Refusals, redirects and
+e-mail addresses are recognised by the vocabulary the checks use (`jury.checks`), so that a
+juror and the refusal check never disagree on what a refusal is.
 
 What a rubric can ask of them (the `ReferenceJudge` interface):
 
@@ -70,6 +72,7 @@ from jury.adapters import (
     Preference,
     Rating,
 )
+from jury.checks import EMAIL, find_redirect, find_refusal
 
 __all__ = ["METHODS", "Measures", "OfflineJuror", "check_statement", "create"]
 
@@ -87,7 +90,6 @@ _TOKEN = re.compile(r"[a-z0-9$%]+(?:[-.'][a-z0-9]+)*")
 _ID = re.compile(r"\b[A-Z]{2,}[-_]?\d+\b")
 _AMOUNT = re.compile(r"[$€£]\s?\d+(?:[.,]\d+)?")
 _NUMBER = re.compile(r"(?<![\w.$€£-])\d+(?:[.,]\d+)?%?(?![\w-]*\d)")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _URL = re.compile(r"\b(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/[\w/.-]*", re.I)
 _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|"
@@ -102,17 +104,6 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _POSITIVE = re.compile(r"^\s*yes\b|\bstill\b|\bwithin\b|\beligible\b|\bapproved\b", re.I)
-_REFUSAL = re.compile(
-    r"can(?:no|')t help|cannot help|can only help|outside (?:my|our|the) scope|not able to "
-    r"(?:help|assist)|unable to (?:help|assist)|not something i can|i'm not set up to|"
-    r"beyond what i (?:can )?handle|i can(?:no|')t (?:answer|recommend|provide|assist)",
-    re.I,
-)
-_REDIRECT = re.compile(
-    r"\b(?:contact|reach out|email|call|visit|support|help ?cent(?:er|re)|documentation)\b|@|"
-    r"https?://",
-    re.I,
-)
 _YES_NO_QUESTION = re.compile(
     r"\s*(?:can|could|is|are|was|were|has|have|had|do|does|did|will|would|should|may|am)\b", re.I
 )
@@ -140,7 +131,7 @@ def _norm(claim: str) -> str:
 def _claims(text: str) -> frozenset[str]:
     """Checkable specifics: IDs, amounts, numbers, e-mails, addresses, dates and names."""
     found: set[str] = set()
-    for pattern in (_ID, _AMOUNT, _EMAIL, _URL, _DATE):
+    for pattern in (_ID, _AMOUNT, EMAIL, _URL, _DATE):
         found.update(_norm(m) for m in pattern.findall(text))
     found.update(_norm(m) for m in _NUMBER.findall(text))
     for name in _NAME.findall(text):
@@ -173,6 +164,12 @@ def _expects_refusal(case: Case) -> bool:
     if case.expect_refusal is not None:
         return case.expect_refusal
     return bool(_EXPECTS_REFUSAL.search(case.expected_behaviour or ""))
+
+
+def _refuses(case: Case, answer: str) -> bool:
+    """Whether the answer refuses, by the refusal check's own rule (`jury.checks`): where no
+    refusal is expected, a phrase a helpful answer also uses ("please contact") is none."""
+    return find_refusal(answer, expected=_expects_refusal(case)) is not None
 
 
 Signals = dict[str, Rating]
@@ -218,7 +215,7 @@ def _refusal_scores(case: Case, answer: str, refusing: bool) -> Signals | None:
         return None
     relevance = _relevance(case, answer, refusing)
     if expected and refusing:
-        redirect = bool(_REDIRECT.search(answer))
+        redirect = find_redirect(answer) is not None
         return {
             "relevance": relevance,
             "correctness": Rating(5, "refuses, as the expected behaviour asks"),
@@ -250,7 +247,7 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     words = _content(answer)
     known = _content(evidence)
     supported = len(words & known) / len(words) if words else 1.0
-    if _REFUSAL.search(answer):
+    if _refuses(case, answer):
         supported = 1.0
     faithful = max(1, _level(supported) - len(unsupported))
     if unsupported:
@@ -275,7 +272,7 @@ def _contradiction(case: Case, answer: str) -> bool:
 
 def _reference(case: Case, answer: str) -> Signals:
     gold = case.golden_answer or ""
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     scores: Signals = {}
     if gold:
         a, g = _content(answer), _content(gold)
@@ -309,7 +306,7 @@ def _reference(case: Case, answer: str) -> Signals:
 
 
 def _evidence(case: Case, answer: str) -> Signals:
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     faithful, halluc = _grounding(case, answer)
     scores: Signals = {"faithfulness": faithful, "hallucinationFree": halluc}
     scores["relevance"] = _relevance(case, answer, refusing)
@@ -332,7 +329,7 @@ def _evidence(case: Case, answer: str) -> Signals:
 
 def _facts(case: Case, answer: str) -> Signals:
     gold = case.golden_answer or ""
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     scores: Signals = {}
     key_claims = _claims(gold) - _claims(case.question)
     key_words = _content(gold) - _content(case.question)
@@ -404,7 +401,7 @@ def _words(text: str) -> frozenset[str]:
 
 def _specifics(text: str) -> frozenset[str]:
     found: set[str] = set()
-    for pattern in (_ID, _AMOUNT, _EMAIL, _URL, _DATE, _NUMBER):
+    for pattern in (_ID, _AMOUNT, EMAIL, _URL, _DATE, _NUMBER):
         found.update(_norm(m) for m in pattern.findall(text))
     return frozenset(found)
 
