@@ -28,15 +28,7 @@ from jury.adapters import (
     Usage,
 )
 
-from ._wire import (
-    DirectTransport,
-    MalformedReplyError,
-    Transport,
-    Wire,
-    WireModel,
-    pick_transport,
-    read_key,
-)
+from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
 
 __all__ = ["OpenAIJudge", "OpenAIWire", "ResponseFormat", "create"]
 
@@ -131,38 +123,28 @@ def _schema_name(name: str) -> str:
     return cleaned or "verdict"
 
 
-class OpenAISdkTransport(Transport):
+class OpenAISdkTransport(SdkTransport):
     """The official SDK over its aiohttp client, retries off."""
 
-    name = "sdk"
+    def connect(self) -> Any:
+        import openai
 
-    def __init__(self, base_url: str, key: str) -> None:
-        self.base_url = base_url
-        self._key = key
-        self._client: Any = None
+        return openai.AsyncOpenAI(
+            # Local servers take no key, but the SDK insists on one.
+            api_key=self._key or "no-key",
+            base_url=self.base_url,
+            max_retries=0,
+            http_client=openai.DefaultAioHttpClient(),
+        )
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        if self._client is None:
-            import openai
-
-            self._client = openai.AsyncOpenAI(
-                # Local servers take no key, but the SDK insists on one.
-                api_key=self._key or "no-key",
-                base_url=self.base_url,
-                max_retries=0,
-                http_client=openai.DefaultAioHttpClient(),
-            )
-        completion = await self._client.chat.completions.create(**body)
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        completion = await client.chat.completions.create(**body)
         data: dict[str, Any] = completion.model_dump(mode="json")
         return data
 
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
 
 class OpenAIJudge(WireModel):
+    sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
@@ -212,17 +194,12 @@ def build(
         response_format=response_format,
         tokens_field=tokens_field,
     )
-    carrier: Transport = (
-        OpenAISdkTransport(base_url, key)
-        if pick_transport(transport) == "sdk"
-        else DirectTransport(wire)
-    )
     return OpenAIJudge(
         name=spec,
         model=model,
         family=family,
         wire=wire,
-        transport=carrier,
+        transport=transport,
         key=key,
         base_url=base_url,
         limits=limits,
