@@ -36,8 +36,9 @@ from ._errors import (
     TransientError,
 )
 from ._jury import Jury, evaluate
+from ._limits import ProviderLimits
 from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
-from ._panel import Gate, Juror, Panel, ProviderLimits, RetrySettings, load_panel
+from ._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from ._rubric import Decision, Metric, Prompt, Rubric
 from ._stream import VerdictStream

@@ -275,7 +275,7 @@ class SqliteCache:
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "seed": request.seed,
-            "rubric": request.rubric,
+            "rubric": request.rubric.name if request.rubric is not None else "",
             "prompt": request.prompt,
             "sample": request.sample,
             "case_id": request.case.id if request.case is not None else None,

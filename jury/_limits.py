@@ -19,25 +19,29 @@ import asyncio
 import math
 from collections.abc import Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ._clock import Clock
-from ._model import JudgeModel, JudgeRequest
-from ._panel import ProviderLimits
 
-__all__ = ["DEFAULT_LIMITS", "AccountLimiter", "limits_for"]
+if TYPE_CHECKING:
+    # Annotations only: the judge model imports `ProviderLimits` from here.
+    from ._model import JudgeModel, JudgeRequest
 
-#: Calls in flight per account unless the jury file says otherwise. Request and token rates
-#: depend on the account's tier, which only the user knows: they are off by default, and the
-#: limiter backs off on the 429s that tell it the tier's limits.
-DEFAULT_LIMITS: dict[str, ProviderLimits] = {
-    "anthropic": ProviderLimits(concurrency=16),
-    "openai": ProviderLimits(concurrency=32),
-    "google": ProviderLimits(concurrency=16),
-    "openai-api": ProviderLimits(concurrency=16),
-    # Local servers: Ollama runs a few requests at once by default; vLLM batches many.
-    "ollama": ProviderLimits(concurrency=4),
-    "vllm": ProviderLimits(concurrency=32),
-}
+__all__ = ["AccountLimiter", "ProviderLimits", "limits_for"]
+
+
+class ProviderLimits(BaseModel):
+    """Limits of one provider account, shared by every juror on it (the jury file's
+    ``[providers.<name>]`` tables, and each judge model's `default_limits`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int | None = Field(default=None, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    tpm: float | None = Field(default=None, gt=0)
+
 
 #: How much a 429 slows the pace, the slowest pace allowed, and what each success wins back.
 _SLOWDOWN = 0.8
@@ -51,15 +55,13 @@ _DEFAULT_PAUSE = 1.0
 
 
 def limits_for(model: JudgeModel, configured: Mapping[str, ProviderLimits]) -> ProviderLimits:
-    """The limits of `model`'s account: the jury file's ``[providers.<name>]`` (by account,
-    ``openai-api/<service>`` or provider prefix) over the provider's defaults, key by key."""
-    prefix, _, rest = model.name.partition("/")
-    names = [model.account]
-    if prefix == "openai-api":
-        names.append(f"{prefix}/{rest.partition('/')[0]}")
-    names.append(prefix)
-    default = DEFAULT_LIMITS.get(prefix, ProviderLimits())
-    for name in names:
+    """The limits of `model`'s account: the jury file's ``[providers.<name>]`` for the first
+    of the model's `limit_names` it configures, over the model's `default_limits`, key by key.
+
+    Both come from the adapter, so that the engine knows no provider by name.
+    """
+    default = model.default_limits
+    for name in model.limit_names:
         chosen = configured.get(name)
         if chosen is not None:
             return default.model_copy(update=chosen.model_dump(exclude_unset=True))

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._errors import InvalidRequestError, ProviderError, TransientError
+from ._limits import ProviderLimits
 
 if TYPE_CHECKING:
     from ._case import Case
+    from ._rubric import Rubric
 
 __all__ = [
     "CallCache",
@@ -56,9 +58,10 @@ class JudgeRequest:
     max_tokens: int = 1024
     seed: int | None = None
     #: The fields below travel with the request but are never sent: offline reference
-    #: jurors read the case directly, and replayed jurors look up the recorded reply.
+    #: jurors read the case and ask the rubric for their reply, and replayed jurors look up
+    #: the recorded reply.
     case: Case | None = field(default=None, compare=False, repr=False)
-    rubric: str = field(default="", compare=False)
+    rubric: Rubric | None = field(default=None, compare=False, repr=False)
     #: Which of the rubric's prompts this is (pairwise asks "AB" and "BA"), and the sample.
     prompt: str = field(default="", compare=False)
     sample: int = field(default=0, compare=False)
@@ -102,7 +105,8 @@ class JudgeModel(ABC):
 
     `name` is the ``provider/model`` string; `family` is the model family used for the
     panel's diversity rules ("anthropic", "openai", "google", "llama", "offline"...);
-    `account` groups models that share one rate limit (one API key on one base URL).
+    `account` groups models that share one rate limit (one API key on one base URL), and
+    `default_limits` and `limit_names` say how that account is limited.
     """
 
     name: str = "model"
@@ -110,10 +114,20 @@ class JudgeModel(ABC):
     #: True for jurors that are not LLMs (offline heuristics, replayed records): every
     #: output labels their results.
     offline: bool = False
+    #: The account's limits where the jury file sets none (it overrides them key by key).
+    #: Adapters set calls in flight; request and token rates depend on the account's tier,
+    #: which only its owner knows, so they stay unset and the limiter backs off on 429s.
+    default_limits: ProviderLimits = ProviderLimits()
 
     @property
     def account(self) -> str:
         return self.name.split("/", 1)[0]
+
+    @property
+    def limit_names(self) -> tuple[str, ...]:
+        """The jury file's ``[providers.<name>]`` keys that configure this model's account,
+        most specific first. By default the account, then the provider prefix."""
+        return tuple(dict.fromkeys((self.account, self.name.split("/", 1)[0])))
 
     @property
     def model_id(self) -> str:
@@ -139,7 +153,7 @@ class JudgeModel(ABC):
     def price(self, reply: JudgeReply) -> float | None:
         """USD for one reply, or None when the price is unknown (never a guessed zero).
 
-        Adapters of priced APIs answer from `jury._prices.price`; the default knows nothing.
+        Adapters of priced APIs answer from `jury.adapters.price`; the default knows nothing.
         """
         return None
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ._decide import Aggregation, TiePolicy
 from ._errors import JuryFileError
+from ._limits import ProviderLimits
 from ._model import JudgeModel
 from .checks._settings import CheckSettings
 
@@ -20,7 +21,6 @@ __all__ = [
     "Gate",
     "Juror",
     "Panel",
-    "ProviderLimits",
     "RetrySettings",
     "load_panel",
 ]
@@ -70,16 +70,6 @@ class RetrySettings(BaseModel):
     max_delay: float = Field(default=30.0, ge=0)
     #: A server's retry-after longer than this is not waited for: the call gives up instead.
     retry_after_cap: float = Field(default=120.0, ge=0)
-
-
-class ProviderLimits(BaseModel):
-    """Limits of one provider account, shared by every juror on it."""
-
-    model_config = _STRICT
-
-    concurrency: int | None = Field(default=None, ge=1)
-    rpm: float | None = Field(default=None, gt=0)
-    tpm: float | None = Field(default=None, gt=0)
 
 
 class Gate(BaseModel):

@@ -4,6 +4,10 @@ A rubric renders a case into prompts, declares the reply schema, turns a validat
 a ballot, combines one juror's ballots (samples, both pairwise orders) into its vote, and
 decides the case from the per-metric aggregates. The engine does everything between: calls,
 validation retries, aggregation across jurors, quorum and ties.
+
+A rubric also writes the reply a reference juror gives (`Rubric.reference_reply`), from what
+that juror measures through the `ReferenceJudge` interface: the rubric knows its own schema,
+the juror only scores text.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import jiter
 from pydantic import BaseModel, ValidationError
@@ -29,13 +33,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Decision",
+    "Judgement",
     "Level",
     "Metric",
+    "Preference",
     "Prompt",
+    "Rating",
+    "ReferenceJudge",
     "Rubric",
     "case_fence",
     "parse_reply",
     "pydantic_reason",
+    "validate_model",
 ]
 
 
@@ -61,6 +70,64 @@ class Decision:
     verdict: Verdict
     reasons: tuple[str, ...] = ()
     score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """A reference judge's score of a text on one aspect, 1 (worst) to 5 (best), and why."""
+
+    value: int
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A reference judge's yes / no / can't tell, why, and for a "yes" the words of the text
+    that show it (copied from the text, so that the quote occurs in it)."""
+
+    verdict: Literal["yes", "no", "cant_tell"]
+    why: str
+    quote: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Preference:
+    """Which of two texts a reference judge finds better: "1" (the first), "2", or "tie"
+    when it cannot tell them apart; and why."""
+
+    winner: Literal["1", "2", "tie"]
+    why: str
+
+
+class ReferenceJudge(Protocol):
+    """What a reference juror (a deterministic heuristic such as an offline juror, not an LLM)
+    can measure of one case's answers, for a rubric's `reference_reply`.
+
+    The juror holds the case: every text is measured against its question, golden answer and
+    evidence. It knows nothing of the rubric's kind, schema or prompts.
+    """
+
+    #: How the juror signs reasons written from its measures ("offline reference"). Reasons
+    #: start with it in brackets, so that a reader knows a heuristic wrote them.
+    name: str
+
+    def rate(self, text: str, aspects: Sequence[str]) -> Mapping[str, Rating]:
+        """`text`, as an answer to the case, rated on each named aspect ("correctness",
+        "relevance"...); an aspect it has no measure for is rated from the others."""
+        ...
+
+    def states(self, statement: str, text: str) -> Judgement:
+        """Whether `text` states `statement` (a point); a "yes" quotes the words that do."""
+        ...
+
+    def meets(self, criterion: str, text: str) -> Judgement:
+        """Whether `text`, as an answer to the case, meets `criterion` (a quality of the
+        answer as a whole, such as "grounded in the evidence")."""
+        ...
+
+    def prefer(self, first: str, second: str) -> Preference:
+        """Which of two answers to the case is better."""
+        ...
 
 
 class Rubric(ABC):
@@ -103,6 +170,17 @@ class Rubric(ABC):
         if len(ballots) != 1:
             raise NotImplementedError(f"{self.kind} rubrics ask one prompt per case")
         return ballots[0][1]
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """The reply a reference juror gives to `prompt`, written from what `judge` measures.
+
+        Offline reference jurors call this rather than guess the reply from the schema: only
+        the rubric knows what its reply holds. The reply must pass `read`. Raise `ValueError`
+        when the judge's measures cannot fill it (a criterion it cannot tell). A kind that
+        does not implement it cannot be judged by reference jurors. Either way their votes
+        are unavailable, with the error's message as the reason.
+        """
+        raise NotImplementedError(f"{self.kind} rubrics write no reference reply")
 
     def with_thresholds(self, thresholds: Mapping[str, float]) -> Rubric:
         """A copy whose thresholds are overridden ("*" for every metric)."""

@@ -194,7 +194,7 @@ class Voter:
                 max_tokens=self.max_tokens,
                 seed=sample if seat.samples > 1 else None,
                 case=case,
-                rubric=self.rubric.name,
+                rubric=self.rubric,
                 prompt=prompt.key,
                 sample=sample,
             )

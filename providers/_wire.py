@@ -6,12 +6,13 @@ parsed into a `JudgeReply`, errors classified) carried by a `Transport`:
 
 - `DirectTransport`: one aiohttp session POSTing the wire's JSON. The default: it costs a
   fraction of the CPU of an SDK call (see benchmarks/README.md).
-- an SDK transport per provider (official client, its aiohttp client, retries off): the
+- an `SdkTransport` per provider (official client, its aiohttp client, retries off): the
   reference the contract tests compare the direct transport against, and the way to reach
   what only the SDK does (Vertex credentials, for one).
 
 ``JURY_TRANSPORT=sdk`` (or ``direct``) picks the transport for every adapter; a provider's
-``create(spec, transport=...)`` picks it for one model.
+``create(spec, transport=...)`` picks it for one model. A `WireModel` subclass names its
+provider's SDK transport (`WireModel.sdk`), and the choice is made once, here.
 """
 
 from __future__ import annotations
@@ -25,24 +26,26 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from jury import (
+from jury.adapters import (
     AuthenticationError,
+    ConfigError,
     InvalidRequestError,
     JudgeModel,
     JudgeReply,
     JudgeRequest,
     MissingCredentialError,
     ProviderError,
+    ProviderLimits,
     RateLimitedError,
     TransientError,
+    price,
 )
-from jury._errors import ConfigError
-from jury._prices import price
 
 __all__ = [
     "DirectTransport",
     "HttpStatusError",
     "MalformedReplyError",
+    "SdkTransport",
     "Transport",
     "TransportName",
     "Wire",
@@ -246,13 +249,53 @@ class DirectTransport(Transport):
             self._session = None
 
 
+class SdkTransport(Transport):
+    """A provider's official SDK client: built on first use (inside the event loop; the SDK is
+    imported only then), its own retries off, closed with the model."""
+
+    name: TransportName = "sdk"
+
+    def __init__(self, base_url: str | None, key: str | None) -> None:
+        self.base_url = base_url
+        self._key = key
+        self._client: Any = None
+
+    @abstractmethod
+    def connect(self) -> Any:
+        """A new client of the SDK, retries off."""
+
+    @abstractmethod
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        """Send the wire's `body` through the client; return the reply as the wire's JSON."""
+
+    async def disconnect(self, client: Any) -> None:
+        await client.close()
+
+    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        if self._client is None:
+            # Built without awaiting: concurrent first calls cannot build two clients.
+            self._client = self.connect()
+        return await self.call(self._client, model, body)
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await self.disconnect(client)
+
+
 class WireModel(JudgeModel):
     """A judge reached over HTTP: a `Wire` carried by a `Transport`.
 
     `classify_error` is the adapter's one choke point: the direct transport's errors, aiohttp
     errors and (through `classify_sdk_error`) the provider SDK's, mapped to the project's
     tree. Messages never carry the key: it is scrubbed from every error text.
+
+    `transport` is a `Transport`, or the name of one ("direct", "sdk"; None: as
+    ``JURY_TRANSPORT`` says): the SDK transport is the class's `sdk`.
     """
+
+    #: The provider's SDK transport, built with the base URL and the key.
+    sdk: type[SdkTransport] | None = None
 
     def __init__(
         self,
@@ -261,24 +304,45 @@ class WireModel(JudgeModel):
         model: str,
         family: str,
         wire: Wire,
-        transport: Transport,
         key: str,
         base_url: str,
+        transport: Transport | str | None = None,
+        limits: ProviderLimits | None = None,
     ) -> None:
         self.name = name
         self.model = model
         self.family = family
         self.wire = wire
-        self.transport = transport
+        self.transport = self._carrier(transport, wire, base_url, key)
         self._key = key
         self._account = f"{wire.provider}@{base_url}"
         if key:
             self._account += f"#{key_fingerprint(key)}"
+        if limits is not None:
+            self.default_limits = limits
+
+    def _carrier(
+        self, transport: Transport | str | None, wire: Wire, base_url: str, key: str
+    ) -> Transport:
+        if isinstance(transport, Transport):
+            return transport
+        if pick_transport(transport) == "direct":
+            return DirectTransport(wire)
+        if self.sdk is None:
+            raise ConfigError(f"{wire.provider}: no SDK transport; use the direct one")
+        return self.sdk(base_url, key)
 
     @property
     def account(self) -> str:
         """Provider, base URL and a hash of the key: models sharing one rate limit."""
         return self._account
+
+    @property
+    def limit_names(self) -> tuple[str, ...]:
+        """The account, then the wire's provider (``openai-api/<service>`` names one
+        compatible server), then the prefix of the model's name."""
+        names = (self._account, self.wire.provider, self.name.split("/", 1)[0])
+        return tuple(dict.fromkeys(names))
 
     @property
     def model_id(self) -> str:

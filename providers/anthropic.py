@@ -17,18 +17,18 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
-from jury._errors import AuthenticationError, InvalidRequestError
-
-from ._wire import (
-    DirectTransport,
-    MalformedReplyError,
-    Transport,
-    Wire,
-    WireModel,
-    pick_transport,
-    read_key,
+from jury.adapters import (
+    AuthenticationError,
+    InvalidRequestError,
+    JudgeReply,
+    JudgeRequest,
+    ProviderError,
+    ProviderLimits,
+    TransientError,
+    Usage,
 )
+
+from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
 
 __all__ = ["API_VERSION", "AnthropicJudge", "AnthropicWire", "create", "strict_schema"]
 
@@ -135,37 +135,29 @@ class AnthropicWire(Wire):
         )
 
 
-class AnthropicSdkTransport(Transport):
+class AnthropicSdkTransport(SdkTransport):
     """The official SDK over its aiohttp client, retries off."""
 
-    name = "sdk"
+    def connect(self) -> Any:
+        import anthropic
 
-    def __init__(self, base_url: str, key: str) -> None:
-        self.base_url = base_url
-        self._key = key
-        self._client: Any = None
+        return anthropic.AsyncAnthropic(
+            api_key=self._key,
+            base_url=self.base_url,
+            max_retries=0,
+            http_client=anthropic.DefaultAioHttpClient(),
+        )
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        if self._client is None:
-            import anthropic
-
-            self._client = anthropic.AsyncAnthropic(
-                api_key=self._key,
-                base_url=self.base_url,
-                max_retries=0,
-                http_client=anthropic.DefaultAioHttpClient(),
-            )
-        message = await self._client.messages.create(**body)
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        message = await client.messages.create(**body)
         data: dict[str, Any] = message.model_dump(mode="json")
         return data
 
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
 
 class AnthropicJudge(WireModel):
+    sdk = AnthropicSdkTransport
+    default_limits = ProviderLimits(concurrency=16)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         anthropic = sys.modules.get("anthropic")
         if anthropic is None or not isinstance(exc, anthropic.AnthropicError):
@@ -187,21 +179,14 @@ class AnthropicJudge(WireModel):
 
 def create(spec: str, *, transport: str | None = None) -> AnthropicJudge:
     """``anthropic/<model>``. Raises `MissingCredentialError` without ANTHROPIC_API_KEY."""
-    model = spec.partition("/")[2]
     key = read_key("anthropic", KEY_VARIABLE)
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-    wire = AnthropicWire(base_url, key)
-    carrier: Transport = (
-        AnthropicSdkTransport(base_url, key)
-        if pick_transport(transport) == "sdk"
-        else DirectTransport(wire)
-    )
     return AnthropicJudge(
         name=spec,
-        model=model,
+        model=spec.partition("/")[2],
         family="anthropic",
-        wire=wire,
-        transport=carrier,
+        wire=AnthropicWire(base_url, key),
+        transport=transport,
         key=key,
         base_url=base_url,
     )

@@ -18,18 +18,18 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
-from jury._errors import AuthenticationError, InvalidRequestError
-
-from ._wire import (
-    DirectTransport,
-    MalformedReplyError,
-    Transport,
-    Wire,
-    WireModel,
-    pick_transport,
-    read_key,
+from jury.adapters import (
+    AuthenticationError,
+    InvalidRequestError,
+    JudgeReply,
+    JudgeRequest,
+    ProviderError,
+    ProviderLimits,
+    TransientError,
+    Usage,
 )
+
+from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
 
 __all__ = ["GeminiWire", "GoogleJudge", "create"]
 
@@ -111,17 +111,10 @@ _SNAKE = {
 }
 
 
-class GoogleSdkTransport(Transport):
+class GoogleSdkTransport(SdkTransport):
     """google-genai (its aiohttp client), retries off; API key or Vertex settings."""
 
-    name = "sdk"
-
-    def __init__(self, base_url: str | None, key: str | None) -> None:
-        self.base_url = base_url
-        self._key = key
-        self._client: Any = None
-
-    def _build(self) -> Any:
+    def connect(self) -> Any:
         from google import genai
         from google.genai import types
 
@@ -135,27 +128,26 @@ class GoogleSdkTransport(Transport):
             return genai.Client(vertexai=True, http_options=options)
         return genai.Client(api_key=self._key, http_options=options)
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        if self._client is None:
-            self._client = self._build()
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
         config: dict[str, Any] = {
             _SNAKE.get(k, k): v for k, v in body.get("generationConfig", {}).items()
         }
         if "systemInstruction" in body:
             config["system_instruction"] = body["systemInstruction"]
-        response = await self._client.aio.models.generate_content(
+        response = await client.aio.models.generate_content(
             model=model, contents=body["contents"], config=config
         )
         data: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return data
 
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aio.aclose()
-            self._client = None
+    async def disconnect(self, client: Any) -> None:
+        await client.aio.aclose()
 
 
 class GoogleJudge(WireModel):
+    sdk = GoogleSdkTransport
+    default_limits = ProviderLimits(concurrency=16)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("google.genai.errors")
         if errors is None:
@@ -184,12 +176,12 @@ def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
     if _vertex():
         for variable in ("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"):
             read_key("google (Vertex AI)", variable)
-        wire = GeminiWire("", "", VERTEX_VARIABLE)
         return GoogleJudge(
             name=spec,
             model=model,
             family="google",
-            wire=wire,
+            wire=GeminiWire("", "", VERTEX_VARIABLE),
+            # Only the SDK knows how to fetch Vertex credentials.
             transport=GoogleSdkTransport(None, None),
             key="",
             base_url="vertex:" + os.environ["GOOGLE_CLOUD_PROJECT"],
@@ -197,18 +189,12 @@ def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
     key = read_key("google", *KEY_VARIABLES)
     variable = next(v for v in KEY_VARIABLES if os.environ.get(v))
     base_url = os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_BASE_URL
-    wire = GeminiWire(base_url, key, variable)
-    carrier: Transport = (
-        GoogleSdkTransport(base_url, key)
-        if pick_transport(transport) == "sdk"
-        else DirectTransport(wire)
-    )
     return GoogleJudge(
         name=spec,
         model=model,
         family="google",
-        wire=wire,
-        transport=carrier,
+        wire=GeminiWire(base_url, key, variable),
+        transport=transport,
         key=key,
         base_url=base_url,
     )

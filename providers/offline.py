@@ -2,8 +2,9 @@
 
 They let `jury run` do its whole job on a machine with no keys and no network, and give
 tests and benchmarks judges whose every score can be explained. Each reads the case that
-travels with the request (never the rendered prompt) and scores the rubric's own reply schema,
-explaining each score in its reason. Every output labels them *offline*.
+travels with the request (never the rendered prompt) and measures its answers; the rubric
+that travels with it writes the reply from those measures (`Rubric.reference_reply`), so that
+a juror knows no rubric kind, schema or prompt. Every output labels them *offline*.
 
 Three jurors, three methods, so that they disagree where the methods disagree:
 
@@ -20,39 +21,60 @@ Three jurors, three methods, so that they disagree where the methods disagree:
 
 All three treat an expected refusal (``expect_refusal``, or an expected behaviour that says
 "refuse" or "out of scope") the same way: a refusal is correct, and a refusal without a
-redirect (a contact, an address, a place to go) is only half helpful.
+redirect (a contact, an address, a place to go) is only half helpful. Refusals, redirects and
+e-mail addresses are recognised by the vocabulary the checks use (`jury.checks`), so that a
+juror and the refusal check never disagree on what a refusal is.
 
-Points rubrics (one statement per short ID, the statement in the schema's description): all
-three jurors use one statement-matching method. The answer is cut into sentences (and pairs
-of adjacent sentences); for each, the share of the statement's content words it contains is
-measured (words such as "states" or "says" that only frame the statement are left out), and
-the statement's specifics (IDs, amounts, numbers, addresses, dates) must all be in it. The
-best such span decides: "no" when it lacks a specific, or when it says the opposite (of its
-clauses that share a word with the statement, one is negated — "not", "no longer",
-"outside", "closed"... — exactly when the statement is not); otherwise "yes" when it holds at
-least 60% of the words (the span, copied from the answer, is the quote, so a quote always
-occurs), "cant_tell" from 40%, "no" below.
+What a rubric can ask of them (the `ReferenceJudge` interface):
 
-Pairwise rubrics: each juror scores both answers with its own method and prefers the one with
-the higher correctness (then the higher sum of its scores); equal answers are a tie where the
-rubric allows one, else it names the answer shown first, so its two orders disagree and it
-abstains: it cannot tell them apart.
+``rate``
+    The answer's 1-5 scores, by aspect name: relevance, correctness, faithfulness,
+    helpfulness and hallucination-free, from the juror's method; an aspect of another name
+    (accuracy, grounding, tone...) takes the score its name points to, else the mean.
+``meets``
+    Whether the answer meets a criterion: yes when the lowest of its scores is at least 4.
+    The criterion's words are not read: the answer's quality as a whole decides.
+``states``
+    Whether the answer states a statement (a point): one statement-matching method for all
+    three jurors. The answer is cut into sentences (and pairs of adjacent sentences); for
+    each, the share of the statement's content words it contains is measured (words such as
+    "states" or "says" that only frame the statement are left out), and the statement's
+    specifics (IDs, amounts, numbers, addresses, dates) must all be in it. The best such span
+    decides: "no" when it lacks a specific, or when it says the opposite (of its clauses that
+    share a word with the statement, one is negated — "not", "no longer", "outside",
+    "closed"... — exactly when the statement is not); otherwise "yes" when it holds at least
+    60% of the words (the span, copied from the answer, is the quote, so a quote always
+    occurs), "cant_tell" from 40%, "no" below.
+``prefer``
+    Which of two answers is better: each is scored with the juror's method, and the one with
+    the higher correctness (then the higher sum of its scores) wins; equal answers are a tie.
+
+A rubric kind that writes no reference reply cannot be judged by these jurors: their votes
+are unavailable, with the reason.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any
 
-from jury import Case, JudgeModel, JudgeReply, JudgeRequest
-from jury._errors import ConfigError, InvalidRequestError
+from jury.adapters import (
+    Case,
+    ConfigError,
+    InvalidRequestError,
+    Judgement,
+    JudgeModel,
+    JudgeReply,
+    JudgeRequest,
+    Preference,
+    Rating,
+)
+from jury.checks import EMAIL, find_redirect, find_refusal
 
-__all__ = ["METHODS", "OfflineJuror", "create"]
+__all__ = ["METHODS", "Measures", "OfflineJuror", "check_statement", "create"]
 
 _STOP = frozenset(
     """a an the and or but if then so of to in on at by for with from as is are was were be
@@ -68,7 +90,6 @@ _TOKEN = re.compile(r"[a-z0-9$%]+(?:[-.'][a-z0-9]+)*")
 _ID = re.compile(r"\b[A-Z]{2,}[-_]?\d+\b")
 _AMOUNT = re.compile(r"[$€£]\s?\d+(?:[.,]\d+)?")
 _NUMBER = re.compile(r"(?<![\w.$€£-])\d+(?:[.,]\d+)?%?(?![\w-]*\d)")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _URL = re.compile(r"\b(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/[\w/.-]*", re.I)
 _DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|"
@@ -83,17 +104,6 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _POSITIVE = re.compile(r"^\s*yes\b|\bstill\b|\bwithin\b|\beligible\b|\bapproved\b", re.I)
-_REFUSAL = re.compile(
-    r"can(?:no|')t help|cannot help|can only help|outside (?:my|our|the) scope|not able to "
-    r"(?:help|assist)|unable to (?:help|assist)|not something i can|i'm not set up to|"
-    r"beyond what i (?:can )?handle|i can(?:no|')t (?:answer|recommend|provide|assist)",
-    re.I,
-)
-_REDIRECT = re.compile(
-    r"\b(?:contact|reach out|email|call|visit|support|help ?cent(?:er|re)|documentation)\b|@|"
-    r"https?://",
-    re.I,
-)
 _YES_NO_QUESTION = re.compile(
     r"\s*(?:can|could|is|are|was|were|has|have|had|do|does|did|will|would|should|may|am)\b", re.I
 )
@@ -121,7 +131,7 @@ def _norm(claim: str) -> str:
 def _claims(text: str) -> frozenset[str]:
     """Checkable specifics: IDs, amounts, numbers, e-mails, addresses, dates and names."""
     found: set[str] = set()
-    for pattern in (_ID, _AMOUNT, _EMAIL, _URL, _DATE):
+    for pattern in (_ID, _AMOUNT, EMAIL, _URL, _DATE):
         found.update(_norm(m) for m in pattern.findall(text))
     found.update(_norm(m) for m in _NUMBER.findall(text))
     for name in _NAME.findall(text):
@@ -156,13 +166,13 @@ def _expects_refusal(case: Case) -> bool:
     return bool(_EXPECTS_REFUSAL.search(case.expected_behaviour or ""))
 
 
-@dataclass(frozen=True, slots=True)
-class _Score:
-    value: int
-    why: str
+def _refuses(case: Case, answer: str) -> bool:
+    """Whether the answer refuses, by the refusal check's own rule (`jury.checks`): where no
+    refusal is expected, a phrase a helpful answer also uses ("please contact") is none."""
+    return find_refusal(answer, expected=_expects_refusal(case)) is not None
 
 
-Signals = dict[str, _Score]
+Signals = dict[str, Rating]
 
 
 def _evidence_text(case: Case) -> str:
@@ -176,25 +186,25 @@ def _evidence_text(case: Case) -> str:
     return "\n".join(parts)
 
 
-def _relevance(case: Case, answer: str, refusing: bool) -> _Score:
+def _relevance(case: Case, answer: str, refusing: bool) -> Rating:
     if _expects_refusal(case):
         if refusing:
-            return _Score(5, "declines a question outside its scope, as expected")
-        return _Score(2, "answers a question it was expected to decline")
+            return Rating(5, "declines a question outside its scope, as expected")
+        return Rating(2, "answers a question it was expected to decline")
     asked = _content(case.question) | {_norm(i) for i in _ID.findall(case.question)}
     if not asked:
-        return _Score(3, "the question has no content words to compare")
+        return Rating(3, "the question has no content words to compare")
     covered = asked & (_content(answer) | {_norm(i) for i in _ID.findall(answer)})
     share = len(covered) / len(asked)
     # Answers rephrase questions; a third of the question's words is already on topic.
-    score = _Score(
+    score = Rating(
         _level(min(1.0, share * 1.6)), f"covers {len(covered)} of {len(asked)} question terms"
     )
     ids = {_norm(i) for i in _ID.findall(case.question)}
     if ids and ids <= covered and score.value < 4:
-        return _Score(4, f"speaks to {', '.join(sorted(ids)).upper()}, the subject of the question")
+        return Rating(4, f"speaks to {', '.join(sorted(ids)).upper()}, the subject of the question")
     if _YES_NO_QUESTION.match(case.question) and _polarity(answer) != 0 and score.value < 4:
-        return _Score(4, "answers the yes/no question with a clear side")
+        return Rating(4, "answers the yes/no question with a clear side")
     return score
 
 
@@ -205,28 +215,28 @@ def _refusal_scores(case: Case, answer: str, refusing: bool) -> Signals | None:
         return None
     relevance = _relevance(case, answer, refusing)
     if expected and refusing:
-        redirect = bool(_REDIRECT.search(answer))
+        redirect = find_redirect(answer) is not None
         return {
             "relevance": relevance,
-            "correctness": _Score(5, "refuses, as the expected behaviour asks"),
-            "helpfulness": _Score(5, "refuses and tells the user where to go instead")
+            "correctness": Rating(5, "refuses, as the expected behaviour asks"),
+            "helpfulness": Rating(5, "refuses and tells the user where to go instead")
             if redirect
-            else _Score(2, "refuses without a redirect: the user is left with nowhere to go"),
+            else Rating(2, "refuses without a redirect: the user is left with nowhere to go"),
         }
     if expected:
         return {
             "relevance": relevance,
-            "correctness": _Score(1, "answers where the expected behaviour is to refuse"),
-            "helpfulness": _Score(2, "does not redirect the user"),
+            "correctness": Rating(1, "answers where the expected behaviour is to refuse"),
+            "helpfulness": Rating(2, "does not redirect the user"),
         }
     return {
-        "relevance": _Score(2, "declines a question it was expected to answer"),
-        "correctness": _Score(1, "refuses a question that has a golden answer"),
-        "helpfulness": _Score(1, "leaves the user without an answer"),
+        "relevance": Rating(2, "declines a question it was expected to answer"),
+        "correctness": Rating(1, "refuses a question that has a golden answer"),
+        "helpfulness": Rating(1, "leaves the user without an answer"),
     }
 
 
-def _grounding(case: Case, answer: str, extra: str = "") -> tuple[_Score, _Score]:
+def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating]:
     """Faithfulness and hallucination-free, from claims and words found in the evidence.
 
     A refusal asserts nothing about the evidence, so only its specifics (numbers, IDs,
@@ -237,22 +247,22 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[_Score, _Score
     words = _content(answer)
     known = _content(evidence)
     supported = len(words & known) / len(words) if words else 1.0
-    if _REFUSAL.search(answer):
+    if _refuses(case, answer):
         supported = 1.0
     faithful = max(1, _level(supported) - len(unsupported))
     if unsupported:
         listed = ", ".join(unsupported[:4])
-        halluc = _Score(
+        halluc = Rating(
             max(1, 4 - len(unsupported)), f"asserts {listed}, found nowhere in the evidence"
         )
     elif supported < 0.6:
-        halluc = _Score(3, f"only {supported:.0%} of its content words appear in the evidence")
+        halluc = Rating(3, f"only {supported:.0%} of its content words appear in the evidence")
     else:
-        halluc = _Score(5, "asserts nothing the evidence does not contain")
+        halluc = Rating(5, "asserts nothing the evidence does not contain")
     why = f"{supported:.0%} of its content words appear in the evidence"
     if unsupported:
         why += f"; unsupported: {', '.join(unsupported[:4])}"
-    return _Score(faithful, why), halluc
+    return Rating(faithful, why), halluc
 
 
 def _contradiction(case: Case, answer: str) -> bool:
@@ -262,17 +272,17 @@ def _contradiction(case: Case, answer: str) -> bool:
 
 def _reference(case: Case, answer: str) -> Signals:
     gold = case.golden_answer or ""
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     scores: Signals = {}
     if gold:
         a, g = _content(answer), _content(gold)
         overlap = len(a & g)
         f1 = 2 * overlap / (len(a) + len(g)) if a and g else 0.0
         if _contradiction(case, answer):
-            scores["correctness"] = _Score(2, "takes the opposite side to the golden answer")
+            scores["correctness"] = Rating(2, "takes the opposite side to the golden answer")
         else:
             # Paraphrases share about half their content words; 0.6 F1 is a close match.
-            scores["correctness"] = _Score(
+            scores["correctness"] = Rating(
                 _level(min(1.0, f1 / 0.6)), f"content-word F1 {f1:.2f} with the golden answer"
             )
         if scores["correctness"].value <= 2:
@@ -283,12 +293,12 @@ def _reference(case: Case, answer: str) -> Signals:
                 if f1 >= 0.5
                 else "leaves out much of the golden answer"
             )
-        scores["helpfulness"] = _Score(
+        scores["helpfulness"] = Rating(
             max(1, min(5, scores["correctness"].value + (0 if len(a) >= 4 else -1))), why
         )
     else:
-        scores["correctness"] = _Score(3, "no golden answer to compare with")
-        scores["helpfulness"] = _Score(3, "no golden answer to compare with")
+        scores["correctness"] = Rating(3, "no golden answer to compare with")
+        scores["helpfulness"] = Rating(3, "no golden answer to compare with")
     scores["relevance"] = _relevance(case, answer, refusing)
     scores["faithfulness"], scores["hallucinationFree"] = _grounding(case, answer, gold)
     scores.update(_refusal_scores(case, answer, refusing) or {})
@@ -296,16 +306,16 @@ def _reference(case: Case, answer: str) -> Signals:
 
 
 def _evidence(case: Case, answer: str) -> Signals:
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     faithful, halluc = _grounding(case, answer)
     scores: Signals = {"faithfulness": faithful, "hallucinationFree": halluc}
     scores["relevance"] = _relevance(case, answer, refusing)
     # Without a reference, an answer is as correct as it is grounded.
-    scores["correctness"] = _Score(
+    scores["correctness"] = Rating(
         min(faithful.value, halluc.value), "judged by its grounding in the evidence"
     )
     length = len(_content(answer))
-    scores["helpfulness"] = _Score(
+    scores["helpfulness"] = Rating(
         min(
             5, max(1, (faithful.value + scores["relevance"].value) // 2 + (1 if length >= 6 else 0))
         ),
@@ -319,7 +329,7 @@ def _evidence(case: Case, answer: str) -> Signals:
 
 def _facts(case: Case, answer: str) -> Signals:
     gold = case.golden_answer or ""
-    refusing = bool(_REFUSAL.search(answer))
+    refusing = _refuses(case, answer)
     scores: Signals = {}
     key_claims = _claims(gold) - _claims(case.question)
     key_words = _content(gold) - _content(case.question)
@@ -330,18 +340,18 @@ def _facts(case: Case, answer: str) -> Signals:
         recall = (len(found_claims) * 2 + len(found_words)) / total if total else 1.0
         missing = sorted(key_claims - found_claims)
         if _contradiction(case, answer):
-            scores["correctness"] = _Score(1, "contradicts the golden answer's yes/no")
+            scores["correctness"] = Rating(1, "contradicts the golden answer's yes/no")
         else:
             why = f"carries {recall:.0%} of the golden answer's key facts"
             if missing:
                 why += f"; missing {', '.join(missing[:4])}"
-            scores["correctness"] = _Score(_level(min(1.0, recall / 0.7)), why)
-        scores["helpfulness"] = _Score(
+            scores["correctness"] = Rating(_level(min(1.0, recall / 0.7)), why)
+        scores["helpfulness"] = Rating(
             _level(min(1.0, recall / 0.6)), f"key-fact recall {recall:.0%}"
         )
     else:
-        scores["correctness"] = _Score(3, "no golden answer to compare with")
-        scores["helpfulness"] = _Score(3, "no golden answer to compare with")
+        scores["correctness"] = Rating(3, "no golden answer to compare with")
+        scores["helpfulness"] = Rating(3, "no golden answer to compare with")
     scores["relevance"] = _relevance(case, answer, refusing)
     faithful, halluc = _grounding(case, answer, gold)
     scores["faithfulness"], scores["hallucinationFree"] = faithful, halluc
@@ -365,12 +375,12 @@ _SIGNAL_FOR = (
 )
 
 
-def _signal(name: str, signals: Signals) -> _Score:
+def _signal(name: str, signals: Signals) -> Rating:
     for pattern, key in _SIGNAL_FOR:
         if pattern.search(name):
             return signals[key]
     mean = round(sum(s.value for s in signals.values()) / len(signals))
-    return _Score(mean, "the mean of its scores")
+    return Rating(mean, "the mean of its scores")
 
 
 #: Words that frame a statement ("States that...") rather than say what it states.
@@ -391,7 +401,7 @@ def _words(text: str) -> frozenset[str]:
 
 def _specifics(text: str) -> frozenset[str]:
     found: set[str] = set()
-    for pattern in (_ID, _AMOUNT, _EMAIL, _URL, _DATE, _NUMBER):
+    for pattern in (_ID, _AMOUNT, EMAIL, _URL, _DATE, _NUMBER):
         found.update(_norm(m) for m in pattern.findall(text))
     return frozenset(found)
 
@@ -421,8 +431,8 @@ def _opposite(statement: str, span: str) -> bool:
     return _negated(statement) != any(_negated(c) for c in clauses)
 
 
-def check_statement(statement: str, answer: str) -> tuple[str, str | None, str]:
-    """Whether `answer` states `statement`: the verdict, the quote for a yes, and why."""
+def check_statement(statement: str, answer: str) -> Judgement:
+    """Whether `answer` states `statement`: the verdict, why, and the quote for a yes."""
     wanted = _words(statement)
     specifics = _specifics(statement)
     best: tuple[bool, float, str] | None = None
@@ -432,27 +442,60 @@ def check_statement(statement: str, answer: str) -> tuple[str, str | None, str]:
         if best is None or (has_all, share) > best[:2]:
             best = (has_all, share, span)
     if best is None:
-        return "no", None, "the answer is empty"
+        return Judgement("no", "the answer is empty")
     has_all, share, span = best
     if not has_all:
         missing = sorted(s for s in specifics if not _present(s, span))
-        return "no", None, f"no sentence of the answer mentions {', '.join(missing)}"
+        return Judgement("no", f"no sentence of the answer mentions {', '.join(missing)}")
     if share >= 0.4 and _opposite(statement, span):
-        return "no", None, "the closest sentence says the opposite"
+        return Judgement("no", "the closest sentence says the opposite")
     if share >= 0.6:
-        return "yes", span, f"{share:.0%} of its words are in the quoted words"
+        return Judgement("yes", f"{share:.0%} of its words are in the quoted words", span)
     if share >= 0.4:
-        return "cant_tell", None, f"only {share:.0%} of its words are in any sentence"
-    return "no", None, f"at most {share:.0%} of its words are in any sentence"
+        return Judgement("cant_tell", f"only {share:.0%} of its words are in any sentence")
+    return Judgement("no", f"at most {share:.0%} of its words are in any sentence")
 
 
-def _scale(value: int, low: int, high: int) -> int:
-    """Put a 1-5 score on the rubric's own integer scale."""
-    return round(low + (value - 1) * (high - low) / 4)
+class Measures:
+    """What one offline juror measures of one case's answers: a `ReferenceJudge`."""
+
+    def __init__(self, method: str, case: Case) -> None:
+        self.name = f"offline {method}"
+        self._score = METHODS[method]
+        self._case = case
+
+    def rate(self, text: str, aspects: Sequence[str]) -> Mapping[str, Rating]:
+        signals = self._score(self._case, text)
+        return {aspect: _signal(aspect, signals) for aspect in aspects}
+
+    def states(self, statement: str, text: str) -> Judgement:
+        return check_statement(statement, text)
+
+    def meets(self, criterion: str, text: str) -> Judgement:
+        # The criterion's words are not read: a heuristic cannot tell what an arbitrary
+        # criterion asks, so the answer's quality as a whole decides.
+        lowest = min(s.value for s in self._score(self._case, text).values())
+        return Judgement("yes" if lowest >= 4 else "no", f"lowest of its scores is {lowest}")
+
+    def prefer(self, first: str, second: str) -> Preference:
+        rated = []
+        for text in (first, second):
+            signals = self._score(self._case, text)
+            rated.append(
+                (signals["correctness"].value, sum(s.value for s in signals.values()), signals)
+            )
+        (c1, t1, s1), (c2, t2, s2) = rated
+        why = (
+            f"answer 1: correctness {c1} ({s1['correctness'].why}), total {t1}; "
+            f"answer 2: correctness {c2} ({s2['correctness'].why}), total {t2}"
+        )
+        if (c1, t1) == (c2, t2):
+            return Preference("tie", why)
+        return Preference("1" if (c1, t1) > (c2, t2) else "2", why)
 
 
 class OfflineJuror(JudgeModel):
-    """One deterministic reference juror: integer scales, criteria, points and pairwise."""
+    """One deterministic reference juror: its measures, written up by the rubric."""
 
     offline = True
     family = "offline"
@@ -465,86 +508,23 @@ class OfflineJuror(JudgeModel):
             raise ConfigError(f"unknown offline juror {method!r} (known: {', '.join(METHODS)})")
         self.method = method
         self.name = f"offline/{method}"
-        self._score = METHODS[method]
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        case = request.case
-        if case is None:
-            raise InvalidRequestError(f"{self.name} needs the case with the request")
-        properties: Mapping[str, Any] = request.schema.get("properties", {})
-        # The rubric kind is read from the reply schema's shape: points (one object per
-        # statement under "points") and pairwise (a "winner" to choose) are not scales.
-        points = properties.get("points")
-        if isinstance(points, Mapping) and isinstance(points.get("properties"), Mapping):
-            return self._points(case, points["properties"])
-        winner = properties.get("winner")
-        if isinstance(winner, Mapping) and isinstance(winner.get("enum"), list):
-            return self._pairwise(request, case, winner["enum"])
-        answer = case.answer or ""
-        signals = self._score(case, answer)
-        reply: dict[str, Any] = {}
-        reasons: list[str] = []
-        for key, spec in properties.items():
-            kind = spec.get("type") if isinstance(spec, Mapping) else None
-            if key == "reason" or kind == "string":
-                continue
-            score = _signal(key, signals)
-            if kind == "integer":
-                value = _scale(
-                    score.value, int(spec.get("minimum", 1)), int(spec.get("maximum", 5))
-                )
-                reply[key] = value
-                reasons.append(f"{key} {value}: {score.why}")
-            elif kind == "boolean":
-                overall = min(s.value for s in signals.values())
-                reply[key] = overall >= 4
-                reasons.append(
-                    f"{key} {reply[key]}: lowest of its scores is {overall} ({score.why})"
-                )
-            else:
-                raise InvalidRequestError(
-                    f"{self.name} cannot fill a {kind or 'structured'} field ({key}); "
-                    "offline jurors score integer scales and pass/fail criteria"
-                )
-        text = json.dumps({"reason": f"[offline {self.method}] " + "; ".join(reasons), **reply})
-        return JudgeReply(text=text, model=self.name)
-
-    def _points(self, case: Case, statements: Mapping[str, Any]) -> JudgeReply:
-        answer = case.answer or ""
-        reply: dict[str, Any] = {}
-        for short, spec in statements.items():
-            statement = spec.get("description", "") if isinstance(spec, Mapping) else ""
-            verdict, quote, why = check_statement(str(statement), answer)
-            reply[short] = {
-                "verdict": verdict,
-                "quotes": [quote] if quote else [],
-                "reason": f"[offline {self.method}] {why}",
-            }
-        return JudgeReply(text=json.dumps({"points": reply}), model=self.name)
-
-    def _pairwise(self, request: JudgeRequest, case: Case, choices: list[Any]) -> JudgeReply:
-        # Which answer is shown first: the pairwise rubric's "BA" prompt shows B first.
-        shown = [case.answer or "", case.answer_b or ""]
-        if request.prompt == "BA":
-            shown.reverse()
-        rated = []
-        for text in shown:
-            signals = self._score(case, text)
-            rated.append(
-                (signals["correctness"].value, sum(s.value for s in signals.values()), signals)
+        case, rubric = request.case, request.rubric
+        if case is None or rubric is None:
+            raise InvalidRequestError(f"{self.name} needs the case and the rubric with the request")
+        prompt = next((p for p in rubric.prompts(case) if p.key == request.prompt), None)
+        if prompt is None:
+            raise InvalidRequestError(
+                f"{self.name}: the {rubric.name} rubric asks no prompt {request.prompt!r}"
             )
-        (c1, t1, s1), (c2, t2, s2) = rated
-        if (c1, t1) > (c2, t2):
-            winner = "1"
-        elif (c2, t2) > (c1, t1):
-            winner = "2"
-        else:
-            winner = "tie" if "tie" in choices else "1"
-        reason = (
-            f"[offline {self.method}] answer 1: correctness {c1} ({s1['correctness'].why}), "
-            f"total {t1}; answer 2: correctness {c2} ({s2['correctness'].why}), total {t2}"
-        )
-        return JudgeReply(text=json.dumps({"reason": reason, "winner": winner}), model=self.name)
+        try:
+            reply = rubric.reference_reply(case, prompt, Measures(self.method, case))
+        except (NotImplementedError, ValueError) as exc:
+            raise InvalidRequestError(
+                f"{self.name} cannot judge with the {rubric.name} rubric: {exc}"
+            ) from None
+        return JudgeReply(text=json.dumps(reply), model=self.name)
 
 
 def create(spec: str) -> OfflineJuror:

@@ -17,18 +17,18 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from jury import JudgeReply, JudgeRequest, ProviderError, TransientError, Usage
-from jury._errors import AuthenticationError, InvalidRequestError
-
-from ._wire import (
-    DirectTransport,
-    MalformedReplyError,
-    Transport,
-    Wire,
-    WireModel,
-    pick_transport,
-    read_key,
+from jury.adapters import (
+    AuthenticationError,
+    InvalidRequestError,
+    JudgeReply,
+    JudgeRequest,
+    ProviderError,
+    ProviderLimits,
+    TransientError,
+    Usage,
 )
+
+from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
 
 __all__ = ["OpenAIJudge", "OpenAIWire", "ResponseFormat", "create"]
 
@@ -123,38 +123,30 @@ def _schema_name(name: str) -> str:
     return cleaned or "verdict"
 
 
-class OpenAISdkTransport(Transport):
+class OpenAISdkTransport(SdkTransport):
     """The official SDK over its aiohttp client, retries off."""
 
-    name = "sdk"
+    def connect(self) -> Any:
+        import openai
 
-    def __init__(self, base_url: str, key: str) -> None:
-        self.base_url = base_url
-        self._key = key
-        self._client: Any = None
+        return openai.AsyncOpenAI(
+            # Local servers take no key, but the SDK insists on one.
+            api_key=self._key or "no-key",
+            base_url=self.base_url,
+            max_retries=0,
+            http_client=openai.DefaultAioHttpClient(),
+        )
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        if self._client is None:
-            import openai
-
-            self._client = openai.AsyncOpenAI(
-                # Local servers take no key, but the SDK insists on one.
-                api_key=self._key or "no-key",
-                base_url=self.base_url,
-                max_retries=0,
-                http_client=openai.DefaultAioHttpClient(),
-            )
-        completion = await self._client.chat.completions.create(**body)
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        completion = await client.chat.completions.create(**body)
         data: dict[str, Any] = completion.model_dump(mode="json")
         return data
 
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
 
 class OpenAIJudge(WireModel):
+    sdk = OpenAISdkTransport
+    default_limits = ProviderLimits(concurrency=32)
+
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")
         if errors is None or not isinstance(exc, errors.OpenAIError):
@@ -191,6 +183,7 @@ def build(
     response_format: ResponseFormat = "json_schema",
     tokens_field: str = "max_completion_tokens",
     transport: str | None = None,
+    limits: ProviderLimits | None = None,
 ) -> OpenAIJudge:
     """An OpenAI-protocol judge on any base URL (used by the compatible servers too)."""
     wire = OpenAIWire(
@@ -201,19 +194,15 @@ def build(
         response_format=response_format,
         tokens_field=tokens_field,
     )
-    carrier: Transport = (
-        OpenAISdkTransport(base_url, key)
-        if pick_transport(transport) == "sdk"
-        else DirectTransport(wire)
-    )
     return OpenAIJudge(
         name=spec,
         model=model,
         family=family,
         wire=wire,
-        transport=carrier,
+        transport=transport,
         key=key,
         base_url=base_url,
+        limits=limits,
     )
 
 

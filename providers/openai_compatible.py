@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from jury._errors import ConfigError
-from jury._registry import family_of
+from jury.adapters import ConfigError, ProviderLimits, family_of
 
 from ._wire import read_key
 from .openai import OpenAIJudge, ResponseFormat, build
@@ -28,6 +27,10 @@ from .openai import OpenAIJudge, ResponseFormat, build
 __all__ = ["DEFAULT_BASE_URLS", "create", "create_ollama", "create_vllm"]
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434/v1", "vllm": "http://localhost:8000/v1"}
+#: Calls in flight unless the jury file says otherwise. Ollama runs a few requests at once
+#: by default; vLLM batches many; an unknown compatible server gets a moderate number.
+SERVICE_LIMITS = ProviderLimits(concurrency=16)
+LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(concurrency=32)}
 
 
 def _variable(service: str, suffix: str) -> str:
@@ -62,6 +65,7 @@ def create(spec: str, *, transport: str | None = None) -> OpenAIJudge:
         # Compatible servers know the older name; few know max_completion_tokens.
         tokens_field="max_tokens",
         transport=transport,
+        limits=SERVICE_LIMITS,
     )
 
 
@@ -80,6 +84,7 @@ def _local(server: str, spec: str, transport: str | None) -> OpenAIJudge:
         response_format=_response_format(server),
         tokens_field="max_tokens",
         transport=transport,
+        limits=LOCAL_LIMITS[server],
     )
 
 

@@ -40,8 +40,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jury import JudgeModel, JudgeReply, JudgeRequest, family_of
-from jury._errors import ConfigError, InvalidRequestError
+from jury.adapters import (
+    ConfigError,
+    InvalidRequestError,
+    JudgeModel,
+    JudgeReply,
+    JudgeRequest,
+    family_of,
+)
 
 __all__ = ["Record", "ReplayModel", "create", "load_records", "write_records"]
 

@@ -9,8 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from jury import Case, RubricError
-from jury._rubric import case_fence
+from jury.adapters import Case, RubricError, case_fence
 
 __all__ = [
     "EVIDENCE_RULES",

@@ -16,10 +16,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from jury import Ballot, Case, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    ReferenceJudge,
+    Rubric,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
@@ -112,6 +121,16 @@ class CriterionRubric(Rubric):
             reason=reason,
             details={"criterion_met": reply.holds, "refute": self.spec.refute},
         )
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """Whether the judge finds that the answer meets the criterion (as written: `refute`
+        is applied when the reply is read)."""
+        found = judge.meets(self.spec.criterion, case.answer or "")
+        if found.verdict == "cant_tell":
+            # The reply has no "can't tell": guessing either way would be a default vote.
+            raise ValueError(f"it cannot tell whether the answer meets the criterion ({found.why})")
+        holds = found.verdict == "yes"
+        return {"reason": f"[{judge.name}] pass {str(holds).lower()}: {found.why}", "pass": holds}
 
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         result = results[METRIC]

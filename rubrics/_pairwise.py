@@ -22,10 +22,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from jury import Ballot, Case, CaseVerdict, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult, Score
+from jury import CaseVerdict
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    ReferenceJudge,
+    Rubric,
+    Score,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
@@ -184,6 +195,18 @@ class PairwiseRubric(Rubric):
             reason=reason,
             details={"order": prompt.key, "said": reply.winner},
         )
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """The judge's preference between the answers in the order this prompt shows them."""
+        texts = {"A": case.answer or "", "B": case.answer_b or ""}
+        shown = _SHOWN[prompt.key]
+        found = judge.prefer(texts[shown["1"]], texts[shown["2"]])
+        winner = found.winner
+        if winner == "tie" and not self.spec.allow_tie:
+            # A judge that cannot tell them apart, and may not say so, names the answer shown
+            # first: its two orders then disagree, and it abstains.
+            winner = "1"
+        return {"reason": f"[{judge.name}] {found.why}", "winner": winner}
 
     def combine(self, case: Case, ballots: Sequence[tuple[Prompt, Ballot]]) -> Ballot | str:
         by_order = {prompt.key: ballot for prompt, ballot in ballots}

@@ -26,10 +26,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from jury import Ballot, Case, Point, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult, Score
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Point,
+    Prompt,
+    ReferenceJudge,
+    Rubric,
+    Score,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
 
@@ -302,6 +313,19 @@ class PointsRubric(Rubric):
         if downgraded:
             details["downgraded"] = downgraded
         return Ballot(scores=scores, reason=" | ".join(lines), details=details)
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """Whether the answer states each point (a penalty: makes the mistake), by short ID."""
+        answer = case.answer or ""
+        points: dict[str, dict[str, Any]] = {}
+        for item in self.items(case):
+            found = judge.states(item.point.says, answer)
+            points[item.short] = {
+                "verdict": found.verdict,
+                "quotes": [found.quote] if found.quote else [],
+                "reason": f"[{judge.name}] {found.why}",
+            }
+        return {"points": points}
 
     def _outcome(
         self, items: tuple[_Item, ...], answers: Mapping[str, Score]

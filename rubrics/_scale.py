@@ -13,10 +13,20 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
 
-from jury import Ballot, Case, Verdict
-from jury._errors import InvalidReply
-from jury._rubric import Decision, Metric, Prompt, Rubric, validate_model
-from jury._verdict import MetricResult, Score
+from jury.adapters import (
+    Ballot,
+    Case,
+    Decision,
+    InvalidReply,
+    Metric,
+    MetricResult,
+    Prompt,
+    ReferenceJudge,
+    Rubric,
+    Score,
+    Verdict,
+    validate_model,
+)
 
 from ._common import EVIDENCE_RULES, build, render_case
 
@@ -165,6 +175,17 @@ class ScaleRubric(Rubric):
         if problems:
             raise InvalidReply("; ".join(problems))
         return Ballot(scores=values, reason=reason)
+
+    def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
+        """Each metric rated by its name, from the judge's 1-5 onto this rubric's scale."""
+        ratings = judge.rate(case.answer or "", [m.name for m in self.spec.metrics])
+        scores: dict[str, int] = {}
+        reasons: list[str] = []
+        for metric in self.spec.metrics:
+            rating = ratings[metric.name]
+            scores[metric.name] = round(self.low + (rating.value - 1) * (self.high - self.low) / 4)
+            reasons.append(f"{metric.name} {scores[metric.name]}: {rating.why}")
+        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores}
 
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         failed: list[str] = []

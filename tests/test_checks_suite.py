@@ -53,6 +53,10 @@ def write(folder: Path, name: str, text: str) -> Path:
 def test_public_api_is_pinned() -> None:
     assert jury.checks.__all__ == [
         "BUILTIN_CHECKS",
+        "EMAIL",
+        "REDIRECT_PATTERNS",
+        "REFUSAL_PHRASES",
+        "SOFT_REFUSAL_PHRASES",
         "STAGES",
         "Check",
         "CheckSettings",
@@ -61,6 +65,8 @@ def test_public_api_is_pinned() -> None:
         "Stage",
         "check",
         "failed",
+        "find_redirect",
+        "find_refusal",
         "not_applicable",
         "passed",
         "propose_length_bounds",

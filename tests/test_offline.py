@@ -24,6 +24,8 @@ async def reply(method: str, case_id: str, rubric: str = "five-metric") -> dict[
         messages=(Message("user", prompt.user),),
         schema=prompt.schema,
         case=case,
+        rubric=rubric_obj,
+        prompt=prompt.key,
     )
     answer = await OfflineJuror(method).complete(request)
     data: dict[str, object] = json.loads(answer.text)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import jury
+import jury.adapters
 
 PUBLIC = {
     "AuthenticationError",
@@ -69,15 +70,74 @@ PUBLIC = {
 }
 
 
+#: What a provider adapter or a rubric kind is built from (`jury.adapters`).
+ADAPTERS = {
+    # the judge-model seam
+    "JudgeModel",
+    "JudgeReply",
+    "JudgeRequest",
+    "Message",
+    "ProviderLimits",
+    "Usage",
+    "family_of",
+    "price",
+    "register_provider",
+    # provider and rubric errors
+    "AuthenticationError",
+    "ConfigError",
+    "InvalidReply",
+    "InvalidRequestError",
+    "MissingCredentialError",
+    "ProviderError",
+    "RateLimitedError",
+    "RubricError",
+    "TransientError",
+    # the rubric seam and the values that cross it
+    "Ballot",
+    "Case",
+    "Decision",
+    "Level",
+    "Metric",
+    "MetricResult",
+    "Point",
+    "Prompt",
+    "Rubric",
+    "Score",
+    "Verdict",
+    "case_fence",
+    "register_rubric_kind",
+    "single",
+    # reading replies
+    "parse_reply",
+    "pydantic_reason",
+    "validate_model",
+    # reference replies (offline jurors)
+    "Judgement",
+    "Preference",
+    "Rating",
+    "ReferenceJudge",
+}
+
+
 def test_all_is_pinned() -> None:
     assert set(jury.__all__) == PUBLIC
     for name in jury.__all__:
         assert hasattr(jury, name), name
 
 
-def test_import_jury_imports_no_provider_sdk() -> None:
+def test_the_adapters_seam_is_pinned() -> None:
+    assert set(jury.adapters.__all__) == ADAPTERS
+    assert len(jury.adapters.__all__) == len(ADAPTERS)  # no name listed twice
+    for name in jury.adapters.__all__:
+        assert hasattr(jury.adapters, name), name
+        # A name public in both places is one object, not a look-alike.
+        if name in PUBLIC:
+            assert getattr(jury.adapters, name) is getattr(jury, name), name
+
+
+def test_import_jury_and_its_adapters_seam_imports_no_provider_sdk() -> None:
     code = (
-        "import sys, jury\n"
+        "import sys, jury, jury.adapters\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
         "('anthropic', 'openai', 'google', 'aiohttp', 'httpx', 'httpx2', 'rich', 'numpy')]\n"
         "print(','.join(sorted(heavy)))"

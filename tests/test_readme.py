@@ -1,4 +1,5 @@
-"""The README's examples are real: its case line loads and its jury file parses."""
+"""The README's examples are real: its case line loads, its jury file parses, and its judge
+model and rubric kind judge cases."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import json
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
-from jury import Case
+import pytest
+
+from jury import Case, FakeClock, Jury, Panel, ProviderLimits, Verdict, VoteStatus, _registry
+from jury._limits import limits_for
 from jury._panel import panel_from_mapping
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
@@ -41,3 +46,62 @@ def test_the_real_judges_example_parses() -> None:
     panel = panel_from_mapping(tomllib.loads(block("## Real judges", "toml")))
     assert panel.jurors[2].family == "meta"
     assert panel.providers["openai"].rpm == 500
+
+
+def run(snippet: str, namespace: dict[str, Any]) -> None:
+    """Run a README snippet as a module of its own would (without this file's
+    ``from __future__ import annotations``, which pydantic models would feel)."""
+    exec(compile(snippet, "README.md", "exec", dont_inherit=True), namespace)
+
+
+class Gateway:
+    """The in-house client the README's judge model wraps: busy once, then it names a tone."""
+
+    def __init__(self, busy: type[Exception]) -> None:
+        self.busy: type[Exception] | None = busy
+        self.asked: list[str] = []
+
+    async def ask(self, system: str, user: str, schema: dict[str, Any]) -> tuple[str, int, int]:
+        self.asked.append(user)
+        if self.busy is not None:
+            busy, self.busy = self.busy, None
+            raise busy(2.0)
+        assert schema["required"] == ["reason", "tone"]
+        tone = "rude" if "idiot" in user else "friendly"
+        return json.dumps({"reason": f"sounds {tone}", "tone": tone}), 120, 12
+
+
+async def test_the_extension_examples_judge_cases_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The examples register a provider and a rubric kind: only for this test.
+    monkeypatch.setattr(_registry, "_PROVIDERS", dict(_registry._PROVIDERS))
+    monkeypatch.setattr(_registry, "_RUBRIC_KINDS", dict(_registry._RUBRIC_KINDS))
+    judge_model = block("### A judge model of your own", "python")
+    rubric_kind = block("### A rubric kind of your own", "python")
+    for snippet in (judge_model, rubric_kind):
+        assert len(snippet.splitlines()) < 40
+        imported = re.findall(r"^(?:from|import) (jury\S*)", snippet, re.M)
+        assert set(imported) == {"jury", "jury.adapters"}
+    namespace: dict[str, Any] = {}
+    run(judge_model, namespace)
+    gateway = namespace["my_gateway"] = Gateway(namespace["GatewayBusy"])
+    run(rubric_kind, namespace)
+    (tmp_path / "tone.toml").write_text('kind = "tone"\nname = "tone"\n')
+    panel = Panel(
+        jurors=("gateway/llama-3.3-70b", "gateway/qwen2.5-72b", "gateway/mistral-large"),
+        rubric=str(tmp_path / "tone.toml"),
+    )
+    clock = FakeClock()
+    async with Jury(panel, clock=clock) as j:
+        assert [m.family for m in j.models] == ["meta", "qwen", "mistral"]
+        assert all(limits_for(m, {}) == ProviderLimits(concurrency=8) for m in j.models)
+        kind = await j.judge(Case(id="kind", question="Help?", answer="Happy to help!"))
+        rude = await j.judge(Case(id="rude", question="Help?", answer="Read it, idiot."))
+    assert kind.verdict is Verdict.PASS
+    assert rude.verdict is Verdict.FAIL
+    assert rude.reasons == ("tone: rude",)
+    # The gateway was busy once: that call was retried after its retry-after, not lost.
+    assert all(vote.status is VoteStatus.VALID for vote in (*kind.votes, *rude.votes))
+    assert len(gateway.asked) == 7
+    assert 2.0 in clock.sleeps

@@ -27,6 +27,10 @@ blocklist                   generation    an answer
 ==========================  ============  ==================================================
 
 Checks read ``answer``; the second answer of a pairwise case (``answer_b``) is not checked.
+The refusal and redirect checks, the PII check's e-mail addresses and the offline reference
+jurors share one vocabulary: `REFUSAL_PHRASES` (`SOFT_REFUSAL_PHRASES` count only where a
+refusal is expected), `REDIRECT_PATTERNS`, `EMAIL`, and `find_refusal` / `find_redirect`
+that apply them.
 Their exact rules are in the docstrings of `jury.checks._trace` (tool argument matching,
 source names, citation patterns), `jury.checks._output` and `jury.checks._pii`. The jury file's
 ``[checks]`` table configures them (`CheckSettings`).
@@ -53,9 +57,21 @@ from ._core import Check, Finding, check, failed, not_applicable, passed
 from ._output import propose_length_bounds
 from ._settings import CheckSettings, Stage
 from ._suite import BUILTIN_CHECKS, CheckSuite
+from ._vocabulary import (
+    EMAIL,
+    REDIRECT_PATTERNS,
+    REFUSAL_PHRASES,
+    SOFT_REFUSAL_PHRASES,
+    find_redirect,
+    find_refusal,
+)
 
 __all__ = [
     "BUILTIN_CHECKS",
+    "EMAIL",
+    "REDIRECT_PATTERNS",
+    "REFUSAL_PHRASES",
+    "SOFT_REFUSAL_PHRASES",
     "STAGES",
     "Check",
     "CheckSettings",
@@ -64,6 +80,8 @@ __all__ = [
     "Stage",
     "check",
     "failed",
+    "find_redirect",
+    "find_refusal",
     "not_applicable",
     "passed",
     "propose_length_bounds",

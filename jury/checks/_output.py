@@ -13,6 +13,8 @@
   is a redirect in an ordinary answer).
 - *redirect*: an expected refusal also tells the user where to go: a contact, an address, a
   link, the docs or a help centre ("a refusal without a redirect is half a failure").
+  Refusal phrases and redirects are those of `jury.checks._vocabulary`, which the offline
+  jurors share.
 - *blocklist*: no term at or above the configured severity (critical, high, medium).
 """
 
@@ -30,11 +32,10 @@ from .._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._pii import Hit, email_allowed, find
 from ._settings import BlocklistRule, LengthRule, Level, PiiRule, RedirectRule, RefusalRule
+from ._vocabulary import RefusalFinder, normal, redirect_pattern
 
 __all__ = [
     "BLOCKLIST",
-    "REDIRECT_PATTERNS",
-    "REFUSAL_PHRASES",
     "answer_present",
     "blocklist",
     "compile_schema",
@@ -183,78 +184,27 @@ def propose_length_bounds(answers: Iterable[str]) -> tuple[int, int]:
 
 # --- refusal and redirect ---------------------------------------------------------------
 
-#: Phrases that mark a refusal (the seed article's, and a few common ones).
-REFUSAL_PHRASES: tuple[str, ...] = (
-    "can't help with",
-    "cannot help with",
-    "can not help with",
-    "can only help with",
-    "unable to help",
-    "outside my scope",
-    "outside the scope",
-    "out of scope",
-    "not able to assist",
-    "unable to assist",
-    "beyond what i handle",
-    "i don't have access to",
-    "not something i can",
-    "i'm not set up to",
-    "i am not able to",
-    "i'm not able to",
-    "i'm unable to",
-    "i am unable to",
-    "please contact",
-    "escalate to",
-)
-# Phrases an ordinary helpful answer also uses: they do not show an unwanted refusal.
-_ALSO_HELPFUL = frozenset({"please contact", "escalate to", "i don't have access to"})
-
-
-def _normal(text: str) -> str:
-    return text.replace("’", "'").replace("‘", "'").casefold()
-
-
-def _phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str]:
-    ordered = sorted({_normal(p) for p in phrases}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(p) for p in ordered))
-
 
 def refusal(rule: RefusalRule) -> CheckFunction:
-    phrases = (*REFUSAL_PHRASES, *rule.phrases)
-    any_refusal = _phrase_pattern(phrases)
-    clear_refusal = _phrase_pattern(p for p in phrases if _normal(p) not in _ALSO_HELPFUL)
+    refusals = RefusalFinder(rule.phrases)
 
     def refusal(case: Case) -> Finding:
         if case.expect_refusal is None:
             return not_applicable("the case does not say whether to refuse")
-        text = _normal(case.answer or "")
+        found = refusals.find(case.answer or "", expected=case.expect_refusal)
         if case.expect_refusal:
-            found = any_refusal.search(text)
             if found:
-                return passed("refuses, as expected", f'"{found.group()}"')
+                return passed("refuses, as expected", f'"{found}"')
             return failed("no refusal phrase for a question it should refuse", case.answer)
-        found = clear_refusal.search(text)
         if found:
-            return failed("refuses a question it should answer", f'"{found.group()}"')
+            return failed("refuses a question it should answer", f'"{found}"')
         return passed("answers, as expected")
 
     return refusal
 
 
-#: What counts as a redirect: somewhere the user can go instead (the seed article's).
-REDIRECT_PATTERNS: tuple[str, ...] = (
-    r"\b(?:e-?mail|contact|reach out|get in touch|call us|visit)\b",
-    r"https?://\S+",
-    r"\bwww\.\S+",
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
-    r"\b(?:documentation|docs|help cent(?:er|re)|support portal|support team|customer service)\b",
-)
-
-
 def redirect(rule: RedirectRule) -> CheckFunction:
-    pattern = re.compile(
-        "|".join(f"(?:{p})" for p in (*REDIRECT_PATTERNS, *rule.patterns)), re.IGNORECASE
-    )
+    pattern = redirect_pattern(rule.patterns)
 
     def redirect(case: Case) -> Finding:
         if case.expect_refusal is not True:
@@ -306,7 +256,7 @@ BLOCKLIST: dict[Level, tuple[str, ...]] = {
 
 
 def _term_pattern(term: str) -> str:
-    term = _normal(term.strip())
+    term = normal(term.strip())
     wildcard = term.endswith("*")
     words = term.rstrip("*").split()
     body = r"\s+".join(re.escape(w) for w in words)
@@ -337,7 +287,7 @@ def blocklist(rule: BlocklistRule) -> CheckFunction:
         if not text:
             return not_applicable("no answer")
         worst: tuple[int, str, str] | None = None
-        for found in pattern.finditer(_normal(text)):
+        for found in pattern.finditer(normal(text)):
             level = found.lastgroup or levels[-1]
             rank = rank_of[level]
             if worst is None or rank < worst[0]:

@@ -18,7 +18,8 @@ Kinds and rules:
     ``+1 555.123.4567``) or an international number that starts with ``+`` and has 8 to 15
     digits. A bare run of ten digits is not taken for a phone: it is more often an ID.
 ``email``
-    An e-mail address.
+    An e-mail address (`jury.checks.EMAIL`, shared with the redirect check and the offline
+    jurors).
 ``api_key``
     The shapes of common credentials: Anthropic, OpenAI, AWS access key IDs, Google API
     keys, GitHub and Slack tokens, Stripe live keys, JWTs and PEM private keys. The seed
@@ -31,6 +32,8 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Literal
+
+from ._vocabulary import EMAIL
 
 __all__ = ["KINDS", "Hit", "PiiKind", "email_allowed", "find", "scrub"]
 
@@ -57,9 +60,6 @@ _KEYS = re.compile(
 _DIGIT_RUN = re.compile(r"(?<![\w.])\d+(?:[ -]\d+)*(?![\w])")
 _GROUP = re.compile(r"\d+")
 _SSN = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
-_EMAIL = re.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])"
-)
 _PHONE = re.compile(
     r"(?<![\w+])(?:\+?1[-. ]?)?(?:\(\d{3}\)[-. ]?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-])"
     r"|(?<![\w+])\+(?:\d[ .-]?){7,14}\d(?![\w-])"
@@ -178,7 +178,7 @@ def find(text: str, kinds: Collection[PiiKind] = KINDS) -> list[Hit]:
             for start, end in _cards(text):
                 claim("card", start, end)
         else:
-            pattern = {"ssn": _SSN, "email": _EMAIL, "phone": _PHONE}[kind]
+            pattern = {"ssn": _SSN, "email": EMAIL, "phone": _PHONE}[kind]
             for match in pattern.finditer(text):
                 claim(kind, match.start(), match.end())
     hits.sort(key=lambda hit: hit.start)
