@@ -53,10 +53,9 @@ def _live_id(model: str | JudgeModel) -> str | None:
         if model.offline or model.family in _NOT_LLM:
             return None
         model = model.name
-    prefix, _, rest = model.partition("/")
-    if prefix in ("offline", "replay"):
+    if family_of(model) in _NOT_LLM:
         return None
-    return rest
+    return model.partition("/")[2]
 
 
 def panel_warnings(panel: Panel) -> list[str]:

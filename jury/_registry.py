@@ -30,24 +30,41 @@ __all__ = [
 
 ModelFactory = Callable[[str], JudgeModel]
 
-# Built-in providers, by the prefix before the first "/". Values are "module:callable".
-_PROVIDERS: dict[str, str | ModelFactory] = {
-    "offline": "providers.offline:create",
-    "anthropic": "providers.anthropic:create",
-    "openai": "providers.openai:create",
-    "google": "providers.google:create",
-    "openai-api": "providers.openai_compatible:create",
-    "ollama": "providers.openai_compatible:create_ollama",
-    "vllm": "providers.openai_compatible:create_vllm",
-    "replay": "providers.replay:create",
-}
+RubricFactory = Callable[[dict[str, Any], str], Rubric]
 
-_RUBRIC_KINDS: dict[str, str | Callable[[dict[str, Any], str], Rubric]] = {
-    "scale": "rubrics._scale:from_toml",
-    "points": "rubrics._points:from_toml",
-    "criterion": "rubrics._criterion:from_toml",
-    "pairwise": "rubrics._pairwise:from_toml",
-}
+#: The packages whose tables of built-ins the registry reads on first use (`BUILTIN`,
+#: `KINDS`): the engine names no provider and no rubric kind itself.
+PROVIDERS_PACKAGE = "providers"
+RUBRICS_PACKAGE = "rubrics"
+
+# Providers by the prefix before the first "/" ("module:callable" until first used), and the
+# family of every model a provider serves where it serves one family.
+_PROVIDERS: dict[str, str | ModelFactory] = {}
+_PROVIDER_FAMILIES: dict[str, str] = {}
+_RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
+_loaded: set[str] = set()
+
+
+def _providers() -> dict[str, str | ModelFactory]:
+    if PROVIDERS_PACKAGE not in _loaded:
+        _loaded.add(PROVIDERS_PACKAGE)
+        builtin: dict[str, tuple[str, str | None]] = getattr(
+            importlib.import_module(PROVIDERS_PACKAGE), "BUILTIN", {}
+        )
+        for prefix, (factory, family) in builtin.items():
+            _PROVIDERS.setdefault(prefix, factory)
+            if family is not None:
+                _PROVIDER_FAMILIES.setdefault(prefix, family)
+    return _PROVIDERS
+
+
+def _rubric_kinds() -> dict[str, str | RubricFactory]:
+    if RUBRICS_PACKAGE not in _loaded:
+        _loaded.add(RUBRICS_PACKAGE)
+        kinds: dict[str, str] = getattr(importlib.import_module(RUBRICS_PACKAGE), "KINDS", {})
+        for kind, factory in kinds.items():
+            _RUBRIC_KINDS.setdefault(kind, factory)
+    return _RUBRIC_KINDS
 
 
 def _load(target: str) -> Any:
@@ -55,25 +72,32 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def register_provider(prefix: str, factory: str | ModelFactory) -> None:
-    """Make ``prefix/model`` resolve through `factory(model_string)`."""
-    _PROVIDERS[prefix] = factory
+def register_provider(
+    prefix: str, factory: str | ModelFactory, *, family: str | None = None
+) -> None:
+    """Make ``prefix/model`` resolve through `factory(model_string)`. `family`: the family
+    of every model it serves, when it serves one (else each model's name tells it)."""
+    _providers()[prefix] = factory
+    if family is not None:
+        _PROVIDER_FAMILIES[prefix] = family
+    else:
+        _PROVIDER_FAMILIES.pop(prefix, None)
 
 
-def register_rubric_kind(kind: str, factory: str | Callable[[dict[str, Any], str], Rubric]) -> None:
+def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:
     """Make rubric files with ``kind = "<kind>"`` load through `factory(data, source)`."""
-    _RUBRIC_KINDS[kind] = factory
+    _rubric_kinds()[kind] = factory
 
 
 def _provider_factory(prefix: str) -> ModelFactory:
-    target = _PROVIDERS.get(prefix)
+    target = _providers().get(prefix)
     if target is None:
         for entry in metadata.entry_points(group="aiojury.providers"):
             if entry.name == prefix:
                 target = entry.value
                 break
     if target is None:
-        known = ", ".join(sorted(_PROVIDERS))
+        known = ", ".join(sorted(_providers()))
         raise ConfigError(f"unknown provider {prefix!r} (known: {known})")
     if isinstance(target, str):
         try:
@@ -115,16 +139,16 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     (r"glm", "zhipu"),
     (r"kimi|moonshot", "moonshot"),
 )
-_FIXED_FAMILIES = {"anthropic": "anthropic", "openai": "openai", "google": "google"}
 
 
 def family_of(spec: str) -> str:
-    """The model family of ``provider/model``: fixed for first-party APIs, else from the name."""
+    """The model family of ``provider/model``: the provider's own where it serves one family
+    (a first-party API, the offline jurors), else what the model's name tells."""
     prefix, _, rest = spec.partition("/")
-    if prefix in _FIXED_FAMILIES:
-        return _FIXED_FAMILIES[prefix]
-    if prefix in ("offline", "replay"):
-        return prefix
+    _providers()
+    fixed = _PROVIDER_FAMILIES.get(prefix)
+    if fixed is not None:
+        return fixed
     name = rest.lower()
     for pattern, family in _FAMILIES:
         if re.search(pattern, name):
@@ -166,8 +190,8 @@ def load_rubric(name_or_path: str, thresholds: dict[str, float] | None = None) -
     data, source = _read_rubric_file(name_or_path)
     kind = data.get("kind")
     if not isinstance(kind, str):
-        raise RubricError(f"{source}: kind: missing (one of {', '.join(_RUBRIC_KINDS)})")
-    target = _RUBRIC_KINDS.get(kind)
+        raise RubricError(f"{source}: kind: missing (one of {', '.join(_rubric_kinds())})")
+    target = _rubric_kinds().get(kind)
     if target is None:
         raise RubricError(
             f"{source}: kind: unknown kind {kind!r} (one of {', '.join(_RUBRIC_KINDS)})"

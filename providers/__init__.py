@@ -1,1 +1,20 @@
-"""Judge-model adapters. Each module is imported only when a juror names its provider."""
+"""Judge-model adapters. Each module is imported only when a juror names its provider.
+
+`BUILTIN` is what `jury`'s registry knows of them: nothing here imports an SDK.
+"""
+
+#: The built-in providers, by the prefix before the first "/": the factory that makes a model
+#: ("module:callable", imported on first use), and the family of every model the provider
+#: serves (None where the model's name tells it, as on servers that host many families).
+BUILTIN: dict[str, tuple[str, str | None]] = {
+    "offline": ("providers.offline:create", "offline"),
+    "anthropic": ("providers.anthropic:create", "anthropic"),
+    "openai": ("providers.openai:create", "openai"),
+    "google": ("providers.google:create", "google"),
+    "openai-api": ("providers.openai_compatible:create", None),
+    "ollama": ("providers.openai_compatible:create_ollama", None),
+    "vllm": ("providers.openai_compatible:create_vllm", None),
+    "replay": ("providers.replay:create", "replay"),
+}
+
+__all__ = ["BUILTIN"]

@@ -7,4 +7,13 @@ the helpers that reports and benchmarks read verdicts with.
 from ._pairwise import PositionConsistency, position_consistency
 from ._points import quote_occurs
 
-__all__ = ["PositionConsistency", "position_consistency", "quote_occurs"]
+#: The built-in rubric kinds, by a rubric file's ``kind``: the factory that loads the file
+#: ("module:callable", imported on first use). `jury`'s registry reads it.
+KINDS: dict[str, str] = {
+    "scale": "rubrics._scale:from_toml",
+    "points": "rubrics._points:from_toml",
+    "criterion": "rubrics._criterion:from_toml",
+    "pairwise": "rubrics._pairwise:from_toml",
+}
+
+__all__ = ["KINDS", "PositionConsistency", "position_consistency", "quote_occurs"]

@@ -89,3 +89,18 @@ def test_offline_replayed_and_scripted_jurors_are_not_llm_families() -> None:
         )
     )
     assert panel_warnings(panel) == []
+
+
+def test_a_registered_provider_can_declare_the_family_of_every_model_it_serves() -> None:
+    from jury import family_of, register_provider
+    from jury.testing import ScriptedModel
+
+    register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec), family="acme")
+    try:
+        assert family_of("acme-gw/whatever-model") == "acme"
+        register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec))
+        assert family_of("acme-gw/llama-3-70b") == "meta"
+    finally:
+        register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec))
+    assert family_of("anthropic/any-name") == "anthropic"
+    assert family_of("offline/reference") == "offline"

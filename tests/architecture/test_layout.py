@@ -67,3 +67,18 @@ def test_no_class_of_the_engine_is_over_250_lines() -> None:
                 if lines > CLASS_LINES:
                     too_long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
     assert too_long == {}
+
+
+def test_no_module_path_of_a_provider_or_rubric_kind_is_written_in_the_engine() -> None:
+    # Import paths as strings ("providers.openai:create") would bypass the import graph: the
+    # built-ins' tables live in their own packages (`providers.BUILTIN`, `rubrics.KINDS`).
+    named: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "jury").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.startswith(("providers.", "rubrics."))
+            ):
+                named.setdefault(str(path.relative_to(ROOT)), []).append(node.value)
+    assert named == {}
