@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -331,3 +333,13 @@ async def test_clear_forgets_scripts_faults_the_log_and_the_prompt_cache() -> No
     assert json.loads(data["choices"][0]["message"]["content"])["score"] == 5
     # The system prompt counts as new again: nothing read from the cache.
     assert data["usage"]["prompt_tokens_details"]["cached_tokens"] == 0
+
+
+def test_the_scripted_judge_and_the_fake_clock_need_no_web_server() -> None:
+    # A harness that only scripts its judges should not pay for aiohttp's server.
+    code = (
+        "import sys; from jury.testing import FakeClock, ScriptedModel; "
+        "print('aiohttp.web' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

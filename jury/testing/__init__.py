@@ -30,11 +30,15 @@ makes the engine's retries and rate limits sleep without waiting::
     async with jury.Jury(panel, clock=FakeClock()) as j: ...
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .._clock import FakeClock
 from ._faults import Fault, ScriptReply, retry_after_date, valid_reply
 from ._log import LoggedRequest
 from ._scripted import ScriptedModel
-from ._server import FakeProviderServer
+
+if TYPE_CHECKING:
+    from ._server import FakeProviderServer
 
 __all__ = [
     "FakeClock",
@@ -46,3 +50,13 @@ __all__ = [
     "retry_after_date",
     "valid_reply",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The server needs aiohttp's web server: imported when first asked for, so that a test
+    # (or a benchmark) that only needs `ScriptedModel` or `FakeClock` does not pay for it.
+    if name == "FakeProviderServer":
+        from ._server import FakeProviderServer
+
+        return FakeProviderServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
