@@ -51,8 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return EXIT_USAGE
+    from ._streams import closed_pipe_is_quiet
+
     try:
-        return handler(args)
+        with closed_pipe_is_quiet():
+            return handler(args)
     except AuthenticationError as exc:
         hint = f" (check {exc.variable})" if exc.variable else ""
         print(f"jury: authentication failed{hint}: {exc}", file=sys.stderr)
