@@ -18,8 +18,8 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,9 +102,9 @@ class Page:
             raise RuntimeError(f"{method}: {reply['error']}")
         return dict(reply.get("result", {}))
 
-    async def navigate(self, path: Path) -> None:
+    async def navigate(self, url: str) -> None:
         self._loaded.clear()
-        await self.send("Page.navigate", url=path.resolve().as_uri())
+        await self.send("Page.navigate", url=url)
         await asyncio.wait_for(self._loaded.wait(), 30)
         await asyncio.sleep(0.2)  # late errors (a deferred handler) have time to show
 
@@ -166,7 +166,7 @@ class Page:
             f"""(() => {{
             const el = document.querySelector({json.dumps(selector)});
             el.value = {json.dumps(value)};
-            if (el.value !== {json.dumps(value)}) throw new Error('no option ' + {json.dumps(value)});
+            if (el.value !== {json.dumps(value)}) throw new Error('no such option');
             el.dispatchEvent(new Event('input', {{bubbles: true}}));
             el.dispatchEvent(new Event('change', {{bubbles: true}}));
         }})()"""
@@ -184,15 +184,13 @@ class Page:
             captureBeyondViewport=True,
             clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         )
-        path.write_bytes(base64.b64decode(shot["data"]))
+        await asyncio.to_thread(path.write_bytes, base64.b64decode(shot["data"]))
         return path
 
 
-@asynccontextmanager
-async def browser_page(path: Path) -> AsyncIterator[Page]:
-    """Headless Chromium with `path` loaded; the browser is closed on the way out."""
-    from websockets.asyncio.client import connect
-
+@contextmanager
+def _chromium() -> Iterator[str]:
+    """Headless Chromium on a fresh profile: the debugging socket of its page."""
     binary = chromium()
     if binary is None:
         raise RuntimeError("chromium is not installed")
@@ -203,18 +201,7 @@ async def browser_page(path: Path) -> AsyncIterator[Page]:
             stderr=subprocess.DEVNULL,
         )
         try:
-            url = _page_socket(_port(Path(profile), process))
-            async with connect(url, max_size=None) as socket:
-                page = Page(socket)
-                listener = asyncio.create_task(page.listen())
-                try:
-                    for domain in ("Page", "Runtime", "Log"):
-                        await page.send(f"{domain}.enable")
-                    await page.navigate(path)
-                    yield page
-                finally:
-                    listener.cancel()
-                    await asyncio.gather(listener, return_exceptions=True)
+            yield _page_socket(_port(Path(profile), process))
         finally:
             process.terminate()
             try:
@@ -222,6 +209,26 @@ async def browser_page(path: Path) -> AsyncIterator[Page]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@asynccontextmanager
+async def browser_page(path: Path) -> AsyncIterator[Page]:
+    """Headless Chromium with `path` loaded; the browser is closed on the way out."""
+    from websockets.asyncio.client import connect
+
+    url = await asyncio.to_thread(lambda: path.resolve().as_uri())
+    with _chromium() as socket_url:
+        async with connect(socket_url, max_size=None) as socket:
+            page = Page(socket)
+            listener = asyncio.create_task(page.listen())
+            try:
+                for domain in ("Page", "Runtime", "Log"):
+                    await page.send(f"{domain}.enable")
+                await page.navigate(url)
+                yield page
+            finally:
+                listener.cancel()
+                await asyncio.gather(listener, return_exceptions=True)
 
 
 def open_page(path: Path, expressions: Sequence[str]) -> PageResult:

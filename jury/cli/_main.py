@@ -25,6 +25,8 @@ COMMANDS = (
     "jury.cli._rescore",
     "jury.cli._prompts",
     "jury.cli._calibrate",
+    "jury.cli._export",
+    "jury.cli._report",
 )
 
 EXIT_USAGE = 2

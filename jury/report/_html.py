@@ -18,8 +18,14 @@ from typing import Any
 from .._case import Case
 from .._panel import Gate
 from .._verdict import CaseVerdict
-from ._agreement import RESAMPLES, agreement_rows, estimate_text, manifest_rubric
-from ._agreement import rubric_metrics, run_agreement
+from ._agreement import (
+    RESAMPLES,
+    agreement_rows,
+    estimate_text,
+    manifest_rubric,
+    rubric_metrics,
+    run_agreement,
+)
 from ._page import render_page
 from ._prompts import prompt_book
 from ._summary import RunSummary

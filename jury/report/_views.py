@@ -115,6 +115,25 @@ def _numeric(values: Iterable[object]) -> list[float]:
     return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
+def _reasons(verdict: CaseVerdict, errors: Mapping[Any, int]) -> list[dict[str, Any]]:
+    """The verdict's reasons; one that only repeats a vote's error (``b unavailable: ...``)
+    points at that error's listing instead of repeating it."""
+    said = {
+        f"{vote.juror} {vote.status.value}: {vote.error}": (
+            vote,
+            errors[verdict.case_id, vote.juror],
+        )
+        for vote in verdict.votes
+        if vote.error and (verdict.case_id, vote.juror) in errors
+    }
+    reasons = []
+    for reason in verdict.reasons:
+        vote, group = said.get(reason, (None, None))
+        text = reason if vote is None else f"{vote.juror} {vote.status.value}"
+        reasons.append({"text": text, "error_group": group})
+    return reasons
+
+
 def case_view(
     verdict: CaseVerdict,
     case: Case | None,
@@ -137,7 +156,7 @@ def case_view(
         "anchor": anchor("case", verdict.case_id),
         "category": verdict.category or "(none)",
         "verdict": verdict.verdict.value,
-        "reasons": verdict.reasons,
+        "reasons": _reasons(verdict, errors),
         "stage": verdict.failed_stage if verdict.verdict is Verdict.FAIL else None,
         "metrics": [
             {"name": name, "value": number(result.value), "failed": result.passed is False}
