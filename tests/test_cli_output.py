@@ -87,8 +87,6 @@ def test_a_closed_pipe_ends_the_output_not_the_command(tmp_path: Path) -> None:
     assert (tmp_path / "r" / "report.html").exists()
     code, err = _closed_stdout("agreement", "r", "--json", cwd=tmp_path)
     assert (code, err) == (0, "")
-    code, err = _closed_stdout("agreement", "r", cwd=tmp_path)
-    assert (code, err) == (0, "")
     # A prompt snapshot that differs from every prompt: a long diff, into a closed pipe.
     (tmp_path / "snap" / "five-metric").mkdir(parents=True)
     code, err = _closed_stdout(

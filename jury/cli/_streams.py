@@ -61,7 +61,7 @@ class _QuietStdout:
 def closed_pipe_is_quiet() -> Iterator[None]:
     """Within the block, a closed standard output is not an error (see the module)."""
     stream = sys.stdout
-    sys.stdout = _QuietStdout(stream)  # type: ignore[assignment]
+    sys.stdout = _QuietStdout(stream)
     try:
         yield
     finally:

@@ -89,28 +89,30 @@ def _tests(
 def render_compare(run_a: Path, run_b: Path) -> Comparison:
     manifest_a, verdicts_a, cases_a = _run(run_a)
     manifest_b, verdicts_b, cases_b = _run(run_b)
-    ids = sorted(set(verdicts_a) | set(verdicts_b))
+    moves = {
+        case_id: _change(verdicts_a.get(case_id), verdicts_b.get(case_id))
+        for case_id in verdicts_a.keys() | verdicts_b.keys()
+    }
+    # The cases that got worse first, then better, then in one run only, then the same.
+    listed = sorted(moves, key=lambda case_id: (CHANGES.index(moves[case_id]), case_id))
     rows = []
-    for case_id in ids:
+    for position, case_id in enumerate(listed):
         a, b = verdicts_a.get(case_id), verdicts_b.get(case_id)
+        either = a or b
         case = cases_a.get(case_id) or cases_b.get(case_id)
-        change = _change(a, b)
         rows.append(
             {
                 "id": case_id,
                 "anchor": anchor("case", case_id),
-                "category": ((a or b).category if (a or b) else None) or "(none)",
-                "change": change,
+                "category": (either.category if either else None) or "(none)",
+                "change": moves[case_id],
                 "question": case.question if case else "",
                 "golden_answer": case.golden_answer if case and case.golden_answer else "",
                 "a": _side(a, cases_a.get(case_id)),
                 "b": _side(b, cases_b.get(case_id)),
-                "sort": {"order": (CHANGES.index(change), case_id)},
+                "sort": {"order": position},
             }
         )
-    rows.sort(key=lambda row: row["sort"]["order"])
-    for position, row in enumerate(rows):
-        row["sort"]["order"] = position
     changes = {name: sum(1 for row in rows if row["change"] == name) for name in CHANGES}
     sides = []
     for label, path, manifest, verdicts in (

@@ -5,7 +5,7 @@ every case)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,7 +75,7 @@ def publish(
         offline_hint=offline_hint,
     )
     paths = paths or ReportPaths()
-    reports = {
+    reports: dict[str, tuple[Path | None, Callable[[], str]]] = {
         SUMMARY: (paths.json, lambda: _summary_json(summary, gate)),
         REPORT: (
             paths.html,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from rich import box
 from rich.console import Console
@@ -175,7 +176,7 @@ def _case_table(cases: Sequence[CaseLine], console: Console) -> None:
     for name, width in zip(
         ("case", "verdict", "checks", "scores"), (case_width, *fixed), strict=True
     ):
-        overflow = "ellipsis" if name == "checks" else "fold"
+        overflow: Literal["ellipsis", "fold"] = "ellipsis" if name == "checks" else "fold"
         table.add_column(name, no_wrap=True, overflow=overflow, width=width, min_width=width)
     if why:
         table.add_column("why", no_wrap=True, overflow="ellipsis", width=why)
@@ -355,7 +356,9 @@ def _grid(
     """A table whose every cell is shown whole: a table when the terminal is wide enough,
     else one line per row (wrapped, never cut). A column in `alert` is coloured where it is
     not 0. The first and any "served by" column are text; the others are figures."""
-    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
+    widths = [
+        max([len(column), *(len(row[i]) for row in rows)]) for i, column in enumerate(columns)
+    ]
     if _table_width(widths) > console.width:
         console.print(Text(title, style="italic"))
         for row in rows:
@@ -364,7 +367,9 @@ def _grid(
         return
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     for index, (column, width) in enumerate(zip(columns, widths, strict=True)):
-        justify = "left" if index == 0 or column == "served by" else "right"
+        justify: Literal["left", "right"] = (
+            "left" if index == 0 or column == "served by" else "right"
+        )
         table.add_column(column, justify=justify, no_wrap=True, min_width=width)
     for row in rows:
         table.add_row(
