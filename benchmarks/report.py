@@ -34,9 +34,9 @@ def make(run: Path, count: int) -> None:
             data = json.loads(lines[index % len(lines)])
             data["id"] = f"{data['id']}-{index:05d}"
             out.write(json.dumps(data) + "\n")
+    jury = ["--jury", str(EXAMPLE / "jury.toml"), "--out", str(run), "--no-cache"]
     subprocess.run(
-        [sys.executable, "-m", "jury", "run", str(cases), "--jury", str(EXAMPLE / "jury.toml")]
-        + ["--out", str(run), "--no-cache", "--progress", "none"],
+        [sys.executable, "-m", "jury", "run", str(cases), *jury, "--progress", "none"],
         check=False,
         stdout=subprocess.DEVNULL,
     )
