@@ -121,3 +121,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "live" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    # Screenshots a test took (`record_property("screenshot-...", path)`) are listed at the
+    # end of the run, for a person to look at; they are also in a JUnit file's properties.
+    shots = [
+        (report.nodeid, name, value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for name, value in getattr(report, "user_properties", ())
+        if name.startswith("screenshot")
+    ]
+    if shots:
+        terminalreporter.write_sep("-", "screenshots")
+        for nodeid, name, value in shots:
+            terminalreporter.write_line(f"{nodeid} {name}: {value}")

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
+from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
 from ._options import manifest_rubric, rubric_metrics
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..agreement._panel import AgreementSummary, MetricAgreement
-    from ..agreement._ratings import Estimate
 
 __all__ = ["register"]
 
@@ -63,10 +63,14 @@ def register(sub: Any) -> None:
         "--cases", metavar="FILE", help="cases file whose human labels to compare jurors with"
     )
     parser.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="N", help="resamples (default 1000)"
+        "--bootstrap",
+        type=int,
+        default=RESAMPLES,
+        metavar="N",
+        help=f"resamples (default {RESAMPLES}, as in the HTML report)",
     )
-    parser.add_argument("--confidence", type=float, default=0.95, help="interval level")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
     parser.add_argument("--top", type=int, default=5, help="cases with the widest disagreement")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.set_defaults(handler=run)
@@ -94,7 +98,7 @@ def gate(
 def run(args: argparse.Namespace) -> int:
     from .._case import load_cases
     from .._records import read_manifest, read_verdicts
-    from ..agreement._panel import summarize_agreement
+    from ..report._agreement import run_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
@@ -112,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     labels = None
     if args.cases:
         labels = {case.id: case.labels for case in load_cases(args.cases) if case.labels}
-    summary = summarize_agreement(
+    summary = run_agreement(
         verdicts,
         metrics,
         labels=labels,
@@ -140,9 +144,10 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return code
-    from rich.console import Console
 
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120)
+    from ..report._console import console_for
+
+    console = console_for(sys.stdout)
     render(summary, console, top=args.top, run=args.run, rubric=name)
     if args.fail_under is not None:
         _render_gate(console, args.fail_under, args.gate_on, below, unknown, code)
@@ -150,15 +155,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the terminal report ----------------------------------------------------------------------
-
-
-def _cell(estimate: Estimate, interval: bool = True) -> str:
-    if estimate.value is None:
-        return "undefined"
-    text = f"{estimate.value:.3f}"
-    if interval and estimate.low is not None and estimate.high is not None:
-        text += f" [{estimate.low:.2f}, {estimate.high:.2f}]"
-    return text
 
 
 def render(
@@ -172,6 +168,8 @@ def render(
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
+
+    from ..report._agreement import agreement_rows
 
     title = Text.assemble(("aiojury agreement", "bold"), f"  {run}  ·  {summary.cases} cases  ·  ")
     title.append(f"{len(summary.jurors)} jurors: {', '.join(summary.jurors)}")
@@ -188,28 +186,16 @@ def render(
     table = Table(title="Agreement", title_justify="left")
     for column in ("metric", "level", "alpha", "Fleiss kappa", "AC1", "agreement", "cases"):
         table.add_column(column, justify="left" if column in ("metric", "level") else "right")
-    rows = [*summary.metrics.values(), summary.verdict]
-    for result in rows:
-        table.add_row(
-            escape("pass/fail" if result is summary.verdict else result.metric),
-            result.level,
-            _cell(result.alpha),
-            _cell(result.fleiss_kappa, interval=False),
-            _cell(result.gwet_ac1, interval=False),
-            "-"
-            if result.percent_agreement.value is None
-            else f"{result.percent_agreement.value:.1%}",
-            str(result.alpha.units),
-        )
+    rows = agreement_rows(summary)
+    for row in rows:
+        cells = (row.level, row.alpha, row.fleiss, row.ac1, row.agreement, str(row.cases))
+        table.add_row(escape(row.metric), *cells)
     console.print(table)
-    for result in rows:
-        for estimate in (result.alpha, result.fleiss_kappa):
-            if estimate.value is None:
-                console.print(
-                    Text(f"  {result.metric}: {estimate.statistic} {estimate}", style="yellow")
-                )
+    for row in rows:
+        for why in row.why:
+            console.print(Text(f"  {why}", style="yellow"))
 
-    for result in rows:
+    for result in (*summary.metrics.values(), summary.verdict):
         _render_metric(console, result, top)
     if summary.stability:
         _render_stability(console, summary)
@@ -231,7 +217,7 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
         matrix.add_row(
             escape(a),
             *(
-                "-" if a == b else _cell(result.pairwise.get(a, b), False)
+                "-" if a == b else estimate_text(result.pairwise.get(a, b), False)
                 for b in result.pairwise.raters
             ),
         )
@@ -258,13 +244,16 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
         console.print(f"  against human labels ({labels.labelled} labelled cases):")
         for name, kappa in labels.kappa.items():
             accuracy = labels.accuracy[name]
+            accuracy_text = estimate_text(accuracy, False)
             console.print(
-                f"    {escape(name)}: kappa {_cell(kappa)}, accuracy {_cell(accuracy, False)}"
+                f"    {escape(name)}: kappa {estimate_text(kappa)}, accuracy {accuracy_text}"
             )
         effective = labels.effective
+        judges = estimate_text(effective.effective)
+        correlation = estimate_text(effective.mean_error_correlation, False)
         console.print(
-            f"    effective independent judges {_cell(effective.effective)} of {effective.jurors} "
-            f"(mean error correlation {_cell(effective.mean_error_correlation, False)})"
+            f"    effective independent judges {judges} of {effective.jurors} "
+            f"(mean error correlation {correlation})"
         )
 
 
@@ -287,7 +276,7 @@ def _render_stability(console: Console, summary: AgreementSummary) -> None:
             str(juror.cases),
             str(juror.samples),
             "undefined" if share.value is None else f"{share.value:.1%}",
-            *(_cell(juror.alpha[name], False) for name in summary.metrics),
+            *(estimate_text(juror.alpha[name], False) for name in summary.metrics),
         )
     console.print(table)
 

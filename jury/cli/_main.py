@@ -25,6 +25,8 @@ COMMANDS = (
     "jury.cli._rescore",
     "jury.cli._prompts",
     "jury.cli._calibrate",
+    "jury.cli._export",
+    "jury.cli._report",
 )
 
 EXIT_USAGE = 2
@@ -51,8 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return EXIT_USAGE
+    from ._streams import closed_pipe_is_quiet
+
     try:
-        return handler(args)
+        with closed_pipe_is_quiet():
+            return handler(args)
     except AuthenticationError as exc:
         hint = f" (check {exc.variable})" if exc.variable else ""
         print(f"jury: authentication failed{hint}: {exc}", file=sys.stderr)

@@ -4,21 +4,21 @@ a recorded run's rubric. No command imports another; each imports from here."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from .._case import Case
 from .._defaults import default_panel
-from .._errors import ConfigError
 from .._panel import Panel, load_panel
-from .._registry import load_rubric
-from .._verdict import CaseVerdict, Metric
+from ..report._agreement import manifest_rubric, rubric_metrics
+from ..report._publish import ReportPaths
 
 __all__ = [
     "add_output_arguments",
     "add_panel_options",
+    "add_report_paths",
     "manifest_rubric",
     "panel_for",
+    "report_paths",
     "rubric_metrics",
 ]
 
@@ -56,26 +56,16 @@ def panel_for(args: argparse.Namespace) -> Panel:
     return panel.model_copy(update=update) if update else panel
 
 
-def rubric_metrics(
-    name: str | None, verdicts: Sequence[CaseVerdict], required: bool
-) -> tuple[Metric, ...] | None:
-    """The rubric's metrics (declared values and levels), or None to infer them from votes."""
-    if not name:
-        return None
-    try:
-        rubric = load_rubric(name)
-        probe = Case(id=verdicts[0].case_id if verdicts else "-", answer="")
-        # A rubric whose metrics depend on the case (points) has none for a probe case:
-        # then the metrics are read from the votes.
-        return rubric.metrics(probe) or None
-    except (ConfigError, ValueError, KeyError):
-        if required:
-            raise
-        return None
+def add_report_paths(parser: argparse.ArgumentParser) -> None:
+    """``--junit``, ``--html``, ``--json``: copies of a run's reports where CI expects them."""
+    group = parser.add_argument_group("report files (besides the run directory)")
+    group.add_argument("--junit", metavar="PATH", help="write the JUnit XML report to PATH")
+    group.add_argument("--html", metavar="PATH", help="write the HTML report to PATH")
+    group.add_argument("--json", metavar="PATH", help="write the summary (JSON) to PATH")
 
 
-def manifest_rubric(manifest: dict[str, Any]) -> str | None:
-    rubric = manifest.get("rubric")
-    if isinstance(rubric, dict):
-        rubric = rubric.get("name") or rubric.get("path")
-    return rubric if isinstance(rubric, str) else None
+def report_paths(args: argparse.Namespace) -> ReportPaths:
+    def path(value: str | None) -> Path | None:
+        return Path(value) if value else None
+
+    return ReportPaths(junit=path(args.junit), html=path(args.html), json=path(args.json))

@@ -35,7 +35,7 @@ __all__ = ["register", "rescore"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_output_arguments
+    from ._options import add_output_arguments, add_report_paths
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "rescore",
@@ -56,6 +56,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
     add_output_arguments(parser)
+    add_report_paths(parser)
     parser.set_defaults(handler=_handle)
 
 
@@ -153,10 +154,12 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
 def _handle(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
     from ..report._publish import publish
+    from ._options import report_paths
 
     configure_logging(args.verbose, json=args.log_json)
     out = Path(args.out) if args.out else new_run_dir()
     record, panel, rubric = rescore(Path(args.run), out, args)
-    summary = publish(out, panel, rubric.name, jurors=[juror.id for juror in panel.jurors])
+    jurors = [juror.id for juror in panel.jurors]
+    summary = publish(out, panel, rubric.name, jurors=jurors, paths=report_paths(args))
     record.finish(exit_code=summary.exit_code(panel.gate))
     return summary.exit_code(panel.gate)

@@ -35,7 +35,13 @@ from .._verdict import CaseVerdict
 from ..checks._suite import CheckSuite
 from ..report._progress import RunProgress
 from ..report._publish import publish
-from ._options import add_output_arguments, add_panel_options, panel_for
+from ._options import (
+    add_output_arguments,
+    add_panel_options,
+    add_report_paths,
+    panel_for,
+    report_paths,
+)
 
 __all__ = ["register"]
 
@@ -89,6 +95,7 @@ def register(sub: Any) -> None:
         "--refresh", action="store_true", help="ask every judge again and replace cached replies"
     )
     add_output_arguments(parser)
+    add_report_paths(parser)
     parser.add_argument(
         "--otel",
         action="store_true",
@@ -216,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
             done = len(record.finished())
             with RunProgress(count, done=done, mode=args.progress) as progress:
                 asyncio.run(judge_cases(jury, record, args.cases, progress, on_verdict))
+            _say_resumed(record.path, done, count)
             if cache is not None:
                 cache.close()
                 if cache.error is not None:
@@ -228,12 +236,26 @@ def run(args: argparse.Namespace) -> int:
                 warnings=[*warnings, *jury.warnings],
                 checks=checks.names if checks is not None else (),
                 judge_all=args.judge_all,
+                paths=report_paths(args),
+                offline_hint=args.jury is None,
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:
         if cache is not None:
             cache.close()
     return summary.exit_code(panel.gate)
+
+
+def _say_resumed(path: Path, done: int, count: int) -> None:
+    """On a resumed run, say what was already there (a finished run is reported again with
+    no call, and says so rather than staying silent)."""
+    if done >= count:
+        print(f"jury: {path} already complete: {done} verdicts, 0 calls", file=sys.stderr)
+    elif done:
+        print(
+            f"jury: resumed {path}: {done} verdicts already recorded, {count - done} judged now",
+            file=sys.stderr,
+        )
 
 
 def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None:

@@ -5,8 +5,8 @@ every case)."""
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,23 @@ from .._records import (
     read_verdicts,
     write_atomic,
 )
+from ._console import console_for
 from ._summary import RunSummary, summarize
 
-__all__ = ["publish"]
+__all__ = ["ReportPaths", "publish"]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPaths:
+    """Where to write copies of a run's reports besides its directory (``--junit``,
+    ``--html``, ``--json``: where CI expects them). None: no copy."""
+
+    junit: Path | None = None
+    html: Path | None = None
+    json: Path | None = None
 
 
 def publish(
@@ -38,14 +49,16 @@ def publish(
     checks: Sequence[str] | None = None,
     judge_all: bool = False,
     stream: Any = None,
+    paths: ReportPaths | None = None,
+    offline_hint: bool = False,
+    into_run: bool = True,
 ) -> RunSummary:
     """Write the summary, HTML and JUnit reports of a run and print the terminal report.
 
     Everything is read back from the run directory, so a resumed run reports every case, and
-    `jury rescore` publishes the same way.
+    `jury rescore` publishes the same way. The reports go into the run directory (unless
+    `into_run` is false: `jury report` leaves a recorded run as it is) and to `paths`.
     """
-    from rich.console import Console
-
     from ._html import render_html
     from ._junit import render_junit
     from ._terminal import CaseLine, ReportHeader, render_report
@@ -59,19 +72,43 @@ def publish(
         offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
         checks=checks,
         judge_all=judge_all,
+        offline_hint=offline_hint,
     )
-    write_atomic(run_dir / SUMMARY, _summary_json(summary, gate))
-    cases = {case.id: case for case in read_cases(run_dir)}
-    manifest = read_manifest(run_dir)
-    write_atomic(run_dir / REPORT, render_html(summary, verdicts, cases, header, gate, manifest))
-    write_atomic(run_dir / JUNIT, render_junit(verdicts, summary, name=f"aiojury {rubric}"))
-    stream = stream or sys.stdout
-    console = Console(file=stream, width=None if stream.isatty() else 120)
+    paths = paths or ReportPaths()
+    reports: dict[str, tuple[Path | None, Callable[[], str]]] = {
+        SUMMARY: (paths.json, lambda: _summary_json(summary, gate)),
+        REPORT: (
+            paths.html,
+            lambda: render_html(
+                summary,
+                verdicts,
+                {case.id: case for case in read_cases(run_dir)},
+                header,
+                gate,
+                read_manifest(run_dir),
+            ),
+        ),
+        JUNIT: (paths.junit, lambda: render_junit(verdicts, summary, name=f"aiojury {rubric}")),
+    }
+    for name, (copy, render) in reports.items():
+        if not into_run and copy is None:
+            continue
+        text = render()
+        if into_run:
+            write_atomic(run_dir / name, text)
+        if copy is not None:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(copy, text)
+    console = console_for(stream)
     lines = [CaseLine.of(v) for v in verdicts] if len(verdicts) <= CASE_TABLE_LIMIT else []
     render_report(summary, header, console, gate=gate, cases=lines)
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}")
-    console.print(f"Run recorded in {run_dir}")
+    if into_run:
+        console.print(f"Run recorded in {run_dir}")
+    for copy in (paths.junit, paths.html, paths.json):
+        if copy is not None:
+            console.print(f"Report written to {copy}")
     return summary
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from rich import box
 from rich.console import Console
@@ -36,6 +37,8 @@ class ReportHeader:
     #: report does not know (nothing is said about them).
     checks: Sequence[str] | None = None
     judge_all: bool = False
+    #: Tell how to get real judges: only when the panel was the default one (no jury file).
+    offline_hint: bool = False
 
 
 def _safe(text: str) -> str:
@@ -100,46 +103,107 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def _middle(text: str, width: int) -> str:
+    """`text` in `width` characters, cut in the middle: an ID's head (its kind) and tail (its
+    number) are the parts that tell it apart."""
+    if len(text) <= width:
+        return text
+    tail = (width - 1) // 2
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+
+
+def distinct_cuts(ids: Sequence[str], width: int) -> dict[str, str]:
+    """Each ID in at most `width` characters, as long as no two then read the same; where
+    they would, wider (up to the IDs in full). Two cases never share a label."""
+    longest = max(map(len, ids), default=0)
+    for size in range(max(width, 5), longest):
+        cuts = {case_id: _middle(case_id, size) for case_id in ids}
+        if len(set(cuts.values())) == len(cuts):
+            return cuts
+    return {case_id: case_id for case_id in ids}
+
+
+def _table_width(widths: Sequence[int]) -> int:
+    """A SIMPLE_HEAD table without edges: each column padded by one space on each side and
+    separated by one."""
+    return sum(widths) + 3 * len(widths) - 1
+
+
+#: A "why" narrower than this is left out of the table (the failure list has every reason).
+_MIN_WHY = 16
+
+
+def _scores_text(line: CaseLine, legend: tuple[str, ...] | None) -> str:
+    if line.spared:
+        scores = "judges spared"
+    elif legend is not None:
+        scores = " ".join(line.scores)
+    else:
+        scores = "  ".join(f"{m} {v}" for m, v in zip(line.metrics, line.scores, strict=True))
+    return f"{line.score}  {scores}" if line.score else scores
+
+
 def _case_table(cases: Sequence[CaseLine], console: Console) -> None:
     # Most runs use one rubric whose metrics are the same on every case: then the scores are
     # a row of numbers under one legend, not the metric names repeated on every line.
     shapes = {line.metrics for line in cases if line.metrics}
     legend = next(iter(shapes)) if len(shapes) == 1 else None
+    scores = [_scores_text(line, legend) for line in cases]
+    whys = [f"[{line.stage}] {line.note}" if line.stage else line.note for line in cases]
+    # Verdicts and scores are never cut; checks may be (the failure list names them all); IDs
+    # are shown whole, and the reason gets what is left when that is enough to read. On a
+    # terminal too narrow even without the reason, IDs are cut only as far as every one stays
+    # distinct; narrower still, each case takes a line of its own.
+    fixed = [
+        max(7, *(len(line.verdict.value) for line in cases)),
+        min(20, max(6, *(len(line.checks) for line in cases))),
+        max(6, *map(len, scores)),
+    ]
+    ids = [line.case_id for line in cases]
+    case_width = max(4, *map(len, ids))
+    labels = {case_id: case_id for case_id in ids}
+    longest_why = max(map(len, whys))
+    why = min(console.width - _table_width([*fixed, case_width, 0]), longest_why)
+    if why < min(_MIN_WHY, longest_why) or why <= 0:
+        why = 0
+        room = console.width - _table_width([*fixed, 0])
+        labels = distinct_cuts(ids, room)
+        case_width = max(4, *map(len, labels.values()))
+        if case_width > room:
+            _case_lines(cases, scores, console)
+            return
     table = Table(title="Cases", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-    # Fixed widths for the short columns; the reason gets what is left of the line and is cut
-    # to fit (the full text is in the failure list below and in the HTML report).
-    # (Categories have their own table below.)
-    columns = {
-        "case": max(len(line.case_id) for line in cases),
-        "verdict": max(7, *(len(line.verdict.value) for line in cases)),
-        "checks": min(30, max(6, *(len(line.checks) for line in cases))),
-        "scores": 13,
-    }
-    for name, width in columns.items():
-        table.add_column(name, no_wrap=True, overflow="ellipsis", width=width)
-    widths = list(columns.values())
-    room = max(20, console.width - sum(widths) - 2 * (len(widths) + 1) - len(widths))
-    table.add_column("why", no_wrap=True, overflow="ellipsis", width=room)
-    for line in cases:
-        if line.spared:
-            scores = "judges spared"
-        elif legend is not None:
-            scores = " ".join(line.scores)
-        else:
-            scores = "  ".join(f"{m} {v}" for m, v in zip(line.metrics, line.scores, strict=True))
-        if line.score:
-            scores = f"{line.score}  {scores}"
-        why = f"[{line.stage}] {line.note}" if line.stage else line.note
-        table.add_row(
-            escape(line.case_id),
+    for name, width in zip(
+        ("case", "verdict", "checks", "scores"), (case_width, *fixed), strict=True
+    ):
+        overflow: Literal["ellipsis", "fold"] = "ellipsis" if name == "checks" else "fold"
+        table.add_column(name, no_wrap=True, overflow=overflow, width=width, min_width=width)
+    if why:
+        table.add_column("why", no_wrap=True, overflow="ellipsis", width=why)
+    for line, score, reason in zip(cases, scores, whys, strict=True):
+        row: list[str | Text] = [
+            escape(labels[line.case_id]),
             Text(line.verdict.value, style=_STYLE[line.verdict]),
             escape(line.checks),
-            scores,
-            _safe(_shorten(why, room)),
-        )
+            score,
+        ]
+        if why:
+            row.append(_safe(_shorten(reason, why)))
+        table.add_row(*row)
     console.print(table)
     if legend is not None:
         console.print(f"scores: {' · '.join(legend)} (panel aggregate)", style="dim")
+
+
+def _case_lines(cases: Sequence[CaseLine], scores: Sequence[str], console: Console) -> None:
+    """The case table on a terminal too narrow for it: one case per line, wrapped, uncut."""
+    console.print(Text("Cases", style="bold"))
+    for line, score in zip(cases, scores, strict=True):
+        checks = f"  {line.checks}" if line.checks else ""
+        text = Text.assemble(
+            line.case_id, "  ", (line.verdict.value, _STYLE[line.verdict]), f"{checks}  {score}"
+        )
+        console.print(text, overflow="fold")
 
 
 def _number(value: object) -> str:
@@ -173,7 +237,8 @@ def render_report(
         console.print(
             Text(
                 f"OFFLINE reference jurors ({', '.join(header.offline_jurors)}): deterministic "
-                "heuristics, not LLM judges. Set a provider key or pass --jury for real judges.",
+                "heuristics, not LLM judges."
+                + (" Set a provider key or pass --jury for real judges." * header.offline_hint),
                 style="bold yellow",
             )
         )
@@ -192,19 +257,16 @@ def render_report(
         _case_table(cases, console)
         console.print()
 
-    categories = Table(title="Results by category", title_justify="left")
-    for column in ("category", "cases", "pass", "fail", "inconclusive", "pass rate"):
-        categories.add_column(column, justify="left" if column == "category" else "right")
-    for name, stats in summary.by_category.items():
-        categories.add_row(
-            escape(name),
-            str(stats.total),
-            str(stats.passed),
-            Text(str(stats.failed), style="red" if stats.failed else ""),
-            Text(str(stats.inconclusive), style="yellow" if stats.inconclusive else ""),
-            _pct(stats.pass_rate),
-        )
-    console.print(categories)
+    _grid(
+        console,
+        "Results by category",
+        ("category", "cases", "pass", "fail", "inconclusive", "pass rate"),
+        [
+            [name, *map(str, (s.total, s.passed, s.failed, s.inconclusive)), _pct(s.pass_rate)]
+            for name, s in summary.by_category.items()
+        ],
+        alert={"fail": "red", "inconclusive": "yellow"},
+    )
 
     for label, notes, style in (
         ("Failed", summary.failures, "red"),
@@ -233,41 +295,7 @@ def render_report(
                 console.print(f"      {escape(dissent.juror)} ({verdict}): {reason}")
 
     console.print()
-    jurors = Table(title="Jurors", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-    # "served by" only when a fallback served some votes: otherwise it repeats the juror.
-    failover = any(
-        record.calls.served_by not in ((), (name,)) for name, record in summary.jurors.items()
-    )
-    cached = any(record.calls.cache_hits for record in summary.jurors.values())
-    columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
-    columns += ["attempts", *(["cached"] if cached else []), "tokens in/out", "cost"]
-    columns += ["served by"] if failover else []
-    for column in columns:
-        jurors.add_column(
-            column,
-            justify="left" if column in ("juror", "served by") else "right",
-            no_wrap=True,
-        )
-    for juror, record in summary.jurors.items():
-        # Offline jurors are named in the banner above and carry "offline/" in their name.
-        row: list[str | Text] = [
-            escape(juror),
-            str(record.votes),
-            str(record.valid),
-            Text(str(record.invalid), style="yellow" if record.invalid else ""),
-            Text(str(record.unavailable), style="yellow" if record.unavailable else ""),
-            str(record.abstained),
-            str(record.calls.reasks),
-            str(record.calls.attempts),
-            *([str(record.calls.cache_hits)] if cached else []),
-            f"{record.calls.input_tokens:,}/{record.calls.output_tokens:,}"
-            + (f" ({record.calls.cached_tokens:,} cached)" if record.calls.cached_tokens else ""),
-            _cost(record.calls.cost),
-        ]
-        if failover:
-            row.append(escape(", ".join(record.calls.served_by)))
-        jurors.add_row(*row)
-    console.print(jurors)
+    _jurors(summary, console)
     _print_checks_summary(summary, console)
 
     console.print()
@@ -281,6 +309,76 @@ def render_report(
         f"(required {gate.min_pass_rate:.0%})  ·  cost {_cost(summary.cost)}  ·  exit {code}",
     )
     console.print(outcome)
+
+
+def _jurors(summary: RunSummary, console: Console) -> None:
+    """Each juror's record: a table when the terminal is wide enough for every figure, else
+    one line per juror (a count or a cost is never cut to fit)."""
+    # "served by" only when a fallback served some votes: otherwise it repeats the juror.
+    failover = any(
+        record.calls.served_by not in ((), (name,)) for name, record in summary.jurors.items()
+    )
+    records = summary.jurors.values()
+    # Columns that are 0 for every juror are left out, except the two that say whether the
+    # jurors could be heard at all (invalid, unavailable).
+    optional = {
+        "abstained": any(r.abstained for r in records),
+        "re-asks": any(r.calls.reasks for r in records),
+        "cached": any(r.calls.cache_hits for r in records),
+        "served by": failover,
+    }
+    columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
+    columns += ["attempts", "cached", "tokens in/out", "cost", "served by"]
+    rows: list[list[str]] = []
+    for juror, record in summary.jurors.items():
+        # Offline jurors are named in the banner above and carry "offline/" in their name.
+        tokens = f"{record.calls.input_tokens:,}/{record.calls.output_tokens:,}"
+        if record.calls.cached_tokens:
+            tokens += f" ({record.calls.cached_tokens:,} cached)"
+        cells = [juror, record.votes, record.valid, record.invalid, record.unavailable]
+        cells += [record.abstained, record.calls.reasks, record.calls.attempts]
+        cells += [record.calls.cache_hits, tokens, _cost(record.calls.cost)]
+        cells += [", ".join(record.calls.served_by)]
+        rows.append([str(cell) for cell in cells])
+    keep = [i for i, column in enumerate(columns) if optional.get(column, True)]
+    columns = [columns[i] for i in keep]
+    rows = [[row[i] for i in keep] for row in rows]
+    _grid(console, "Jurors", columns, rows, alert={"invalid": "yellow", "unavailable": "yellow"})
+
+
+def _grid(
+    console: Console,
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    alert: dict[str, str],
+) -> None:
+    """A table whose every cell is shown whole: a table when the terminal is wide enough,
+    else one line per row (wrapped, never cut). A column in `alert` is coloured where it is
+    not 0. The first and any "served by" column are text; the others are figures."""
+    widths = [
+        max([len(column), *(len(row[i]) for row in rows)]) for i, column in enumerate(columns)
+    ]
+    if _table_width(widths) > console.width:
+        console.print(Text(title, style="italic"))
+        for row in rows:
+            figures = " · ".join(f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True))
+            console.print(Text.assemble((row[0], "bold"), "  ", figures), overflow="fold")
+        return
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    for index, (column, width) in enumerate(zip(columns, widths, strict=True)):
+        justify: Literal["left", "right"] = (
+            "left" if index == 0 or column == "served by" else "right"
+        )
+        table.add_column(column, justify=justify, no_wrap=True, min_width=width)
+    for row in rows:
+        table.add_row(
+            *(
+                Text(cell, style=alert.get(column, "") if cell != "0" else "")
+                for column, cell in zip(columns, row, strict=True)
+            )
+        )
+    console.print(table)
 
 
 def _print_checks_summary(summary: RunSummary, console: Console) -> None:

@@ -1,0 +1,79 @@
+"""`jury report RUN`: a recorded run's reports again, where CI expects them; `jury report
+--compare A B`: two runs side by side in one HTML page.
+
+``jury report RUN`` prints the terminal report and writes ``--junit``, ``--html`` and
+``--json`` copies; it leaves the run directory as it is and exits like the run did (0, 1 or
+3). ``--compare`` writes the comparison page (``--html``, default ``compare-A-vs-B.html``)
+and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    from ._options import add_report_paths
+
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "report",
+        help="a recorded run's reports again, or two runs side by side (--compare A B)",
+        description="Print a recorded run's terminal report and write its reports where asked "
+        "(--junit, --html, --json), without touching the run; exit as the run's gate did. With "
+        "--compare A B, write one HTML page with the two runs side by side.",
+    )
+    parser.add_argument("run", metavar="RUN", nargs="?", help="a run directory")
+    parser.add_argument(
+        "--compare", nargs=2, metavar=("A", "B"), help="two run directories to compare"
+    )
+    add_report_paths(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if bool(args.run) == bool(args.compare):
+        raise ConfigError("jury report: give a run directory, or --compare A B (not both)")
+    if args.compare:
+        return _compare(args)
+    from .._panel import Panel
+    from .._records import require_manifest
+    from ..report._publish import publish
+    from ._options import report_paths
+
+    manifest = require_manifest(args.run)
+    try:
+        panel = Panel.model_validate(manifest["jury"])
+    except (KeyError, ValueError) as exc:
+        raise ConfigError(f"{args.run}: the recorded jury cannot be read: {exc}") from None
+    rubric = manifest.get("rubric", {}).get("name", panel.rubric)
+    summary = publish(
+        Path(args.run),
+        panel,
+        rubric,
+        jurors=[juror.id for juror in panel.jurors],
+        paths=report_paths(args),
+        into_run=False,
+    )
+    return summary.exit_code(panel.gate)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .._records import write_atomic
+    from ..report._compare_html import render_compare
+
+    if args.junit or args.json:
+        raise ConfigError("jury report --compare writes one HTML page: give --html PATH only")
+    a, b = (Path(path) for path in args.compare)
+    comparison = render_compare(a, b)
+    out = Path(args.html) if args.html else Path(f"compare-{a.name}-vs-{b.name}.html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, comparison.html)
+    counts = ", ".join(f"{count} {name}" for name, count in comparison.changes.items() if count)
+    print(f"jury report: {a} vs {b}: {counts or 'no case'}; written to {out}")
+    return 0

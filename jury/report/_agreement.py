@@ -1,0 +1,132 @@
+"""A run's agreement as every report shows it: one computation (the rubric's metrics, the same
+resamples, confidence and seed) and one way of writing its figures, shared by `jury agreement`
+and the HTML report, so that the two never print different numbers for the same run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._case import Case
+from .._errors import ConfigError
+from .._registry import load_rubric
+from .._verdict import CaseVerdict, Metric
+
+if TYPE_CHECKING:
+    from ..agreement._panel import AgreementSummary
+    from ..agreement._ratings import Estimate
+
+__all__ = [
+    "CONFIDENCE",
+    "RESAMPLES",
+    "SEED",
+    "AgreementRow",
+    "agreement_rows",
+    "estimate_text",
+    "manifest_rubric",
+    "rubric_metrics",
+    "run_agreement",
+]
+
+#: Bootstrap resamples of cases for every agreement interval a report shows.
+RESAMPLES = 1000
+CONFIDENCE = 0.95
+SEED = 0
+
+
+def manifest_rubric(manifest: Mapping[str, Any]) -> str | None:
+    rubric = manifest.get("rubric")
+    if isinstance(rubric, dict):
+        rubric = rubric.get("name") or rubric.get("path")
+    return rubric if isinstance(rubric, str) else None
+
+
+def rubric_metrics(
+    name: str | None, verdicts: Sequence[CaseVerdict], required: bool
+) -> tuple[Metric, ...] | None:
+    """The rubric's metrics (declared values and levels), or None to infer them from votes."""
+    if not name:
+        return None
+    try:
+        rubric = load_rubric(name)
+        probe = Case(id=verdicts[0].case_id if verdicts else "-", answer="")
+        # A rubric whose metrics depend on the case (points) has none for a probe case:
+        # then the metrics are read from the votes.
+        return rubric.metrics(probe) or None
+    except (ConfigError, ValueError, KeyError):
+        if required:
+            raise
+        return None
+
+
+def run_agreement(
+    verdicts: Sequence[CaseVerdict],
+    metrics: Sequence[Metric] | None,
+    *,
+    labels: Mapping[str, Mapping[str, Any]] | None = None,
+    bootstrap: int = RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int | None = SEED,
+    widest: int = 10,
+) -> AgreementSummary:
+    from ..agreement._panel import summarize_agreement
+
+    return summarize_agreement(
+        verdicts,
+        metrics,
+        labels=labels,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        seed=seed,
+        widest=widest,
+    )
+
+
+def estimate_text(estimate: Estimate, interval: bool = True) -> str:
+    """``0.812 [0.70, 0.93]``, or ``undefined`` (never a 1.0 or 0 in its place)."""
+    if estimate.value is None:
+        return "undefined"
+    text = f"{estimate.value:.3f}"
+    if interval and estimate.low is not None and estimate.high is not None:
+        text += f" [{estimate.low:.2f}, {estimate.high:.2f}]"
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementRow:
+    """One metric's line of the agreement table, as text; `why` says what is undefined."""
+
+    metric: str
+    level: str
+    alpha: str
+    fleiss: str
+    ac1: str
+    agreement: str
+    cases: int
+    why: tuple[str, ...]
+
+
+def agreement_rows(summary: AgreementSummary) -> list[AgreementRow]:
+    """The agreement table: each metric, then the jurors' own pass/fail verdicts."""
+    rows = []
+    for result in (*summary.metrics.values(), summary.verdict):
+        percent = result.percent_agreement.value
+        why = tuple(
+            f"{result.metric}: {estimate.statistic} {estimate}"
+            for estimate in (result.alpha, result.fleiss_kappa)
+            if estimate.value is None
+        )
+        rows.append(
+            AgreementRow(
+                metric="pass/fail" if result is summary.verdict else result.metric,
+                level=result.level,
+                alpha=estimate_text(result.alpha),
+                fleiss=estimate_text(result.fleiss_kappa, interval=False),
+                ac1=estimate_text(result.gwet_ac1, interval=False),
+                agreement="-" if percent is None else f"{percent:.1%}",
+                cases=result.alpha.units,
+                why=why,
+            )
+        )
+    return rows

@@ -1,0 +1,196 @@
+"""What the HTML pages show of a case, a vote and a judge error, built once from the records
+(the templates only lay these out)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._case import Case
+from .._verdict import CaseVerdict, CheckOutcome, Verdict, Vote, VoteStatus
+
+__all__ = ["ErrorGroup", "anchor", "case_view", "error_groups", "number"]
+
+#: Failed cases first, then inconclusive, then passed: a page opens on what to look at.
+VERDICT_ORDER = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._-]+")
+#: "provider/model: " at the start of one model's error (a vote's error names each model
+#: of its fallback chain in turn, separated by "; ").
+_MODEL_PREFIX = re.compile(r"^[A-Za-z0-9][\w.-]*(?:/[\w.:@-]+)+: ")
+
+
+def anchor(prefix: str, case_id: str) -> str:
+    """An element ID for a case: the case ID itself where it is plain, else a readable part
+    and a hash (so that two IDs can never share an anchor, and a link needs no escaping)."""
+    if _PLAIN_ID.fullmatch(case_id):
+        return f"{prefix}-{case_id}"
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", case_id)[:40]
+    return f"{prefix}-{readable}-{hashlib.sha256(case_id.encode()).hexdigest()[:8]}"
+
+
+def number(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}" if value.is_integer() else f"{value:.2f}"
+    return "–" if value is None else str(value)
+
+
+def _error_key(error: str) -> str:
+    """A vote's error without the names of the models that raised it, so that one outage
+    reads the same for every juror it hit."""
+    return "; ".join(_MODEL_PREFIX.sub("", part) for part in error.split("; "))
+
+
+@dataclass
+class ErrorGroup:
+    """One error as several votes met it: "3 jurors × 14 cases: connection refused"."""
+
+    number: int
+    status: str
+    text: str
+    jurors: list[str] = field(default_factory=list)
+    cases: list[str] = field(default_factory=list)
+    votes: int = 0
+
+    @property
+    def title(self) -> str:
+        jurors, cases = len(self.jurors), len(self.cases)
+        return (
+            f"{jurors} juror{'s' * (jurors != 1)} × {cases} case{'s' * (cases != 1)}"
+            f" ({self.status})"
+        )
+
+
+def error_groups(verdicts: Iterable[CaseVerdict]) -> tuple[list[ErrorGroup], dict[Any, int]]:
+    """The run's judge errors grouped by their text (most votes first), and each erring
+    vote's group number by (case ID, juror)."""
+    groups: dict[tuple[str, str], ErrorGroup] = {}
+    of_vote: dict[tuple[str, str], tuple[str, str]] = {}
+    for verdict in verdicts:
+        for vote in verdict.votes:
+            if not vote.error:
+                continue
+            key = (vote.status.value, _error_key(vote.error))
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = ErrorGroup(0, key[0], key[1])
+            group.votes += 1
+            if vote.juror not in group.jurors:
+                group.jurors.append(vote.juror)
+            if verdict.case_id not in group.cases:
+                group.cases.append(verdict.case_id)
+            of_vote[verdict.case_id, vote.juror] = key
+    ordered = sorted(groups.values(), key=lambda g: (-g.votes, g.text))
+    for index, group in enumerate(ordered, start=1):
+        group.number = index
+        group.jurors.sort()
+    return ordered, {vote: groups[key].number for vote, key in of_vote.items()}
+
+
+def _vote_view(
+    vote: Vote, case_id: str, dissenters: set[str], errors: Mapping[Any, int], prompt: str | None
+) -> dict[str, Any]:
+    return {
+        "juror": vote.juror,
+        "status": vote.status.value,
+        "verdict": vote.verdict.value if vote.verdict else "",
+        "scores": {name: number(value) for name, value in vote.scores.items()},
+        "reason": vote.reason,
+        "error": vote.error or "",
+        "error_group": errors.get((case_id, vote.juror)),
+        "raw": vote.raw if vote.status is VoteStatus.INVALID and vote.raw else "",
+        "served_by": vote.served_by or "",
+        "dissent": vote.juror in dissenters,
+        "latency": f"{vote.calls.latency_s:.2f}s",
+        "tokens": f"{vote.calls.input_tokens}/{vote.calls.output_tokens}",
+        "offline": vote.offline,
+        "prompt": prompt,
+    }
+
+
+def _numeric(values: Iterable[object]) -> list[float]:
+    return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _reasons(verdict: CaseVerdict, errors: Mapping[Any, int]) -> list[dict[str, Any]]:
+    """The verdict's reasons; one that only repeats a vote's error (``b unavailable: ...``)
+    points at that error's listing instead of repeating it."""
+    said = {
+        f"{vote.juror} {vote.status.value}: {vote.error}": (
+            vote,
+            errors[verdict.case_id, vote.juror],
+        )
+        for vote in verdict.votes
+        if vote.error and (verdict.case_id, vote.juror) in errors
+    }
+    reasons = []
+    for reason in verdict.reasons:
+        vote, group = said.get(reason, (None, None))
+        text = reason if vote is None else f"{vote.juror} {vote.status.value}"
+        reasons.append({"text": text, "error_group": group})
+    return reasons
+
+
+def case_view(
+    verdict: CaseVerdict,
+    case: Case | None,
+    *,
+    errors: Mapping[Any, int],
+    prompt: str | None,
+    position: int,
+) -> dict[str, Any]:
+    """A case card: verdict and why, the texts, the votes, then the checks (failed ones in a
+    table, passed ones by name, the ones that did not apply folded away)."""
+    dissenters = {d.juror for d in verdict.dissent}
+    metrics = verdict.metrics
+    numeric = _numeric(result.value for result in metrics.values())
+    spreads = [r.spread for r in metrics.values() if r.spread is not None]
+    cost = sum(v.calls.cost or 0.0 for v in verdict.votes)
+    unknown_cost = any(v.calls.cost is None for v in verdict.votes)
+    checks = verdict.checks
+    return {
+        "id": verdict.case_id,
+        "anchor": anchor("case", verdict.case_id),
+        "category": verdict.category or "(none)",
+        "verdict": verdict.verdict.value,
+        "reasons": _reasons(verdict, errors),
+        "stage": verdict.failed_stage if verdict.verdict is Verdict.FAIL else None,
+        "metrics": [
+            {"name": name, "value": number(result.value), "failed": result.passed is False}
+            for name, result in metrics.items()
+        ],
+        "score": None if verdict.score is None else f"{verdict.score:.2f}",
+        "votes": [
+            _vote_view(vote, verdict.case_id, dissenters, errors, prompt) for vote in verdict.votes
+        ],
+        "metric_names": sorted({name for vote in verdict.votes for name in vote.scores}),
+        "checks_failed": [c for c in checks if c.outcome is CheckOutcome.FAIL],
+        "checks_passed": [c.name for c in checks if c.outcome is CheckOutcome.PASS],
+        "checks_na": [c.name for c in checks if c.outcome is CheckOutcome.NOT_APPLICABLE],
+        "spared": verdict.judges_spared,
+        "calls_saved": verdict.calls_saved,
+        "disagreement": verdict.disagreement,
+        "disagreement_reasons": verdict.disagreement_reasons,
+        "dissent": [
+            {"juror": d.juror, "verdict": d.verdict.value if d.verdict else "–", "reason": d.reason}
+            for d in verdict.dissent
+        ],
+        "question": case.question if case else "",
+        "answer": case.answer if case and case.answer is not None else "",
+        "golden_answer": case.golden_answer if case and case.golden_answer else "",
+        "duration": f"{verdict.duration_s:.2f}s",
+        # What the page sorts by (empty: the case has no such value and sorts last).
+        "sort": {
+            "order": position,
+            "score": verdict.score
+            if verdict.score is not None
+            else (min(numeric) if numeric else ""),
+            "spread": max(spreads) if spreads else "",
+            "duration": round(verdict.duration_s, 4),
+            "cost": "" if unknown_cost else round(cost, 6),
+        },
+        "cost": None if unknown_cost else cost,
+    }

@@ -1,0 +1,78 @@
+"""A recorded run for the report tests: scripted jurors a, b and c on cases that reach every
+part of a report (a pass, a split jury, judges down, an answer that attacks the page, a
+unanimous fail, a failed check that spares the judges)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+from conftest import case, panel_of, scores, scripted
+from jury import JudgeRequest, Jury, TransientError
+from jury._records import Redactor, RunRecord, build_manifest, prompt_hashes
+from jury.checks import CheckSuite
+from jury.report._publish import publish
+
+ATTACK = (
+    '<script>window.__pwned = 1; document.title = "pwned"</script>'
+    '<img src=x onerror="window.__pwned = 2">'
+)
+
+
+def _reply(juror: str) -> Any:
+    def reply(request: JudgeRequest) -> Any:
+        assert request.case is not None
+        case_id = request.case.id
+        if case_id.startswith("down") and juror != "a":
+            return TransientError("503 overloaded")
+        if case_id == "bad-answer":
+            return scores(5 if juror == "a" else 2, reason=f"{juror}: the refund date is wrong")
+        if case_id == "weak":
+            return scores(3, reason=f"{juror}: vague about the date")
+        return scores(5, reason=f"{juror}: fine\x01")
+
+    return reply
+
+
+#: The report's cases: a pass, a split jury (disagreement), two cases whose judges b and c are
+#: down (inconclusive: one error for 2 jurors x 2 cases), an answer that attacks the page, a
+#: unanimous fail, and a failed check that spares the judges.
+CASES = [
+    case("good", category="policy"),
+    case("bad-answer", category="policy"),
+    case("down", category="tools"),
+    case("down-2", category="tools"),
+    case("xss", category="tools", answer=ATTACK),
+    case("weak", category="policy"),
+    case("no-tool", category="tools", expected_tool="getOrderStatus"),
+]
+
+
+def record_run(path: Path, cases_file: Path) -> Path:
+    jurors = [scripted(_reply(name), name=f"scripted/{name}") for name in ("a", "b", "c")]
+    panel = panel_of(*jurors, retry={"attempts": 1})
+    cases_file.write_text("".join(c.model_dump_json() + "\n" for c in CASES))
+    jury = Jury(panel, checks=CheckSuite.from_settings(panel.checks))
+    manifest = build_manifest(
+        run_id=path.name,
+        panel=panel,
+        rubric=jury.rubric,
+        cases_path=cases_file,
+        cases_count=len(CASES),
+        prompts=prompt_hashes(jury.rubric, CASES),
+        jury_file=None,
+        cache=None,
+        redact_patterns=(),
+    )
+
+    async def judge() -> None:
+        with RunRecord.create(path, manifest, CASES, Redactor()) as record:
+            async with jury:
+                async for verdict in jury.evaluate(CASES):
+                    record.append(verdict)
+
+    asyncio.run(judge())
+    publish(path, panel, jury.rubric.name, jurors=jury.jurors, stream=io.StringIO())
+    return path
