@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from ._options import manifest_rubric, rubric_metrics
+from ._options import (
+    add_subset_options,
+    manifest_rubric,
+    rubric_metrics,
+    select_verdicts,
+    subset_from,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -66,9 +72,12 @@ def register(sub: Any) -> None:
         "--bootstrap", type=int, default=1000, metavar="N", help="resamples (default 1000)"
     )
     parser.add_argument("--confidence", type=float, default=0.95, help="interval level")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap and of --sample (default 0)"
+    )
     parser.add_argument("--top", type=int, default=5, help="cases with the widest disagreement")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_subset_options(parser, seed=False)
     parser.set_defaults(handler=run)
 
 
@@ -93,12 +102,12 @@ def gate(
 
 def run(args: argparse.Namespace) -> int:
     from .._case import load_cases
-    from .._records import read_manifest, read_verdicts
+    from .._records import read_manifest
     from ..agreement._panel import summarize_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
-    verdicts = read_verdicts(args.run)
+    verdicts = select_verdicts(args.run, subset_from(args))
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
     name = args.rubric or manifest_rubric(read_manifest(args.run))

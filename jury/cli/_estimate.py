@@ -13,7 +13,7 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_panel_options
+    from ._options import add_panel_options, add_subset_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
@@ -22,12 +22,14 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
     add_panel_options(parser)
+    add_subset_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .._case import validate_cases
-    from ._options import panel_for
+    from .._subset import Selection
+    from ._options import panel_for, subset_from
 
-    validate_cases(args.cases)
-    return print_estimate(Jury(panel_for(args)), args.cases)
+    selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
+    return print_estimate(Jury(panel_for(args)), selection.cases())
