@@ -15,11 +15,14 @@ from .._panel import Panel, load_panel
 from .._registry import load_rubric
 from .._subset import Subset
 from .._verdict import CaseVerdict, Metric
+from ..checks._suite import CheckSuite
 
 __all__ = [
+    "add_check_options",
     "add_output_arguments",
     "add_panel_options",
     "add_subset_options",
+    "checks_for",
     "manifest_rubric",
     "panel_for",
     "rubric_metrics",
@@ -106,6 +109,24 @@ def select_verdicts(run: str, subset: Subset) -> list[CaseVerdict]:
     ordered = sorted(verdicts, key=lambda v: (order.get(v.case_id, len(order)), v.case_id))
     kept = set(subset.select((v.case_id, v.category) for v in ordered))
     return [v for v in ordered if v.case_id in kept]
+
+
+def add_check_options(parser: argparse.ArgumentParser) -> None:
+    """The options that turn the deterministic checks off or keep the judges asked."""
+    checks = parser.add_argument_group("checks")
+    checks.add_argument(
+        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
+    )
+    checks.add_argument(
+        "--judge-all",
+        action="store_true",
+        help="ask the judges even when a required check failed (for agreement studies)",
+    )
+
+
+def checks_for(args: argparse.Namespace, panel: Panel) -> CheckSuite | None:
+    """The checks a run of these arguments applies: the panel's, unless ``--no-checks``."""
+    return None if args.no_checks else CheckSuite.from_settings(panel.checks)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

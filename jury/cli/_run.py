@@ -33,13 +33,14 @@ from .._records import (
 )
 from .._subset import Selection, Subset
 from .._verdict import CaseVerdict
-from ..checks._suite import CheckSuite
 from ..report._progress import RunProgress
 from ..report._publish import publish
 from ._options import (
+    add_check_options,
     add_output_arguments,
     add_panel_options,
     add_subset_options,
+    checks_for,
     panel_for,
     subset_from,
 )
@@ -103,15 +104,7 @@ def register(sub: Any) -> None:
         help="emit each vote as an OpenTelemetry gen_ai.evaluation.result event "
         "(needs aiojury[otel]; also JURY_OTEL=1)",
     )
-    checks = parser.add_argument_group("checks")
-    checks.add_argument(
-        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
-    )
-    checks.add_argument(
-        "--judge-all",
-        action="store_true",
-        help="ask the judges even when a required check failed (for agreement studies)",
-    )
+    add_check_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -207,10 +200,11 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.verbose, json=args.log_json)
     selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
     panel = panel_for(args)
+    checks = checks_for(args, panel)
     if args.dry_run:
         from ..report._estimate import print_estimate
 
-        return print_estimate(Jury(panel), selection.cases())
+        return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -220,7 +214,6 @@ def run(args: argparse.Namespace) -> int:
     redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
-        checks = None if args.no_checks else CheckSuite.from_settings(panel.checks)
         jury = Jury(
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
