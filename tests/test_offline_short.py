@@ -82,7 +82,7 @@ async def test_an_answer_without_evidence_is_not_called_a_hallucination() -> Non
     # checked, and is not counted against the answer.
     verdict = await judged(by_id("readme-refund"))
     assert verdict.verdict is Verdict.PASS
-    assert all(vote.scores["hallucinationFree"] >= 4 for vote in verdict.votes)
+    assert all(vote.scores["hallucinationFree"] in (4, 5) for vote in verdict.votes)
     assert "no evidence was given" in reasons(verdict)
     # With evidence that does not hold the number, it is.
     data = by_id("readme-refund").model_dump()

@@ -141,3 +141,62 @@ def test_a_failed_check_fails_the_test_as_it_fails_the_run(project: pytest.Pytes
     result = run(project, "--jury", "test_trace.py")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*check tool_choice failed*"])
+
+
+JUDGED = Path(__file__).parent / "judged"
+JURY_MARK = 'pytest.mark.jury(file=HERE / "jury.toml")'
+STRICT_MARK = f"pytestmark = [pytest.mark.asyncio, {JURY_MARK}]"
+
+
+def judged_project(pytester: pytest.Pytester, mode: str, mark: str) -> pytest.Pytester:
+    """The example of `tests/judged` in a fresh project, its async marker replaced by `mark`."""
+    for name in ("conftest.py", "jury.toml", "down.toml"):
+        pytester.path.joinpath(name).write_text(JUDGED.joinpath(name).read_text())
+    source = JUDGED.joinpath("test_criteria.py").read_text()
+    assert STRICT_MARK in source
+    marks = f"[{mark}, {JURY_MARK}]" if mark else f"[{JURY_MARK}]"
+    pytester.path.joinpath("test_criteria.py").write_text(
+        source.replace(STRICT_MARK, f"pytestmark = {marks}")
+    )
+    pytester.makeini(f"[pytest]\nasyncio_mode = {mode}\n" if mode else "[pytest]\n")
+    return pytester
+
+
+@pytest.mark.parametrize(
+    ("mode", "mark", "plugins"),
+    [
+        ("strict", "pytest.mark.asyncio", ("pytest_asyncio.plugin",)),
+        ("auto", "", ("pytest_asyncio.plugin",)),
+        ("", "pytest.mark.anyio", ("anyio.pytest_plugin",)),
+    ],
+    ids=["pytest-asyncio strict", "pytest-asyncio auto", "anyio"],
+)
+def test_criteria_per_test_under_each_async_plugin(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    mark: str,
+    plugins: tuple[str, ...],
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("JURY_RUN", raising=False)
+    judged_project(pytester, mode, mark)
+    loaded = [arg for plugin in plugins for arg in ("-p", plugin)]
+    result = pytester.runpytest_subprocess(
+        "-p", "jury.pytest_plugin", *loaded, "-p", "no:cacheprovider", "--jury", "-v"
+    )
+    result.assert_outcomes(passed=6)
+
+
+def test_strict_mode_without_a_marker_says_which_one_to_add(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    judged_project(pytester, "strict", "")
+    result = run(pytester, "--jury", "-k", "refund_window")
+    result.assert_outcomes(errors=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        ["*is async, but no plugin runs it: mark it @pytest.mark.asyncio*asyncio_mode = auto*"]
+    )
