@@ -406,17 +406,22 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     """Faithfulness and hallucination-free, from claims and words found in the evidence.
 
     A refusal asserts nothing about the evidence, so only its specifics (numbers, IDs,
-    names...) are checked, not its wording.
+    names...) are checked, not its wording. Where the case gives no evidence at all (no
+    context, no tool call, no source), there is nothing to measure its words against, nor a
+    count or a year (a number of at most four digits): those are not held against it; its
+    other specifics (IDs, amounts, addresses, names, long numbers) still are.
     """
-    if not _has_evidence(case) and not _refuses(case, answer):
-        why = "no evidence was given (no context, no tool call): nothing it asserts can be checked"
-        return Rating(4, why), Rating(4, why)
     evidence = _evidence_text(case) + "\n" + extra
     unsupported = sorted(c for c in _claims(answer) if not _present(c, evidence))
     words = _content(answer)
     known = _content(evidence)
     supported = len(words & known) / len(words) if words else 1.0
-    if _refuses(case, answer):
+    refusing = _refuses(case, answer)
+    # A refusal asserts nothing of the evidence: only its specifics are checked, as above.
+    blind = not _has_evidence(case) and not refusing
+    if blind:
+        unsupported = [c for c in unsupported if not re.fullmatch(r"\d{1,4}(?:[.,]\d+)?%?", c)]
+    if blind or refusing:
         supported = 1.0
     faithful = max(1, _level(supported) - len(unsupported))
     if unsupported:
@@ -426,11 +431,16 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
         )
     elif supported < 0.6:
         halluc = Rating(3, f"only {supported:.0%} of its content words appear in the evidence")
+    elif blind:
+        halluc = Rating(4, "no evidence was given (no context, no tool call) to check it against")
     else:
         halluc = Rating(5, "asserts nothing the evidence does not contain")
     why = f"{supported:.0%} of its content words appear in the evidence"
+    if blind:
+        why = "no evidence was given (no context, no tool call): its words are not checked"
     if unsupported:
         why += f"; unsupported: {', '.join(unsupported[:4])}"
+    faithful = min(faithful, 4) if blind else faithful
     return Rating(faithful, why), halluc
 
 
