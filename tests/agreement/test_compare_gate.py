@@ -177,19 +177,27 @@ def test_the_agent_cost_comes_from_each_case() -> None:
     assert "records no metadata.cost_usd" in result.reasons[0]
 
 
-def write_side(tmp_path: Path, name: str, runs: Sequence[dict[str, Verdict]]) -> list[str]:
-    return [
-        str(write_run(tmp_path / f"{name}{i}", verdicts(r).values(), rubric="five-metric"))
-        for i, r in enumerate(runs)
-    ]
+def write_sides(
+    tmp_path: Path,
+    sides: tuple[Sequence[dict[str, Verdict]], Sequence[dict[str, Verdict]]],
+    cost: tuple[float, float] = (0.01, 0.01),
+) -> list[str]:
+    """Run directories for both sides: ``--a RUN... --b RUN...``."""
+    argv = []
+    for side, runs, paid in (("a", sides[0], cost[0]), ("b", sides[1], cost[1])):
+        argv.append(f"--{side}")
+        argv += [
+            str(write_run(tmp_path / f"{side}{i}", verdicts(r, paid).values(), "five-metric"))
+            for i, r in enumerate(runs)
+        ]
+    return argv
 
 
 def test_the_cli_names_the_five_and_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    side_a, side_b = scenario()
-    a, b = write_side(tmp_path, "a", side_a), write_side(tmp_path, "b", side_b)
-    assert main(["compare", "--a", *a, "--b", *b]) == 1
+    sides = write_sides(tmp_path, scenario())
+    assert main(["compare", *sides]) == 1
     out = capsys.readouterr().out
     listed = out.index("Stable regressions")
     assert listed < out.index("Stable improvements") < out.index("Aggregate tests")
@@ -198,7 +206,7 @@ def test_the_cli_names_the_five_and_exits_1(
     assert "pass rate: not significant — p = " in out
     assert "Result FAILED" in out
     assert "5 stable regression(s)" in out
-    assert main(["compare", "--a", *a, "--b", *b, "--json"]) == 1
+    assert main(["compare", *sides, "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["outcome"] == "failed"
     assert [c["case_id"] for c in data["changes"] if c["kind"] == "regression"] == sorted(REGRESSED)
@@ -207,9 +215,7 @@ def test_the_cli_names_the_five_and_exits_1(
 def test_the_cli_passes_flaky_changes_and_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    side_a, side_b = flaky_only()
-    a, b = write_side(tmp_path, "a", side_a), write_side(tmp_path, "b", side_b)
-    assert main(["compare", "--a", *a, "--b", *b]) == 0
+    assert main(["compare", *write_sides(tmp_path, flaky_only())]) == 0
     out = capsys.readouterr().out
     assert "Flaky, not called" in out
     assert "Result PASSED" in out
@@ -221,20 +227,14 @@ def test_the_jury_files_compare_rules_set_the_cost_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pattern = dict.fromkeys(STEADY, P)
-    a = [
-        str(write_run(tmp_path / f"a{i}", verdicts(pattern, 0.01).values(), rubric="five-metric"))
-        for i in range(3)
-    ]
-    b = [
-        str(write_run(tmp_path / f"b{i}", verdicts(pattern, 0.008).values(), rubric="five-metric"))
-        for i in range(3)
-    ]
+    sides = write_sides(tmp_path, ([pattern] * 3, [pattern] * 3), cost=(0.01, 0.008))
     rules = tmp_path / "jury.toml"
     rules.write_text('jurors = ["offline/reference"]\n[compare]\ncheaper = 0.4\nmin_repeats = 3\n')
-    assert main(["compare", "--a", *a, "--b", *b, "--jury", str(rules)]) == 1
+    assert main(["compare", *sides, "--jury", str(rules)]) == 1
     out = capsys.readouterr().out
     assert "B matches A but is not cheaper: B costs 80% of A" in out
     # A flag given on the command line takes precedence over the file.
-    assert main(["compare", "--a", *a, "--b", *b, "--jury", str(rules), "--cheaper", "0.2"]) == 0
-    assert main(["compare", "--a", *a[:2], "--b", *b, "--jury", str(rules)]) == 2
+    assert main(["compare", *sides, "--jury", str(rules), "--cheaper", "0.2"]) == 0
+    two_of_a = [*sides[:3], *sides[4:]]  # --a A0 A1 --b B0 B1 B2
+    assert main(["compare", *two_of_a, "--jury", str(rules)]) == 2
     assert "compare.min_repeats" in capsys.readouterr().err
