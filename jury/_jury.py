@@ -10,6 +10,7 @@ Cases stream through `VerdictStream` (`_stream`), which stops every call when it
 
 from __future__ import annotations
 
+import copy
 import os
 import random
 from collections.abc import AsyncIterable, Iterable, Sequence
@@ -103,8 +104,13 @@ class Jury:
             raise ConfigError(
                 f"quorum {self.quorum} is more than the {len(self._seats)} jurors on the panel"
             )
+        self._bind(self.rubric)
+
+    def _bind(self, rubric: Rubric) -> None:
+        """Build the vote and case layers for `rubric` over this jury's call layer."""
+        panel = self.panel
         voter = Voter(
-            self.rubric,
+            rubric,
             reasks=panel.reasks,
             max_tokens=panel.max_tokens,
             aggregation=panel.aggregation,
@@ -115,14 +121,23 @@ class Jury:
         )
         self._cases = CaseJudge(
             panel,
-            self.rubric,
+            rubric,
             self._seats,
             voter,
             checks=self.checks,
-            judge_all=judge_all,
+            judge_all=self.judge_all,
             quorum=self.quorum,
             over_budget=self._over_budget,
         )
+
+    def with_rubric(self, rubric: Rubric) -> Jury:
+        """This jury asking another rubric: the same jurors, checks, cache, budget and account
+        limits (one call layer), so that a harness can judge each case by its own criterion.
+        Closing either closes the calls of both."""
+        other = copy.copy(self)
+        other.rubric = rubric
+        other._bind(rubric)
+        return other
 
     def _resolve(self, panel: Panel) -> tuple[Seat, ...]:
         firsts = [_as_model(juror.model) for juror in panel.jurors]

@@ -84,9 +84,12 @@ class Gate(BaseModel):
 class CompareRules(BaseModel):
     """How `jury compare` decides whether a change is real, written down before any result.
 
-    A change is called better or worse only when its paired test is significant at
-    `significance` and it moves by more than both the noise (the largest movement between
-    repeated runs of the same side, or the floor given here) and the minimum effect.
+    The gate fails on a stable regression (a case that passes in every repeat of A and
+    fails in every repeat of B), whatever the aggregate tests say; cases whose repeats
+    disagree are flaky and never called. An aggregate (the pass rate, a metric, the score) is
+    called better or worse only when its paired test is significant at `significance` and it
+    moves by more than both the noise (the largest movement between repeated runs of the same
+    side, or the floor given here) and the minimum effect; a worse one fails the gate too.
     """
 
     model_config = _STRICT
@@ -100,6 +103,18 @@ class CompareRules(BaseModel):
     noise: float = Field(default=0.0, ge=0, le=1)
     #: The same for metric and score means.
     score_noise: float = Field(default=0.0, ge=0)
+    #: Stable regressions (PASS in every repeat of A, FAIL in every repeat of B) the gate
+    #: tolerates; by default none.
+    max_regressions: int = Field(default=0, ge=0)
+    #: Runs each side needs (the seed article asks every question three times); fewer is a
+    #: usage error.
+    min_repeats: int = Field(default=1, ge=1)
+    #: The cost rule: B passes when it beats A beyond the noise, or matches it (no stable
+    #: regression, nothing worse) at a cost of at most ``1 - cheaper`` of A's (0.4: 60 %).
+    cheaper: float | None = Field(default=None, gt=0, lt=1)
+    #: Whose cost the rule compares: the judge calls' (from the records) or the agent's (each
+    #: case's ``metadata.cost_usd``).
+    cost: Literal["judges", "agent"] = "judges"
 
 
 class Panel(BaseModel):

@@ -20,6 +20,7 @@ from ._model import JudgeModel
 from ._rubric import Rubric
 
 __all__ = [
+    "build_rubric",
     "builtin_rubrics",
     "family_of",
     "load_rubric",
@@ -188,6 +189,13 @@ def _read_rubric_file(name_or_path: str) -> tuple[dict[str, Any], str]:
 def load_rubric(name_or_path: str, thresholds: dict[str, float] | None = None) -> Rubric:
     """Load a built-in rubric by name, or a rubric file by path, with threshold overrides."""
     data, source = _read_rubric_file(name_or_path)
+    return build_rubric(data, source, thresholds)
+
+
+def build_rubric(
+    data: dict[str, Any], source: str = "<code>", thresholds: dict[str, float] | None = None
+) -> Rubric:
+    """A rubric from the contents of a rubric file (``{"kind": "criterion", ...}``)."""
     kind = data.get("kind")
     if not isinstance(kind, str):
         raise RubricError(f"{source}: kind: missing (one of {', '.join(_rubric_kinds())})")

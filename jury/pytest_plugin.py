@@ -2,38 +2,63 @@
 
 ::
 
+    @pytest.mark.asyncio                  # pytest-asyncio, strict mode (its default)
     @pytest.mark.jury(file="jury.toml")
     async def test_refund_answer(judge):
-        await judge.assert_passes(question="Can I return ORD-102?", answer=reply.answer,
+        reply = await agent("Can I return ORD-102?")
+        await judge.assert_criterion(reply, "states the refund window")
+        await judge.assert_criterion(reply, "promises an exception to the policy", refute=True)
+        await judge.assert_passes(question="Can I return ORD-102?", answer=reply,
                                   golden_answer="Yes, within the 30-day window.")
 
 - Tests marked ``jury`` (and tests that use the ``judge`` fixture) are collected but skipped
   unless ``--jury`` is given or ``JURY_RUN=1`` is set: a plain ``pytest`` calls no judge.
 - The jury file comes from the marker (``file=``), else the ``jury_file`` ini option, else
   the offline reference panel.
+- `Judge.assert_criterion` judges one prose criterion, written positively (``refute=True``
+  passes when it does not hold), with the built-in criterion rubric kind.
+- One `Jury` per jury file serves the whole session, so that its tests share the call cache
+  (``.jury-cache``, as `jury run`; ``--jury-no-cache`` to skip it) and the account limits.
+  The juries run on an event loop of their own (`jury._loop_thread`): a test awaits them
+  from its own loop, so pytest-asyncio in strict or auto mode, with any loop scope, and anyio
+  (asyncio backend) all work. The ``jury_factory`` fixture builds them; override it (session
+  scope) to give them a `FakeClock`, a budget, your own checks.
 - The panel's deterministic checks run first, as under ``jury run``: a case whose trace
   fails a required check fails here too. ``@pytest.mark.jury(checks=False)`` turns them off.
 - A judge that is unavailable (down, rate-limited past its retries, replying garbage) is
   never a plain failure: it is its own outcome, ``unavailable``, listed apart in the summary
   (``--jury-on-unavailable=error``, the default), or a skip (``skip``), or, when a team
   insists, a failure (``fail``).
+- An async judged test that no async plugin runs (pytest-asyncio's strict mode without
+  ``@pytest.mark.asyncio``) errors with the marker it needs, instead of a bare "not natively
+  supported".
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from ._case import Case
 from ._defaults import default_panel
 from ._jury import Jury
-from ._panel import Panel, load_panel
+from ._loop_thread import LoopThread
+from ._model import CallCache
+from ._panel import load_panel
+from ._registry import build_rubric
 from ._verdict import CaseVerdict, Verdict, VoteStatus
 
-__all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError"]
+__all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
+
+T = TypeVar("T")
+
+#: Builds a session's jury: ``factory(panel, checks=..., cache=...)``; `Jury` itself by default.
+JuryFactory = Callable[..., Jury]
 
 ON_UNAVAILABLE = ("error", "skip", "fail")
 _SKIP_REASON = "judged test: pass --jury or set JURY_RUN=1 to call the judges"
@@ -78,13 +103,58 @@ def explain(verdict: CaseVerdict) -> str:
     return "\n".join(lines)
 
 
-class Judge:
-    """The ``judge`` fixture's value: judges one case at a time with the test's panel."""
+class JurySession:
+    """The juries of a test session: one per jury file and checks setting, built on first use
+    and shared by every test, on an event loop of their own."""
 
-    def __init__(self, panel: Panel, default_id: str = "case", *, checks: bool = True) -> None:
-        self.panel = panel
+    def __init__(self, factory: JuryFactory, cache: CallCache | None = None) -> None:
+        self.factory = factory
+        self.cache = cache
+        self._loop = LoopThread("aiojury-pytest")
+        self._juries: dict[tuple[str | None, bool], Jury] = {}
+
+    def jury(self, file: Path | None, *, checks: bool = True) -> Jury:
+        key = (str(file) if file is not None else None, checks)
+        jury = self._juries.get(key)
+        if jury is None:
+            panel = load_panel(file) if file is not None else default_panel()
+            jury = self.factory(panel, checks="panel" if checks else None, cache=self.cache)
+            self._juries[key] = jury
+        return jury
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` (a jury's work) on the session's loop, from the test's loop."""
+        return await self._loop.run(coro)
+
+    def close(self) -> None:
+        try:
+            self._loop.close(*(jury.aclose() for jury in self._juries.values()))
+        finally:
+            self._juries.clear()
+            if self.cache is not None and hasattr(self.cache, "close"):
+                self.cache.close()
+
+
+class Judge:
+    """The ``judge`` fixture's value: judges one case at a time with the test's jury."""
+
+    def __init__(
+        self,
+        session: JurySession,
+        file: Path | None = None,
+        default_id: str = "case",
+        *,
+        checks: bool = True,
+    ) -> None:
+        self.session = session
+        self.file = file
         self.default_id = default_id
         self.checks = checks
+
+    @property
+    def jury(self) -> Jury:
+        """The session's jury for this test's jury file."""
+        return self.session.jury(self.file, checks=self.checks)
 
     def _case(self, case: Case | None, fields: dict[str, Any]) -> Case:
         if case is not None:
@@ -98,19 +168,18 @@ class Judge:
 
         Raises `JudgeUnavailable` when too few judges could vote: that is no verdict at all.
         """
-        subject = self._case(case, fields)
-        # A Jury per call: its clients then live and die on the test's own event loop.
-        async with Jury(self.panel, checks="panel" if self.checks else None) as jury:
-            verdict = await jury.judge(subject)
-            quorum = jury.quorum
+        return await self._verdict(self.jury, self._case(case, fields))
+
+    async def _verdict(self, jury: Jury, subject: Case) -> CaseVerdict:
+        verdict = await self.session.run(jury.judge(subject))
         broken = [
             v for v in verdict.votes if v.status in (VoteStatus.UNAVAILABLE, VoteStatus.INVALID)
         ]
-        if verdict.verdict is Verdict.INCONCLUSIVE and broken and verdict.valid_votes < quorum:
+        if verdict.verdict is Verdict.INCONCLUSIVE and broken and verdict.valid_votes < jury.quorum:
             details = "; ".join(f"{v.juror} {v.status.value}: {v.error or ''}" for v in broken)
             raise JudgeUnavailable(
-                f"case {verdict.case_id}: {verdict.valid_votes} valid vote(s), {quorum} needed; "
-                f"{details}"
+                f"case {verdict.case_id}: {verdict.valid_votes} valid vote(s), {jury.quorum} "
+                f"needed; {details}"
             )
         return verdict
 
@@ -121,6 +190,34 @@ class Judge:
     async def assert_fails(self, case: Case | None = None, /, **fields: Any) -> CaseVerdict:
         __tracebackhide__ = True
         return await self._expect(Verdict.FAIL, case, fields)
+
+    async def assert_criterion(
+        self, reply: str | Case, criterion: str, *, refute: bool = False, **fields: Any
+    ) -> CaseVerdict:
+        """Assert that the reply meets one prose criterion, written positively ("states the
+        refund window"); with `refute`, that it does not. `fields` describe the rest of the
+        case (``question=``, ``golden_answer=``, ``trace=``...).
+
+        The test's jurors judge it with the built-in criterion rubric kind, on the session's
+        jury (its cache and limits), after the panel's checks.
+        """
+        __tracebackhide__ = True
+        rubric = build_rubric(
+            {"kind": "criterion", "name": "criterion", "criterion": criterion, "refute": refute},
+            "assert_criterion",
+        )
+        subject = (
+            reply if isinstance(reply, Case) else self._case(None, {**fields, "answer": reply})
+        )
+        verdict = await self._verdict(self.jury.with_rubric(rubric), subject)
+        if verdict.verdict is not Verdict.PASS:
+            wanted = "not to meet" if refute else "to meet"
+            raise JuryAssertionError(
+                f"expected the answer {wanted} the criterion {criterion!r}; "
+                + explain(verdict).replace("case ", "", 1),
+                verdict,
+            )
+        return verdict
 
     async def _expect(
         self, expected: Verdict, case: Case | None, fields: dict[str, Any]
@@ -162,6 +259,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="report a test whose judges are unavailable as its own outcome (error, the "
         "default), as skipped, or as failed",
     )
+    group.addoption(
+        "--jury-no-cache",
+        action="store_true",
+        dest="jury_no_cache",
+        help="neither read nor write the call cache (default: .jury-cache, as jury run)",
+    )
     parser.addini("jury_file", "jury file (TOML) for the judge fixture", default="")
     parser.addini(
         "jury_on_unavailable", "error, skip or fail (see --jury-on-unavailable)", default="error"
@@ -185,9 +288,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session")
+def jury_factory() -> JuryFactory:
+    """How the session's juries are built: ``factory(panel, checks=..., cache=...)``, `Jury`
+    itself by default. Override it in a conftest (session scope) to build them otherwise::
+
+        @pytest.fixture(scope="session")
+        def jury_factory():
+            clock = FakeClock()  # retries and rate limits without waiting
+            return lambda panel, **options: jury.Jury(panel, clock=clock, **options)
+    """
+    return Jury
+
+
+@pytest.fixture(scope="session")
+def jury_session(
+    request: pytest.FixtureRequest, jury_factory: JuryFactory
+) -> Iterator[JurySession]:
+    """The juries every judged test of the session shares (one per jury file)."""
+    cache = None
+    if not request.config.getoption("jury_no_cache"):
+        from ._cache import SqliteCache
+
+        cache = SqliteCache()
+    session = JurySession(jury_factory, cache)
+    yield session
+    session.close()
+
+
 @pytest.fixture
 def judge(request: pytest.FixtureRequest) -> Judge:
-    """A `Judge` with the panel of the test's jury file (marker, ini option, or offline)."""
+    """A `Judge` with the jury of the test's jury file (marker, ini option, or offline)."""
     if not _enabled(request.config):
         pytest.skip(_SKIP_REASON)
     marker = request.node.get_closest_marker("jury")
@@ -197,12 +328,30 @@ def judge(request: pytest.FixtureRequest) -> Judge:
         file = marker.kwargs.get("file") or (marker.args[0] if marker.args else None)
         checks = bool(marker.kwargs.get("checks", True))
     file = file or request.config.getini("jury_file") or None
-    if file is None:
-        return Judge(default_panel(), request.node.name, checks=checks)
-    path = Path(file)
-    if not path.is_absolute():
-        path = request.config.rootpath / path
-    return Judge(load_panel(path), request.node.name, checks=checks)
+    path = None
+    if file is not None:
+        path = Path(file)
+        if not path.is_absolute():
+            path = request.config.rootpath / path
+    session: JurySession = request.getfixturevalue("jury_session")
+    return Judge(session, path, request.node.name, checks=checks)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """An async judged test that no async plugin will run errors with the marker it needs."""
+    if not isinstance(item, pytest.Function) or "judge" not in item.fixturenames:
+        return
+    if not _enabled(item.config) or not inspect.iscoroutinefunction(item.obj):
+        return
+    # pytest-asyncio turns the async tests it runs into its own Function subclass; anyio
+    # runs those marked `anyio`.
+    if type(item) is pytest.Function and item.get_closest_marker("anyio") is None:
+        pytest.fail(
+            f"{item.name} is async, but no plugin runs it: mark it @pytest.mark.asyncio "
+            "(pytest-asyncio in strict mode, its default), set asyncio_mode = auto, or mark it "
+            "@pytest.mark.anyio (anyio's pytest plugin)",
+            pytrace=False,
+        )
 
 
 @pytest.hookimpl(wrapper=True)

@@ -19,6 +19,16 @@ Three jurors, three methods, so that they disagree where the methods disagree:
     Checks that the answer carries the golden answer's key facts (numbers, IDs, amounts,
     the yes/no side, the words that carry its meaning) and contradicts none of them.
 
+All three judge a short golden answer ("4", "Paris", "30 days") as a whole (see "Short and
+exact answers" below): an answer that gives it, after normalising case, punctuation and
+articles and with numbers compared as numbers ("4.0", "four"), is correct and on topic; one
+that gives another number, or puts another name where the golden answer has one ("Lyon is the
+capital of France" against "Paris is..."), is wrong; a bare "No." to a yes/no question is
+judged by its side. A name swap is caught in any golden answer, where the words around it
+agree. Where the case gives no evidence at all (no context, no tool call), faithfulness and
+hallucination-free are 4, "nothing it asserts can be checked": a number the golden answer
+does not give is not counted as invented when there was nothing to find it in.
+
 All three treat an expected refusal (``expect_refusal``, or an expected behaviour that says
 "refuse" or "out of scope") the same way: a refusal is correct, and a refusal without a
 redirect (a contact, an address, a place to go) is only half helpful. Refusals, redirects and
@@ -58,6 +68,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 
@@ -186,11 +197,166 @@ def _evidence_text(case: Case) -> str:
     return "\n".join(parts)
 
 
+# --- Short and exact answers -----------------------------------------------------------------
+# A golden answer of a few words ("4", "Paris", "30 days") is matched as a whole: after
+# normalising (case, punctuation, articles), with numbers compared as numbers ("4" = "4.0" =
+# "four"), and with a name the answer puts where the golden answer has another ("Lyon" for
+# "Paris") read as a contradiction, wherever the words around it agree.
+
+#: Golden answers of at most this many words are matched as a whole, against answers of at
+#: most `_SHORT_ANSWER` words (a longer answer is judged by its words, as any other).
+_SHORT_GOLD = 6
+_SHORT_ANSWER = 16
+_ARTICLES = frozenset({"a", "an", "the"})
+_NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+}
+_DIGITS = re.compile(
+    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])"
+)
+_WORD = re.compile(r"[A-Za-z0-9$%]+(?:[-.'][A-Za-z0-9]+)*")
+
+
+def _words_of(text: str) -> list[str]:
+    """The text's words, lower-cased, without punctuation or articles (SQuAD's normalising)."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _ARTICLES]
+
+
+def _values(text: str) -> frozenset[float]:
+    """The numbers a text gives, as numbers: digits (IDs such as ORD-102 left out) and the
+    number words up to a thousand."""
+    bare = _ID.sub(" ", text)
+    found = {float(m.replace(",", "")) for m in _DIGITS.findall(bare)}
+    found.update(
+        float(_NUMBER_WORDS[w]) for w in _TOKEN.findall(bare.lower()) if w in _NUMBER_WORDS
+    )
+    return frozenset(found)
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _name_like(text: str, texts: str) -> set[str]:
+    """Stems of the words written with a capital in `text` that are never written in lower
+    case in `texts` (the texts compared): names, not words that open a sentence."""
+    return {
+        _stem(w.lower())
+        for w in _WORD.findall(text)
+        if w[0].isupper()
+        and w.lower() not in _STOP
+        and w.lower() not in _FRAMING
+        and not re.search(rf"(?<![\w-]){re.escape(w.lower())}(?![\w-])", texts)
+    }
+
+
+def _key_sequence(text: str, asked: frozenset[str]) -> list[tuple[str, str]]:
+    """(stem, word) of the text's content words that the question does not already give."""
+    out = []
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower in _STOP or _stem(lower) in asked:
+            continue
+        out.append((_stem(lower), word))
+    return out
+
+
+def _swapped_name(case: Case, answer: str) -> Rating | None:
+    """A name the answer puts where the golden answer has another: correctness 1."""
+    gold = case.golden_answer or ""
+    asked = _content(case.question)
+    texts = "\n".join((case.question, gold, answer))
+    names_gold, names_answer = _name_like(gold, texts), _name_like(answer, texts)
+    if not names_gold or not names_answer:
+        return None
+    g, a = _key_sequence(gold, asked), _key_sequence(answer, asked)
+    stems_g, stems_a = [s for s, _ in g], [s for s, _ in a]
+    matcher = SequenceMatcher(a=stems_g, b=stems_a, autojunk=False)
+    for op, g0, g1, a0, a1 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        ours, theirs = stems_a[a0:a1], stems_g[g0:g1]
+        if (
+            set(ours) <= names_answer
+            and set(theirs) <= names_gold
+            and not set(ours) & set(stems_g)
+            and not set(theirs) & set(stems_a)
+        ):
+            said = " ".join(w for _, w in a[a0:a1])
+            meant = " ".join(w for _, w in g[g0:g1])
+            return Rating(1, f"names {said} where the golden answer names {meant}")
+    return None
+
+
+def _short_answer(case: Case, answer: str) -> Rating | None:
+    """Correctness of an answer to a question whose golden answer is a few words: 5 when it
+    gives them (normalised, numbers as numbers), 1 when it gives another number or another
+    name; None when the golden answer is not short or the answer is long."""
+    gold = case.golden_answer or ""
+    words_gold, words_answer = _words_of(gold), _words_of(answer)
+    swapped = _swapped_name(case, answer)
+    if swapped is not None:
+        return swapped
+    side = _polarity(gold)
+    if _YES_NO_QUESTION.match(case.question) and side and len(words_answer) <= 3:
+        # "No." or "Not yet." to a yes/no question: the side is the answer.
+        if _polarity(answer) == side:
+            return Rating(5, "takes the golden answer's side of the yes/no question")
+        return None
+    if not words_gold or len(words_gold) > _SHORT_GOLD or len(words_answer) > _SHORT_ANSWER:
+        return None
+    if _contradiction(case, answer):
+        return None  # the yes/no side decides, as for any answer
+    # The numbers the golden answer adds to the question ("Apollo 11" is the question's).
+    wanted, given = _values(gold) - _values(case.question), _values(answer)
+    if wanted and given and not wanted & given:
+        return Rating(
+            1,
+            f"gives {', '.join(map(_number, sorted(given)))} where the golden answer gives "
+            f"{', '.join(map(_number, sorted(wanted)))}",
+        )
+    size = len(words_gold)
+    if any(words_answer[i : i + size] == words_gold for i in range(len(words_answer))):
+        return Rating(5, "gives the golden answer (normalised)")
+    # "Paris" for "Paris is the capital of France": what the golden answer adds to the
+    # question, and with "4.0" for "4" or "thirty" for "30", the same numbers.
+    added = _content(gold) - _content(case.question)
+    missing = {w for w in added if not (wanted and _numeric(w))} - _content(answer)
+    if added and not missing and wanted <= given:
+        return Rating(5, "gives what the golden answer gives (numbers compared as numbers)")
+    return None
+
+
+def _numeric(word: str) -> bool:
+    return word in _NUMBER_WORDS or bool(re.fullmatch(r"\d[\d,]*(?:\.\d+)?%?", word))
+
+
+def _has_evidence(case: Case) -> bool:
+    return bool(case.trace.context or case.trace.tool_calls or case.trace.retrieved_sources)
+
+
 def _relevance(case: Case, answer: str, refusing: bool) -> Rating:
     if _expects_refusal(case):
         if refusing:
             return Rating(5, "declines a question outside its scope, as expected")
         return Rating(2, "answers a question it was expected to decline")
+    exact = _short_answer(case, answer)
+    if exact is not None and exact.value == 5:
+        return Rating(5, "gives the golden answer to what was asked")
     asked = _content(case.question) | {_norm(i) for i in _ID.findall(case.question)}
     if not asked:
         return Rating(3, "the question has no content words to compare")
@@ -240,14 +406,22 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     """Faithfulness and hallucination-free, from claims and words found in the evidence.
 
     A refusal asserts nothing about the evidence, so only its specifics (numbers, IDs,
-    names...) are checked, not its wording.
+    names...) are checked, not its wording. Where the case gives no evidence at all (no
+    context, no tool call, no source), there is nothing to measure its words against, nor a
+    count or a year (a number of at most four digits): those are not held against it; its
+    other specifics (IDs, amounts, addresses, names, long numbers) still are.
     """
     evidence = _evidence_text(case) + "\n" + extra
     unsupported = sorted(c for c in _claims(answer) if not _present(c, evidence))
     words = _content(answer)
     known = _content(evidence)
     supported = len(words & known) / len(words) if words else 1.0
-    if _refuses(case, answer):
+    refusing = _refuses(case, answer)
+    # A refusal asserts nothing of the evidence: only its specifics are checked, as above.
+    blind = not _has_evidence(case) and not refusing
+    if blind:
+        unsupported = [c for c in unsupported if not re.fullmatch(r"\d{1,4}(?:[.,]\d+)?%?", c)]
+    if blind or refusing:
         supported = 1.0
     faithful = max(1, _level(supported) - len(unsupported))
     if unsupported:
@@ -257,11 +431,16 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
         )
     elif supported < 0.6:
         halluc = Rating(3, f"only {supported:.0%} of its content words appear in the evidence")
+    elif blind:
+        halluc = Rating(4, "no evidence was given (no context, no tool call) to check it against")
     else:
         halluc = Rating(5, "asserts nothing the evidence does not contain")
     why = f"{supported:.0%} of its content words appear in the evidence"
+    if blind:
+        why = "no evidence was given (no context, no tool call): its words are not checked"
     if unsupported:
         why += f"; unsupported: {', '.join(unsupported[:4])}"
+    faithful = min(faithful, 4) if blind else faithful
     return Rating(faithful, why), halluc
 
 
@@ -278,7 +457,10 @@ def _reference(case: Case, answer: str) -> Signals:
         a, g = _content(answer), _content(gold)
         overlap = len(a & g)
         f1 = 2 * overlap / (len(a) + len(g)) if a and g else 0.0
-        if _contradiction(case, answer):
+        exact = _short_answer(case, answer)
+        if exact is not None:
+            scores["correctness"] = exact
+        elif _contradiction(case, answer):
             scores["correctness"] = Rating(2, "takes the opposite side to the golden answer")
         else:
             # Paraphrases share about half their content words; 0.6 F1 is a close match.
@@ -310,8 +492,10 @@ def _evidence(case: Case, answer: str) -> Signals:
     faithful, halluc = _grounding(case, answer)
     scores: Signals = {"faithfulness": faithful, "hallucinationFree": halluc}
     scores["relevance"] = _relevance(case, answer, refusing)
-    # Without a reference, an answer is as correct as it is grounded.
-    scores["correctness"] = Rating(
+    # Without a reference, an answer is as correct as it is grounded; where the agent saw
+    # nothing, a short golden answer is all there is to judge it by.
+    exact = None if _has_evidence(case) else _short_answer(case, answer)
+    scores["correctness"] = exact or Rating(
         min(faithful.value, halluc.value), "judged by its grounding in the evidence"
     )
     length = len(_content(answer))
@@ -339,7 +523,10 @@ def _facts(case: Case, answer: str) -> Signals:
         total = len(key_claims) * 2 + len(key_words)
         recall = (len(found_claims) * 2 + len(found_words)) / total if total else 1.0
         missing = sorted(key_claims - found_claims)
-        if _contradiction(case, answer):
+        exact = _short_answer(case, answer)
+        if exact is not None:
+            scores["correctness"] = exact
+        elif _contradiction(case, answer):
             scores["correctness"] = Rating(1, "contradicts the golden answer's yes/no")
         else:
             why = f"carries {recall:.0%} of the golden answer's key facts"

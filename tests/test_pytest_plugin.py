@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,79 @@ def test_a_failed_check_fails_the_test_as_it_fails_the_run(project: pytest.Pytes
     result = run(project, "--jury", "test_trace.py")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*check tool_choice failed*"])
+
+
+JUDGED = Path(__file__).parent / "judged"
+JURY_MARK = 'pytest.mark.jury(file=HERE / "jury.toml")'
+STRICT_MARK = f"pytestmark = [pytest.mark.asyncio, {JURY_MARK}]"
+README_EXAMPLE = re.search(
+    r"## pytest plugin\n\n```python\n(.*?)```",
+    (ROOT / "README.md").read_text(encoding="utf-8"),
+    re.S,
+)
+README_MARK = "@pytest.mark.asyncio  # pytest-asyncio in strict mode"
+UNMARKED = """
+from pathlib import Path
+
+import pytest
+
+@pytest.mark.jury(file=Path(__file__).parent / "jury.toml")
+async def test_without_an_async_marker(judge):
+    await judge.assert_criterion("Returns within 30 days.", "states the refund window")
+"""
+
+
+def judged_project(pytester: pytest.Pytester, mode: str, mark: str) -> None:
+    """The example of `tests/judged` and the README's example in a fresh project, their async
+    marker replaced by `mark`, and a judged test without any."""
+    for name in ("conftest.py", "jury.toml", "down.toml"):
+        pytester.path.joinpath(name).write_text(JUDGED.joinpath(name).read_text())
+    source = JUDGED.joinpath("test_criteria.py").read_text()
+    assert STRICT_MARK in source
+    marks = f"[{mark}, {JURY_MARK}]" if mark else f"[{JURY_MARK}]"
+    pytester.path.joinpath("test_criteria.py").write_text(
+        source.replace(STRICT_MARK, f"pytestmark = {marks}")
+    )
+    assert README_EXAMPLE is not None
+    readme = README_EXAMPLE.group(1)
+    line = next(x for x in readme.splitlines() if x.startswith(README_MARK))
+    decorator = f"@{mark}" if mark else ""
+    pytester.makepyfile(test_readme_example=readme.replace(line, decorator), test_unmarked=UNMARKED)
+    pytester.makeini(f"[pytest]\nasyncio_mode = {mode}\n" if mode else "[pytest]\n")
+
+
+@pytest.mark.parametrize(
+    ("mode", "mark", "plugin", "outcomes"),
+    [
+        ("strict", "pytest.mark.asyncio", "pytest_asyncio.plugin", {"passed": 7, "errors": 1}),
+        ("auto", "", "pytest_asyncio.plugin", {"passed": 8}),
+        ("", "pytest.mark.anyio", "anyio.pytest_plugin", {"passed": 7, "errors": 1}),
+    ],
+    ids=["pytest-asyncio strict", "pytest-asyncio auto", "anyio"],
+)
+def test_judged_tests_under_each_async_plugin(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    mark: str,
+    plugin: str,
+    outcomes: dict[str, int],
+) -> None:
+    # Criteria with and without refute, one jury for the session, an unavailable judge on a
+    # fake clock, and the README's example: each under the marker the README names for it.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("JURY_RUN", raising=False)
+    judged_project(pytester, mode, mark)
+    result = pytester.runpytest_subprocess(
+        "-p", "jury.pytest_plugin", "-p", plugin, "-p", "no:cacheprovider", "--jury", "-rE"
+    )
+    result.assert_outcomes(**outcomes)
+    if "errors" in outcomes:
+        # The test no plugin runs says which marker it needs.
+        result.stdout.fnmatch_lines(
+            [
+                "*test_without_an_async_marker is async, but no plugin runs it: mark it "
+                "@pytest.mark.asyncio*asyncio_mode = auto*@pytest.mark.anyio*"
+            ]
+        )

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
-from ._options import manifest_rubric, rubric_metrics
+from ._options import (
+    add_subset_options,
+    manifest_rubric,
+    rubric_metrics,
+    select_verdicts,
+    subset_from,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -70,9 +76,15 @@ def register(sub: Any) -> None:
         help=f"resamples (default {RESAMPLES}, as in the HTML report)",
     )
     parser.add_argument("--confidence", type=float, default=CONFIDENCE, help="interval level")
-    parser.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help=f"seed of the bootstrap and of --sample (default {SEED})",
+    )
     parser.add_argument("--top", type=int, default=5, help="cases with the widest disagreement")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_subset_options(parser, seed=False)
     parser.set_defaults(handler=run)
 
 
@@ -97,12 +109,12 @@ def gate(
 
 def run(args: argparse.Namespace) -> int:
     from .._case import load_cases
-    from .._records import read_manifest, read_verdicts
+    from .._records import read_manifest
     from ..report._agreement import run_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
-    verdicts = read_verdicts(args.run)
+    verdicts = select_verdicts(args.run, subset_from(args))
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
     name = args.rubric or manifest_rubric(read_manifest(args.run))

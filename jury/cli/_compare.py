@@ -1,12 +1,16 @@
-"""`jury compare RUN_A RUN_B`: is B better or worse than A, case by case, beyond the noise?
+"""`jury compare RUN_A RUN_B`: did B regress from A, case by case, beyond the noise?
 
-Each side may be several runs of the same configuration (``--a RUN RUN ... --b RUN RUN ...``):
-the movement between repeats of one side is the noise, and a change is called better or worse
-only beyond it. The rules come from flags or the ``[compare]`` table of a jury file, decided
-before the result is seen.
+Each side may be several runs of the same configuration (``--a RUN RUN ... --b RUN RUN ...``).
+A case that passes in every repeat of A and fails in every repeat of B is a stable
+regression: the gate fails on it, whatever the aggregate tests say. Cases whose repeats
+disagree are flaky, listed apart and never called. The aggregate tests (McNemar, sign,
+Wilcoxon) are context, called worse only beyond the noise measured between repeats. The rules
+come from flags or the ``[compare]`` table of a jury file, decided before the result is seen;
+``--cheaper 0.4`` adds the cost rule (B matches A at no more than 60 % of its cost).
 
-Exit codes: 0 nothing is worse beyond noise, 1 something is (pass rate, a metric or the
-score), 2 usage error, 3 the sides have no case in common.
+Exit codes: 0 the gate passed, 1 it failed (a stable regression, something worse beyond the
+noise, or not cheap enough), 2 usage error, 3 undecided (no case in common, or the cost rule
+cannot be checked).
 """
 
 from __future__ import annotations
@@ -26,12 +30,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .._panel import CompareRules
-    from ..agreement._compare import Comparison
+    from ..agreement._compare import ChangeKind, Comparison
 
 __all__ = ["register"]
 
-EXIT_WORSE = 1
-EXIT_NOTHING_IN_COMMON = 3
+EXIT_CODES = {"passed": 0, "failed": 1, "undecided": 3}
 CHANGES_SHOWN = 50
 
 
@@ -39,11 +42,13 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "compare",
         help="compare two runs (or two sets of repeated runs) case by case",
-        description="Compare run B with run A case by case: verdicts that changed, McNemar's "
-        "exact test on pass/fail, sign or Wilcoxon tests on scores. With repeated runs per side "
-        "(--a RUN ... --b RUN ...) the movement between repeats is the noise, and a change is "
-        "called better or worse only beyond it. Exit 0 (nothing worse), 1 (worse beyond "
-        "noise), 2 (usage error) or 3 (no case in common).",
+        description="Compare run B with run A case by case. A case that passes in every "
+        "repeat of A and fails in every repeat of B is a stable regression and fails the gate; "
+        "cases whose repeats disagree are flaky and never called. McNemar's exact test on "
+        "pass/fail and sign or Wilcoxon tests on scores are context: with repeated runs per "
+        "side (--a RUN ... --b RUN ...) the movement between repeats is the noise, and an "
+        "aggregate is called worse only beyond it. Exit 0 (passed), 1 (failed), 2 (usage error) "
+        "or 3 (undecided: no case in common, or the cost rule cannot be checked).",
     )
     parser.add_argument("runs", nargs="*", metavar="RUN", help="RUN_A RUN_B (one run per side)")
     parser.add_argument("--a", nargs="+", default=[], metavar="RUN", help="side A's runs")
@@ -62,6 +67,23 @@ def register(sub: Any) -> None:
         "--noise", type=float, help="pass-rate noise floor measured before (one run per side)"
     )
     parser.add_argument("--score-noise", type=float, help="noise floor for metric and score means")
+    parser.add_argument(
+        "--max-regressions", type=int, help="stable regressions the gate tolerates (default 0)"
+    )
+    parser.add_argument("--min-repeats", type=int, help="runs each side needs (default 1)")
+    parser.add_argument(
+        "--cheaper",
+        type=float,
+        metavar="SHARE",
+        help="cost rule: B passes when it beats A beyond the noise, or matches it at no more "
+        "than 1 - SHARE of its cost (0.4: at most 60 %%)",
+    )
+    parser.add_argument(
+        "--cost",
+        choices=("judges", "agent"),
+        help="whose cost --cheaper compares: the judge calls' (default) or the agent's "
+        "(each case's metadata.cost_usd)",
+    )
     parser.add_argument("--rubric", help="rubric name or file, for the metrics' levels")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.set_defaults(handler=run)
@@ -84,7 +106,17 @@ def rules_from(args: argparse.Namespace) -> CompareRules:
         if not isinstance(found, dict):
             raise JuryFileError(str(path), "compare", "must be a table")
         table.update(found)
-    flags = ("significance", "min_effect", "min_score_effect", "noise", "score_noise")
+    flags = (
+        "significance",
+        "min_effect",
+        "min_score_effect",
+        "noise",
+        "score_noise",
+        "max_regressions",
+        "min_repeats",
+        "cheaper",
+        "cost",
+    )
     table.update({f: getattr(args, f) for f in flags if getattr(args, f) is not None})
     try:
         return CompareRules.model_validate(table)
@@ -108,7 +140,7 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._records import read_manifest, read_verdicts
+    from .._records import read_cases, read_manifest, read_verdicts
     from ..agreement._compare import compare_runs
     from ._options import manifest_rubric, rubric_metrics
 
@@ -120,35 +152,46 @@ def run(args: argparse.Namespace) -> int:
     sample = next((v for run in side_a for v in run.values()), None)
     metrics = rubric_metrics(name, [sample] if sample else [], required=bool(args.rubric))
     levels = {m.name: m.level for m in metrics} if metrics else None
-    result = compare_runs(side_a, side_b, rules, levels=levels)
-    code = exit_code(result)
+    cases = None
+    if rules.cheaper is not None and rules.cost == "agent":
+        cases = (
+            [{c.id: c for c in read_cases(d)} for d in a_dirs],
+            [{c.id: c for c in read_cases(d)} for d in b_dirs],
+        )
+    result = compare_runs(side_a, side_b, rules, levels=levels, cases=cases)
+    code = EXIT_CODES[result.outcome]
     if args.json:
         data = result.model_dump(mode="json")
         data["exit"] = code
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return code
-    from rich.console import Console
+    from ..report._console import console_for
 
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120)
-    render(result, console, a_dirs, b_dirs, code)
+    render(result, console_for(sys.stdout), a_dirs, b_dirs, code)
     return code
 
 
-def exit_code(result: Comparison) -> int:
-    if result.common == 0:
-        return EXIT_NOTHING_IN_COMMON
-    return EXIT_WORSE if result.worse else 0
-
-
-_STYLE = {"better": "green", "worse": "red", "within noise": "yellow"}
+_STYLE = {
+    "better": "green",
+    "worse": "red",
+    "not significant": "yellow",
+    "within noise": "yellow",
+    "below minimum effect": "yellow",
+}
+_OUTCOME = {"passed": ("PASSED", "green"), "failed": ("FAILED", "red")}
+_KINDS: tuple[tuple[ChangeKind, str], ...] = (
+    ("regression", "Stable regressions (PASS in every repeat of A, FAIL in every repeat of B)"),
+    ("improvement", "Stable improvements (FAIL in every repeat of A, PASS in every repeat of B)"),
+    ("flaky", "Flaky, not called (PASS and FAIL among one side's repeats)"),
+    ("inconclusive", "Not called (an inconclusive or missing verdict in some repeat)"),
+)
 
 
 def render(
     result: Comparison, console: Console, a_dirs: list[str], b_dirs: list[str], code: int
 ) -> None:
     from rich.markup import escape
-    from rich.table import Table
     from rich.text import Text
 
     console.print(Text("aiojury compare", style="bold"))
@@ -156,18 +199,59 @@ def render(
     console.print(f"B: {escape(', '.join(b_dirs))}")
     rules = result.rules
     console.print(
-        f"rules: significance {rules.significance:g}, minimum effect {rules.min_effect:g} "
+        "rules: any stable regression fails"
+        + (f" beyond {rules.max_regressions}" if rules.max_regressions else "")
+        + f"; significance {rules.significance:g}, minimum effect {rules.min_effect:g} "
         f"(pass rate) / {rules.min_score_effect:g} (scores), noise floor {rules.noise:g} / "
         f"{rules.score_noise:g}"
+        + (
+            f"; cost rule: B at most {1 - rules.cheaper:.0%} of A's {rules.cost} cost"
+            if rules.cheaper is not None
+            else ""
+        )
     )
     console.print(
-        f"{result.common} cases in common"
+        f"{result.common} cases in common, {result.runs_a} run(s) of A, {result.runs_b} of B"
         + (f", {len(result.only_a)} only in A" if result.only_a else "")
         + (f", {len(result.only_b)} only in B" if result.only_b else "")
     )
+    for warning in result.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))
+    for kind, title in _KINDS:
+        changes = result.of_kind(kind)
+        if not changes:
+            continue
+        console.print()
+        console.print(Text(f"{title}: {len(changes)}", style="bold"))
+        for change in changes[:CHANGES_SHOWN]:
+            a = "/".join(v.value if v else "-" for v in change.a)
+            b = "/".join(v.value if v else "-" for v in change.b)
+            category = f" [{change.category}]" if change.category else ""
+            console.print(f"  {escape(change.case_id)}{escape(category)}: {a} -> {b}")
+        if len(changes) > CHANGES_SHOWN:
+            console.print(f"  ... and {len(changes) - CHANGES_SHOWN} more (--json)")
     console.print()
+    _aggregates(result, console)
+    if result.cost is not None:
+        cost = result.cost
+        console.print(f"cost ({cost.source}, per run): A {_usd(cost.a)}, B {_usd(cost.b)}")
+    console.print()
+    word, style = _OUTCOME.get(result.outcome, ("UNDECIDED", "yellow"))
+    console.print(Text.assemble(("Result ", "bold"), (word, f"bold {style}"), f"  ·  exit {code}"))
+    for reason in result.reasons:
+        console.print(f"  {escape(reason)}")
 
-    table = Table(title="B against A", title_justify="left")
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.4f}"
+
+
+def _aggregates(result: Comparison, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="Aggregate tests (context)", title_justify="left")
     for column in ("quantity", "test", "cases", "A", "B", "change", "up/down", "p", "noise"):
         table.add_column(column, justify="left" if column in ("quantity", "test") else "right")
     table.add_column("call")
@@ -188,24 +272,3 @@ def render(
     console.print(table)
     for q in result.quantities:
         console.print(f"  {escape(q.name)}: {q.call} — {escape(q.why)}")
-
-    if result.changes:
-        console.print()
-        console.print(Text(f"Verdicts that changed ({len(result.changes)})", style="bold"))
-        for change in result.changes[:CHANGES_SHOWN]:
-            a = "/".join(v.value if v else "-" for v in change.a)
-            b = "/".join(v.value if v else "-" for v in change.b)
-            note = "" if change.consistent else "  (repeats disagree)"
-            category = f" [{change.category}]" if change.category else ""
-            console.print(f"  {escape(change.case_id)}{escape(category)}: {a} -> {b}{note}")
-        if len(result.changes) > CHANGES_SHOWN:
-            console.print(f"  ... and {len(result.changes) - CHANGES_SHOWN} more (--json)")
-    for side, unstable in (("A", result.unstable_a), ("B", result.unstable_b)):
-        if unstable:
-            console.print(
-                f"Unstable in {side} (repeats disagree): {escape(', '.join(unstable[:20]))}"
-            )
-    console.print()
-    words = {0: ("nothing worse beyond noise", "green"), 1: ("WORSE beyond noise", "red")}
-    word, style = words.get(code, ("no case in common", "yellow"))
-    console.print(Text.assemble(("Result ", "bold"), (word, f"bold {style}"), f"  ·  exit {code}"))

@@ -6,28 +6,34 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._jury import Jury
 from ..report._estimate import print_estimate
 
 __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_panel_options
+    from ._options import add_check_options, add_panel_options, add_subset_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
-        help="what a run would cost, without calling a judge",
-        description="Count the calls, tokens and cost `jury run` would make on these cases.",
+        help="what a run would cost, without calling a judge or needing a key",
+        description="Count the calls, tokens and cost `jury run` would make on these cases: "
+        "the checks run first (they are free) and a case they fail is not counted. No key is "
+        "needed: a judge whose key is not set is priced from its name.",
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
     add_panel_options(parser)
+    add_subset_options(parser)
+    add_check_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .._case import validate_cases
-    from ._options import panel_for
+    from .._subset import Selection
+    from ._options import checks_for, panel_for, subset_from
 
-    validate_cases(args.cases)
-    return print_estimate(Jury(panel_for(args)), args.cases)
+    selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
+    panel = panel_for(args)
+    checks = checks_for(args, panel)
+    return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)

@@ -4,22 +4,32 @@ a recorded run's rubric. No command imports another; each imports from here."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._case import iter_cases
 from .._defaults import default_panel
 from .._panel import Panel, load_panel
+from .._subset import Subset
+from .._verdict import CaseVerdict
+from ..checks._suite import CheckSuite
 from ..report._agreement import manifest_rubric, rubric_metrics
 from ..report._publish import ReportPaths
 
 __all__ = [
+    "add_check_options",
     "add_output_arguments",
     "add_panel_options",
     "add_report_paths",
+    "add_subset_options",
+    "checks_for",
     "manifest_rubric",
     "panel_for",
     "report_paths",
     "rubric_metrics",
+    "select_verdicts",
+    "subset_from",
 ]
 
 
@@ -30,6 +40,95 @@ def add_panel_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold", type=float, help="pass threshold for every metric, overriding the rubric's"
     )
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text}")
+    return value
+
+
+def _names(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Comma-separated and repeated values, in order, each once."""
+    names = (name.strip() for value in values or () for name in value.split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def add_subset_options(parser: argparse.ArgumentParser, *, seed: bool = True) -> None:
+    """The options that pick a subset of the cases (`jury.Subset`), shared by the commands
+    that read cases or verdicts. `seed=False` where the command has a ``--seed`` already."""
+    group = parser.add_argument_group(
+        "subset", "take only some cases; the filters apply in this order"
+    )
+    group.add_argument(
+        "--ids", action="append", metavar="ID,ID", help="these cases only (repeatable)"
+    )
+    group.add_argument(
+        "--category",
+        action="append",
+        metavar="NAME,NAME",
+        help="cases of these categories only (repeatable)",
+    )
+    group.add_argument(
+        "--sample",
+        type=_count,
+        metavar="N",
+        help="a random sample of N cases, stratified by category (reproducible: --seed)",
+    )
+    group.add_argument("--limit", type=_count, metavar="N", help="the first N cases only")
+    if seed:
+        group.add_argument(
+            "--seed", type=int, default=0, metavar="S", help="seed of --sample (default 0)"
+        )
+
+
+def subset_from(args: argparse.Namespace) -> Subset:
+    return Subset(
+        ids=_names(args.ids),
+        categories=_names(args.category),
+        sample=args.sample,
+        limit=args.limit,
+        seed=args.seed,
+    )
+
+
+def select_verdicts(run: str, subset: Subset) -> list[CaseVerdict]:
+    """The recorded verdicts of a run (a directory or its verdicts.jsonl) that a subset keeps.
+
+    The filters see the cases in the order the run recorded them (its cases.jsonl, the cases
+    file's order), so that ``--limit`` and ``--sample`` pick the same cases as in `jury run`.
+    """
+    from .._records import read_verdicts
+
+    verdicts = read_verdicts(run)
+    if subset.everything:
+        return verdicts
+    cases = Path(run) / "cases.jsonl"
+    order = {}
+    if cases.is_file():
+        order = {case.id: n for n, case in enumerate(iter_cases(cases, validate=False))}
+    ordered = sorted(verdicts, key=lambda v: (order.get(v.case_id, len(order)), v.case_id))
+    kept = set(subset.select((v.case_id, v.category) for v in ordered))
+    return [v for v in ordered if v.case_id in kept]
+
+
+def add_check_options(parser: argparse.ArgumentParser) -> None:
+    """The options that turn the deterministic checks off or keep the judges asked."""
+    checks = parser.add_argument_group("checks")
+    checks.add_argument(
+        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
+    )
+    checks.add_argument(
+        "--judge-all",
+        action="store_true",
+        help="ask the judges even when a required check failed (for agreement studies)",
+    )
+
+
+def checks_for(args: argparse.Namespace, panel: Panel) -> CheckSuite | None:
+    """The checks a run of these arguments applies: the panel's, unless ``--no-checks``."""
+    return None if args.no_checks else CheckSuite.from_settings(panel.checks)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,18 +24,18 @@ from .._records import (
     new_run_dir,
     panel_record,
     read_cases,
-    read_verdicts,
     require_manifest,
 )
 from .._registry import load_rubric
 from .._rubric import Rubric
 from .._verdict import CaseVerdict
+from ._options import select_verdicts, subset_from
 
 __all__ = ["register", "rescore"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_output_arguments, add_report_paths
+    from ._options import add_output_arguments, add_report_paths, add_subset_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "rescore",
@@ -55,6 +55,7 @@ def register(sub: Any) -> None:
         "--min-pass-rate", type=float, help="the gate's required pass rate (0 to 1)"
     )
     parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
+    add_subset_options(parser)
     add_output_arguments(parser)
     add_report_paths(parser)
     parser.set_defaults(handler=_handle)
@@ -127,7 +128,10 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
     _check_rubric(manifest, recorded)
     panel, changes = _updated_panel(recorded, args)
     rubric = _rubric(manifest, panel)
-    cases = {case.id: case for case in read_cases(run)}
+    subset = subset_from(args)
+    verdicts = select_verdicts(str(run), subset)
+    kept = {v.case_id for v in verdicts}
+    cases = {case.id: case for case in read_cases(run) if case.id in kept}
     new_manifest = {
         **manifest,
         "run_id": out.name,
@@ -140,10 +144,14 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
     }
     for stale in ("finished", "exit_code"):
         new_manifest.pop(stale, None)
+    if not subset.everything:
+        total = manifest.get("cases", {}).get("count", len(cases))
+        new_manifest["subset"] = subset.record(len(verdicts), total)
+        new_manifest["cases"] = {**manifest.get("cases", {}), "count": len(verdicts)}
     # The run's stored texts were redacted when they were first written.
     redactor = Redactor(manifest.get("redact", ()))
     with RunRecord.create(out, new_manifest, cases.values(), redactor) as record:
-        for verdict in read_verdicts(run):
+        for verdict in verdicts:
             case = cases.get(verdict.case_id)
             if case is None:
                 raise ConfigError(f"{run}: verdict for {verdict.case_id!r} has no recorded case")

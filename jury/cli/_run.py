@@ -31,16 +31,20 @@ from .._records import (
     prompt_hashes,
     require_manifest,
 )
+from .._subset import Selection, Subset
 from .._verdict import CaseVerdict
-from ..checks._suite import CheckSuite
 from ..report._progress import RunProgress
 from ..report._publish import publish
 from ._options import (
+    add_check_options,
     add_output_arguments,
     add_panel_options,
     add_report_paths,
+    add_subset_options,
+    checks_for,
     panel_for,
     report_paths,
+    subset_from,
 )
 
 __all__ = ["register"]
@@ -94,6 +98,7 @@ def register(sub: Any) -> None:
     choice.add_argument(
         "--refresh", action="store_true", help="ask every judge again and replace cached replies"
     )
+    add_subset_options(parser)
     add_output_arguments(parser)
     add_report_paths(parser)
     parser.add_argument(
@@ -102,15 +107,7 @@ def register(sub: Any) -> None:
         help="emit each vote as an OpenTelemetry gen_ai.evaluation.result event "
         "(needs aiojury[otel]; also JURY_OTEL=1)",
     )
-    checks = parser.add_argument_group("checks")
-    checks.add_argument(
-        "--no-checks", action="store_true", help="skip the deterministic checks (judges only)"
-    )
-    checks.add_argument(
-        "--judge-all",
-        action="store_true",
-        help="ask the judges even when a required check failed (for agreement studies)",
-    )
+    add_check_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -138,34 +135,39 @@ def open_record(
     args: argparse.Namespace,
     jury: Jury,
     panel: Panel,
-    count: int,
+    selection: Selection,
     redactor: Redactor,
     cache: SqliteCache | None,
 ) -> RunRecord:
     path, resume = _run_dir(args)
     if resume:
         manifest = require_manifest(path)
-        _same_run(manifest, args.cases, panel, jury)
+        _same_run(manifest, args.cases, panel, jury, selection.subset)
         return RunRecord.resume(path, redactor)
     manifest = build_manifest(
         run_id=path.name,
         panel=panel,
         rubric=jury.rubric,
         cases_path=args.cases,
-        cases_count=count,
+        cases_count=selection.count,
         prompts=prompt_hashes(jury.rubric, iter_cases(args.cases, validate=False)),
         jury_file=args.jury,
         cache=str(cache.path) if cache is not None else None,
         redact_patterns=redactor.patterns,
     )
-    return RunRecord.create(path, manifest, iter_cases(args.cases, validate=False), redactor)
+    manifest["subset"] = selection.record()
+    return RunRecord.create(path, manifest, selection.cases(), redactor)
 
 
-def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) -> None:
+def _same_run(
+    manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury, subset: Subset
+) -> None:
     """A resumed run must judge the same cases with the same panel and rubric."""
     changed = []
     if manifest["cases"]["sha256"] != file_digest(cases):
         changed.append("the cases file")
+    if not subset.same_filters(manifest.get("subset", {})):
+        changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
     if manifest["jury"] != json.loads(json.dumps(panel_record(panel))):
         changed.append("the jury")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
@@ -180,13 +182,13 @@ def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) ->
 async def judge_cases(
     jury: Jury,
     record: RunRecord,
-    cases: str,
+    selection: Selection,
     progress: RunProgress,
     on_verdict: Callable[[CaseVerdict], None] | None = None,
 ) -> None:
     """Judge the cases that have no verdict yet, recording each one as it finishes."""
     finished = record.finished()
-    todo = (case for case in iter_cases(cases, validate=False) if case.id not in finished)
+    todo = (case for case in selection.cases() if case.id not in finished)
     async with jury:
         async for verdict in jury.evaluate(todo):
             record.append(verdict)
@@ -199,12 +201,13 @@ def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
-    count = validate_cases(args.cases)
+    selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
     panel = panel_for(args)
+    checks = checks_for(args, panel)
     if args.dry_run:
         from ..report._estimate import print_estimate
 
-        return print_estimate(Jury(panel), args.cases)
+        return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -214,16 +217,15 @@ def run(args: argparse.Namespace) -> int:
     redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
-        checks = None if args.no_checks else CheckSuite.from_settings(panel.checks)
         jury = Jury(
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, count, redactor, cache) as record:
+        with open_record(args, jury, panel, selection, redactor, cache) as record:
             done = len(record.finished())
-            with RunProgress(count, done=done, mode=args.progress) as progress:
-                asyncio.run(judge_cases(jury, record, args.cases, progress, on_verdict))
-            _say_resumed(record.path, done, count)
+            with RunProgress(selection.count, done=done, mode=args.progress) as progress:
+                asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
+            _say_resumed(record.path, done, selection.count)
             if cache is not None:
                 cache.close()
                 if cache.error is not None:

@@ -1,52 +1,84 @@
-"""The estimate of a run, printed: calls, tokens and cost per juror (`jury estimate`,
-`jury run --dry-run`)."""
+"""The estimate of a run, printed: which cases reach the judges, and the calls, tokens and cost
+per juror as a range (`jury estimate`, `jury run --dry-run`)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
-from .._case import iter_cases
-from .._estimate import CHARS_PER_TOKEN, estimate
-from .._jury import Jury
+from .._case import Case
+from .._estimate import CHARS_PER_TOKEN, Checks, RunEstimate, estimate
+from .._panel import Panel
+from ._console import console_for
 
 __all__ = ["print_estimate"]
 
 
-def _usd(value: float | None) -> str:
+def _usd(value: float | int | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
-def print_estimate(jury: Jury, path: str) -> int:
-    """Print what a run of the cases in `path` would cost; the exit code (0)."""
-    from rich.console import Console
+def _count(value: float | int | None) -> str:
+    return "unknown" if value is None else f"{value:,}"
+
+
+def print_estimate(
+    panel: Panel, cases: Iterable[Case], *, checks: Checks | None, judge_all: bool = False
+) -> int:
+    """Print what a run of `cases` would cost; the exit code (0)."""
+    from rich.markup import escape
     from rich.table import Table
 
-    rows = estimate(jury, iter_cases(path))
+    result = estimate(panel, cases, checks=checks, judge_all=judge_all)
+    console = console_for(sys.stdout)
+    console.print(_cases_line(result, checks is not None, judge_all))
     table = Table(title="Estimate (no call made)", title_justify="left")
-    for column in ("juror", "model", "calls", "input tokens", "output tokens", "cost", "at most"):
-        table.add_column(column, justify="left" if column in ("juror", "model") else "right")
-    for row in rows:
+    for column in ("juror", "calls", "input tokens", "output tokens", "cost", "at most"):
+        table.add_column(column, justify="left" if column == "juror" else "right")
+    for row in result.jurors:
+        model = "" if row.model == row.juror else f" ({row.model})"
         table.add_row(
-            row.juror + (" (offline)" if row.offline else ""),
-            row.model,
-            f"{row.calls:,}",
-            f"{row.input_tokens:,}",
-            f"{row.output_tokens:,} (max {row.max_output_tokens:,})",
+            escape(row.juror + model + (" (offline)" if row.offline else "")),
+            f"{row.calls:,} to {row.max_calls:,}",
+            f"{row.input_tokens:,} to {row.max_input_tokens:,}",
+            f"{row.output_tokens:,} to {row.max_output_tokens:,}",
             _usd(row.cost),
             _usd(row.max_cost),
         )
-    costs = [r.cost for r in rows]
-    ceilings = [r.max_cost for r in rows]
-    total = None if None in costs else sum(c for c in costs if c is not None)
-    ceiling = None if None in ceilings else sum(c for c in ceilings if c is not None)
-    console = Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120)
     console.print(table)
-    console.print(
-        f"Total: {sum(r.calls for r in rows):,} calls, {_usd(total)} expected, at most "
-        f"{_usd(ceiling)}. Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice "
-        "models, no re-asks, retries or cache hits counted."
-    )
-    unknown = [r.model for r in rows if r.cost is None]
+    unknown = sorted({r.model for r in result.jurors if r.cost is None})
+    cost = f"{_usd(result.total('cost'))} expected, at most {_usd(result.total('max_cost'))}"
     if unknown:
-        console.print(f"No price is known for: {', '.join(sorted(set(unknown)))}.")
+        known = [r for r in result.jurors if r.cost is not None]
+        cost = (
+            f"cost unknown (no price for {', '.join(unknown)}; the others: "
+            f"{_usd(sum(r.cost or 0.0 for r in known if r.always))}, at most "
+            f"{_usd(sum(r.max_cost or 0.0 for r in known))})"
+        )
+    console.print(
+        f"Total: {_count(result.total('calls'))} calls, at most "
+        f"{_count(result.total('max_calls'))}; {escape(cost)}. The least: every reply valid at "
+        "once; the most: "
+        f"every reply {panel.max_tokens:,} tokens long and re-asked {panel.reasks} time(s). "
+        f"Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice models; retries, "
+        "fallbacks and cache hits not counted."
+    )
+    for note in result.notes:
+        console.print(f"Note: {escape(note)}")
     return 0
+
+
+def _cases_line(result: RunEstimate, checked: bool, judge_all: bool) -> str:
+    if not checked:
+        parts = ["checks not run (--no-checks)"]
+    elif judge_all:
+        parts = ["--judge-all: a failed check spares no judge"]
+    else:
+        parts = [f"{result.spared:,} spared by a failed required check (checks cost nothing)"]
+    if result.unjudgeable:
+        parts.append(f"{result.unjudgeable:,} the rubric cannot judge")
+    return (
+        f"{result.cases:,} case(s), {result.judged:,} would reach the judges; "
+        + "; ".join(parts)
+        + "."
+    )

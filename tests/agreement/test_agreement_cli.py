@@ -125,18 +125,27 @@ async def test_compare_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     )
     b = write_run(tmp_path / "b", verdicts, rubric="five-metric")
     capsys.readouterr()
-    # Four pass -> fail of eight is not significant at 0.05 (exact p = 0.125).
-    assert main(["compare", str(a), str(b)]) == 0
+    # Four pass -> fail of eight is not significant at 0.05 (exact p = 0.125), but each is a
+    # regression: the gate is case by case.
+    assert main(["compare", str(a), str(b)]) == 1
     out = capsys.readouterr().out
     assert "McNemar (exact)" in out
-    assert "within noise" in out
-    assert "Verdicts that changed (4)" in out
+    assert "not significant" in out
+    assert "Stable regressions (PASS in every repeat of A, FAIL in every repeat of B): 4" in out
+    assert "4 stable regression(s): c1, c3, c6, c8" in out
+    assert "one run on a side" in out
+    assert main(["compare", str(a), str(b), "--max-regressions", "4"]) == 0
+    assert "Result PASSED" in capsys.readouterr().out
+    code = main(["compare", str(a), str(b), "--max-regressions", "4", "--significance", "0.2"])
+    assert code == 1
+    assert "pass rate is worse" in capsys.readouterr().out
     assert main(["compare", str(a), str(b), "--significance", "0.2", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     pass_rate = data["quantities"][0]
     assert pass_rate["call"] == "worse"
     assert pass_rate["p_value"] == pytest.approx(0.125)
     assert data["exit"] == 1
+    assert [c["kind"] for c in data["changes"]] == ["regression"] * 4
 
 
 async def test_compare_repeats_and_the_jury_files_rules(

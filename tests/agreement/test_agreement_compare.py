@@ -51,14 +51,16 @@ def test_mcnemar_exact_on_discordant_cases() -> None:
     assert result.worse == (pass_rate,)
 
 
-def test_few_discordant_cases_are_within_noise() -> None:
+def test_few_discordant_cases_are_not_significant_rather_than_noise() -> None:
     cases = ids(40)
     a = dict.fromkeys(cases, P)
     b = dict(a)
     b[cases[0]] = b[cases[1]] = F  # exact p = 0.5 for 2 vs 0
     result = compare_runs([run(a)], [run(b)])
-    assert result.quantities[0].call == "within noise"
-    assert result.quantities[0].why.startswith("p = 0.5")
+    # No noise was measured (one run a side): the words say what the test found.
+    assert result.quantities[0].noise_source == "none"
+    assert result.quantities[0].call == "not significant"
+    assert result.quantities[0].why == "p = 0.5 >= 0.05: not significant"
 
 
 def test_inconclusive_cases_are_not_pairs() -> None:
@@ -99,8 +101,8 @@ def test_minimum_effect_is_applied_before_calling_a_change() -> None:
     pass_rate = result.quantities[0]
     assert pass_rate.p_value is not None
     assert pass_rate.p_value < 0.05
-    assert pass_rate.call == "within noise"
-    assert "minimum effect" in pass_rate.why
+    assert pass_rate.call == "below minimum effect"
+    assert "minimum effect the rules set (0.1)" in pass_rate.why
 
 
 def test_a_change_within_the_noise_between_repeats_is_not_called() -> None:
@@ -119,17 +121,21 @@ def test_a_change_within_the_noise_between_repeats_is_not_called() -> None:
     assert pass_rate.p_value < 0.05
     assert pass_rate.effect == pytest.approx(-0.15)
     assert pass_rate.call == "within noise"
-    assert "noise" in pass_rate.why
+    assert pass_rate.moved_between_repeats == 30
+    assert "within the noise measured between repeats (0.3; 30 case(s) moved" in pass_rate.why
     assert result.unstable_a == tuple(cases[:30])
     assert result.unstable_b == ()
     assert len(result.changes) == 30
     assert not any(c.consistent for c in result.changes)
+    assert {c.kind for c in result.changes} == {"flaky"}
+    assert result.outcome == "passed"
 
     # The same loss against a side that does not move is called.
     steady = compare_runs([run(a1), run(a1)], [run(b), run(b)])
     assert steady.quantities[0].noise == 0
     assert steady.quantities[0].call == "worse"
-    assert all(c.consistent for c in steady.changes)
+    assert all(c.kind == "regression" for c in steady.changes)
+    assert steady.outcome == "failed"
 
 
 def test_noise_floor_from_the_rules_when_there_are_no_repeats() -> None:
@@ -139,4 +145,5 @@ def test_noise_floor_from_the_rules_when_there_are_no_repeats() -> None:
     result = compare_runs([run(a)], [run(b)], CompareRules(noise=0.15))
     assert result.quantities[0].noise_source == "rules"
     assert result.quantities[0].call == "within noise"
+    assert "noise floor the rules set (0.15)" in result.quantities[0].why
     assert compare_runs([run(a)], [run(b)]).quantities[0].noise_source == "none"
