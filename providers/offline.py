@@ -176,7 +176,9 @@ Signals = dict[str, Rating]
 
 
 def _evidence_text(case: Case) -> str:
-    parts = [case.question, *case.trace.context]
+    # What the user said in a conversation is evidence too: the date they asked for.
+    said = [t.content for t in case.history if t.role == "user"]
+    parts = [case.question, *said, *case.trace.context]
     parts.extend(
         value if isinstance(value, str) else json.dumps(value)
         for call in case.trace.tool_calls
@@ -470,6 +472,9 @@ class Measures:
 
     def states(self, statement: str, text: str) -> Judgement:
         return check_statement(statement, text)
+
+    def about(self, case: Case) -> Measures:
+        return Measures(self.name.removeprefix("offline "), case)
 
     def meets(self, criterion: str, text: str) -> Judgement:
         # The criterion's words are not read: a heuristic cannot tell what an arbitrary

@@ -18,7 +18,11 @@ silent pass. The rules, as `jury.checks` documents them:
 - *cites only what it read*: every source the answer cites was retrieved. Cited sources are
   the trace's ``cited_sources`` and, unless turned off, citations in the answer's text:
   ``[source: name]`` (also ``sources:``, ``cite:``, ``citation:``, ``ref:``; several names
-  split by ";" or ",") and a bracketed file name such as ``[return-policy.md]``.
+  split by ";" or ",") and a bracketed file name such as ``[return-policy.md]``, in every
+  assistant turn of a conversation.
+
+In a conversation, the trace is every turn's tool calls in order: a tool called at any step
+counts, the order runs across steps, and an error at any step is an error.
 
 Two source names are the same document when they are equal ignoring case, a ``#fragment``
 and a leading ``./``, or when one is a path ending in the other (``docs/return-policy.md``
@@ -222,8 +226,9 @@ def cites_only_what_it_read(rule: CitationRule) -> CheckFunction:
 
     def cites_only_what_it_read(case: Case) -> Finding:
         cited = list(case.trace.cited_sources)
-        if rule.in_answer and case.answer and "[" in case.answer:
-            cited += citations_in(case.answer, pattern)
+        for reply in case.replies if rule.in_answer else ():
+            if "[" in reply:
+                cited += citations_in(reply, pattern)
         if not cited:
             return not_applicable("the answer cites no source")
         retrieved = case.trace.retrieved_sources
