@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from anthropic.types import MessageParam
+from anthropic.types import ContentBlockParam, MessageParam
 from google.genai import types as genai
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputItemParam
@@ -89,16 +89,14 @@ def test_openai_responses_items_load() -> None:
 
 
 def test_anthropic_messages_load_with_an_error_marked_by_is_error() -> None:
+    said: list[ContentBlockParam] = [
+        {"type": "thinking", "thinking": "The user wants...", "signature": "sig"},
+        {"type": "text", "text": "Cancelling it now."},
+        {"type": "tool_use", "id": "toolu_1", "name": "cancelOrder", "input": dict(ORDER)},
+    ]
     messages: list[MessageParam] = [
         {"role": "user", "content": "Cancel ORD-102."},
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "thinking", "thinking": "The user wants...", "signature": "sig"},
-                {"type": "text", "text": "Cancelling it now."},
-                {"type": "tool_use", "id": "toolu_1", "name": "cancelOrder", "input": ORDER},
-            ],
-        },
+        {"role": "assistant", "content": said},
         {
             "role": "user",
             "content": [
@@ -154,7 +152,7 @@ def test_gemini_contents_load_with_output_and_error_responses(by_alias: bool) ->
 
 def test_langchain_messages_load_flat_and_as_messages_to_dict_writes_them() -> None:
     # https://python.langchain.com/api_reference/core/messages.html (messages_to_dict)
-    flat = [
+    flat: list[dict[str, Any]] = [
         {"type": "human", "content": "Where is ORD-102?"},
         {
             "type": "ai",
