@@ -16,6 +16,10 @@
   Refusal phrases and redirects are those of `jury.checks._vocabulary`, which the offline
   jurors share.
 - *blocklist*: no term at or above the configured severity (critical, high, medium).
+- *must find*: the answer contains everything of the case's ``must_find``: a phrase (case and
+  spacing ignored, not inside a longer word: "91F" is not found in "191F"), every phrase of
+  an object (the seed article's ``{"act": ..., "section": ...}``), or a match of a regular
+  expression.
 
 In a conversation, *pii* and *blocklist* read every assistant turn (what must never be said
 is not said in any of them); the others read the answer, the assistant's last reply.
@@ -44,6 +48,7 @@ __all__ = [
     "compile_schema",
     "json_schema",
     "length",
+    "must_find",
     "pii",
     "propose_length_bounds",
     "redirect",
@@ -312,3 +317,36 @@ def blocklist(rule: BlocklistRule) -> CheckFunction:
         return passed(f"no term at {rule.level} severity or above")
 
     return blocklist
+
+
+# --- must find --------------------------------------------------------------------------
+
+
+def _phrase(phrase: str) -> re.Pattern[str]:
+    words = phrase.split()
+    body = r"\s+".join(re.escape(w) for w in words)
+    # Word edges only where the phrase has them: "91F" must not match inside "191F".
+    start = r"(?<!\w)" if re.match(r"\w", words[0]) else ""
+    end = r"(?!\w)" if re.search(r"\w$", words[-1]) else ""
+    return re.compile(start + body + end, re.IGNORECASE)
+
+
+def must_find(case: Case) -> Finding:
+    if not case.must_find:
+        return not_applicable("the case lists nothing the answer must find")
+    answer = case.answer or ""
+    missing = [
+        wanted.label
+        for wanted in case.must_find
+        if not (
+            re.search(wanted.regex, answer)
+            if wanted.regex is not None
+            else all(_phrase(p).search(answer) for p in wanted.phrases)
+        )
+    ]
+    if missing:
+        listed = "; ".join(missing)
+        return failed(
+            f"{len(missing)} of {len(case.must_find)} not found: {clip(listed, 100)}", listed
+        )
+    return passed(f"all {len(case.must_find)} found")

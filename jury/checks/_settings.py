@@ -44,6 +44,7 @@ __all__ = [
     "CheckSettings",
     "CitationRule",
     "CustomCheck",
+    "GarbledRule",
     "JsonSchemaRule",
     "LengthRule",
     "Level",
@@ -150,6 +151,14 @@ class BlocklistRule(CheckRule):
     extra_terms: dict[Level, tuple[str, ...]] = {}
 
 
+Sign = Literal["truncated", "repetition", "mojibake", "markup"]
+
+
+class GarbledRule(CheckRule):
+    #: The signs of a spoiled answer to look for (`jury.checks._garbled`), all by default.
+    signs: tuple[Sign, ...] = ("truncated", "repetition", "mojibake", "markup")
+
+
 class CustomCheck(BaseModel):
     """A user's check, by import path; unset keys keep what its `@check` decorator says."""
 
@@ -191,6 +200,8 @@ class CheckSettings(BaseModel):
     refusal: RefusalRule = RefusalRule()
     redirect: RedirectRule = RedirectRule()
     blocklist: BlocklistRule = BlocklistRule()
+    must_find: CheckRule = CheckRule()
+    garbled: GarbledRule = GarbledRule()
     custom: tuple[CustomCheck, ...] = ()
 
     def relative_to(self, folder: Path) -> CheckSettings:

@@ -17,6 +17,7 @@ from .._verdict import STAGES, CheckResult
 from . import _output as output
 from . import _trace as trace
 from ._core import Check, CheckFunction, check
+from ._garbled import garbled
 from ._settings import CheckRule, CheckSettings, CustomCheck, Stage
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
@@ -36,6 +37,7 @@ _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "tool_argument": ("tool argument", _plain(trace.tool_argument)),
     "tools_healthy": ("tool argument", _plain(trace.tools_healthy)),
     "answer_present": ("generation", _plain(output.answer_present)),
+    "garbled": ("generation", garbled),
     "cites_only_what_it_read": ("generation", trace.cites_only_what_it_read),
     "pii": ("generation", output.pii),
     "json_schema": ("generation", lambda rule: output.json_schema(_schema_validator(rule))),
@@ -43,6 +45,7 @@ _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "refusal": ("generation", output.refusal),
     "redirect": ("generation", output.redirect),
     "blocklist": ("generation", output.blocklist),
+    "must_find": ("generation", _plain(output.must_find)),
 }
 
 #: The built-in checks' names, in the order they run.
