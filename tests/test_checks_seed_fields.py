@@ -136,3 +136,86 @@ def test_garbled_looks_only_for_the_signs_configured() -> None:
     )
     case = Case(id="c", answer="The refund of")
     assert suite["garbled"](case).outcome is CheckOutcome.PASS
+
+
+# --- check-quotes -------------------------------------------------------------------------
+
+ACT = (
+    "91F Product rulings\n(4) The Commissioner may not make a product ruling if—\n"
+    "(d) the matter on which the ruling is sought is being dealt with, or in the "
+    "Commissioner's opinion should be dealt with, by one or both competent authorities."
+)
+
+
+def quoted(quote: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": "nz-d12",
+        "answer": "No.",
+        "points": [{"id": "nz-d12.1", "says": "Concludes no.", "quote": quote}],
+        **fields,
+    }
+
+
+@pytest.mark.parametrize(
+    ("quote", "found"),
+    [
+        ("is being dealt with, or in the Commissioner's\n opinion should be", True),  # spacing
+        (
+            "the matter on which the ruling is sought is being dealt with… competent authorities",
+            True,
+        ),
+        ("the matter on which the ruling is sought…", True),  # the seed's trailing ellipsis
+        ("IS BEING DEALT WITH", False),  # word for word: case counts
+        ("competent authorities… the matter on which", False),  # the parts in order
+        ("the matter on which the ruling is requested", False),
+    ],
+)
+def test_a_quote_is_found_word_for_word_in_the_retrieved_context(quote: str, found: bool) -> None:
+    outcome, _ = run("check_quotes", **quoted(quote, trace={"context": ACT}))
+    assert outcome is (CheckOutcome.PASS if found else CheckOutcome.FAIL)
+
+
+def test_check_quotes_is_advisory_and_reads_tool_results_too() -> None:
+    case = Case.model_validate(
+        quoted(
+            "should be dealt with",
+            trace={"tool_calls": [{"name": "search", "arguments": "91F", "result": ACT}]},
+        )
+    )
+    check = CheckSuite.from_settings()["check_quotes"]
+    assert check.required is False
+    assert check(case).outcome is CheckOutcome.PASS
+    assert check(Case(id="plain", answer="x")).outcome is CheckOutcome.NOT_APPLICABLE
+
+
+def test_jury_check_quotes_reads_a_library_and_exits_1_on_a_missing_quote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jury.cli._main import main
+
+    library = tmp_path / "acts"
+    (library / "taa").mkdir(parents=True)
+    (library / "taa" / "s91F.txt").write_text(ACT, encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    good = quoted("by one or both competent authorities")
+    bad = quoted("a ruling on a matter of interpretation", id="nz-d13")
+    cases.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    code = main(["check-quotes", str(cases), "--sources", str(library)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"✓ nz-d12 nz-d12.1: found in {library / 'taa' / 's91F.txt'}" in out
+    assert '✗ nz-d13 nz-d12.1: not found: "a ruling on a matter of interpretation"' in out
+    assert out.rstrip().endswith("1 of 2 quotes found word for word")
+    cases.write_text(json.dumps(good) + "\n")
+    assert main(["check-quotes", str(cases), "--sources", str(library)]) == 0
+
+
+def test_jury_check_quotes_refuses_a_bad_file_before_looking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jury.cli._main import main
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"id": "a", "points": [{"id": "p"}]}\n')
+    assert main(["check-quotes", str(cases)]) == 2
+    assert "line 1: points[0].says" in capsys.readouterr().err

@@ -49,6 +49,7 @@ __all__ = [
     "LengthRule",
     "Level",
     "PiiRule",
+    "QuotesRule",
     "RedirectRule",
     "RefusalRule",
     "Stage",
@@ -151,6 +152,12 @@ class BlocklistRule(CheckRule):
     extra_terms: dict[Level, tuple[str, ...]] = {}
 
 
+class QuotesRule(CheckRule):
+    #: Advisory by default: a quote missing from what the agent retrieved is a retrieval miss
+    #: or a gold to fix, for a reader to tell apart.
+    required: bool = False
+
+
 Sign = Literal["truncated", "repetition", "mojibake", "markup"]
 
 
@@ -188,11 +195,13 @@ class CheckSettings(BaseModel):
     #: False turns every check off (``jury run --no-checks`` does the same).
     enabled: bool = True
     source: CheckRule = CheckRule()
+    check_quotes: QuotesRule = QuotesRule()
     tool_choice: CheckRule = CheckRule()
     tool_order: CheckRule = CheckRule()
     tool_argument: CheckRule = CheckRule()
     tools_healthy: CheckRule = CheckRule()
     answer_present: CheckRule = CheckRule()
+    garbled: GarbledRule = GarbledRule()
     cites_only_what_it_read: CitationRule = CitationRule()
     pii: PiiRule = PiiRule()
     json_schema: JsonSchemaRule = JsonSchemaRule()
@@ -201,7 +210,6 @@ class CheckSettings(BaseModel):
     redirect: RedirectRule = RedirectRule()
     blocklist: BlocklistRule = BlocklistRule()
     must_find: CheckRule = CheckRule()
-    garbled: GarbledRule = GarbledRule()
     custom: tuple[CustomCheck, ...] = ()
 
     def relative_to(self, folder: Path) -> CheckSettings:

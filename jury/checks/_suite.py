@@ -18,6 +18,7 @@ from . import _output as output
 from . import _trace as trace
 from ._core import Check, CheckFunction, check
 from ._garbled import garbled
+from ._quotes import check_quotes
 from ._settings import CheckRule, CheckSettings, CustomCheck, Stage
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
@@ -32,6 +33,7 @@ def _plain(function: CheckFunction) -> Callable[[Any], CheckFunction]:
 # seed article's order within a stage.
 _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "source": ("retrieval", _plain(trace.source)),
+    "check_quotes": ("retrieval", _plain(check_quotes)),
     "tool_choice": ("tool choice", _plain(trace.tool_choice)),
     "tool_order": ("tool choice", _plain(trace.tool_order)),
     "tool_argument": ("tool argument", _plain(trace.tool_argument)),
