@@ -338,6 +338,7 @@ def decide_case(
         return CaseVerdict(
             case_id=case.id,
             category=case.category,
+            split=case.split,
             verdict=Verdict.FAIL,
             reasons=failed_checks,
             checks=tuple(checks),
@@ -396,6 +397,7 @@ def _jury_verdict(
     base = {
         "case_id": case.id,
         "category": case.category,
+        "split": case.split,
         "votes": tuple(sorted(votes, key=lambda v: v.juror)),
         "duration_s": duration_s,
         "offline": offline,

@@ -78,6 +78,7 @@ class CaseJudge:
         return CaseVerdict(
             case_id=case.id,
             category=case.category,
+            split=case.split,
             verdict=Verdict.INCONCLUSIVE,
             reasons=(reason,),
             checks=checks,

@@ -227,6 +227,8 @@ class CaseVerdict(BaseModel):
 
     case_id: str
     category: str | None = None
+    #: The case's set: "dev" or "heldout" (reports give results per split).
+    split: str | None = None
     verdict: Verdict
     reasons: tuple[str, ...] = ()
     metrics: dict[str, MetricResult] = {}

@@ -3,7 +3,7 @@ disagreement with each dissenting juror's reason, and each juror's record."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rich import box
@@ -15,7 +15,7 @@ from rich.text import Text
 from .._panel import Gate
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
-from ._summary import RunSummary
+from ._summary import CategoryStats, RunSummary
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 
@@ -152,6 +152,22 @@ def _cost(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
+def _results_table(by: str, groups: Mapping[str, CategoryStats]) -> Table:
+    table = Table(title=f"Results by {by}", title_justify="left")
+    for column in (by, "cases", "pass", "fail", "inconclusive", "pass rate"):
+        table.add_column(column, justify="left" if column == by else "right")
+    for name, stats in groups.items():
+        table.add_row(
+            escape(name),
+            str(stats.total),
+            str(stats.passed),
+            Text(str(stats.failed), style="red" if stats.failed else ""),
+            Text(str(stats.inconclusive), style="yellow" if stats.inconclusive else ""),
+            _pct(stats.pass_rate),
+        )
+    return table
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
@@ -192,19 +208,9 @@ def render_report(
         _case_table(cases, console)
         console.print()
 
-    categories = Table(title="Results by category", title_justify="left")
-    for column in ("category", "cases", "pass", "fail", "inconclusive", "pass rate"):
-        categories.add_column(column, justify="left" if column == "category" else "right")
-    for name, stats in summary.by_category.items():
-        categories.add_row(
-            escape(name),
-            str(stats.total),
-            str(stats.passed),
-            Text(str(stats.failed), style="red" if stats.failed else ""),
-            Text(str(stats.inconclusive), style="yellow" if stats.inconclusive else ""),
-            _pct(stats.pass_rate),
-        )
-    console.print(categories)
+    console.print(_results_table("category", summary.by_category))
+    if summary.by_split:
+        console.print(_results_table("split", summary.by_split))
 
     for label, notes, style in (
         ("Failed", summary.failures, "red"),
