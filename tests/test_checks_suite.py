@@ -225,7 +225,7 @@ def test_a_check_that_raises_fails_with_the_reason_and_is_logged() -> None:
 
 
 def test_a_check_returning_garbage_fails() -> None:
-    weird = check(lambda c: "yes")  # type: ignore[arg-type,return-value]
+    weird = check(lambda c: "yes")  # type: ignore[arg-type]
     result = weird(case())
     assert result.outcome is FAIL
     assert "returned str" in result.reason

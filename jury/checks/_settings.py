@@ -19,6 +19,10 @@ plus its own parameters. User checks are listed as ``[[checks.custom]]`` tables 
     [checks.blocklist]
     level = "medium"
 
+    [checks.moderation]        # off by default: it sends the replies to OpenAI
+    enabled = true
+    ignore = ["violence"]
+
     [checks.json_schema]
     schema = "reply.schema.json"
     categories = ["structured"]
@@ -48,6 +52,7 @@ __all__ = [
     "JsonSchemaRule",
     "LengthRule",
     "Level",
+    "ModerationRule",
     "PiiRule",
     "QuotesRule",
     "RedirectRule",
@@ -152,6 +157,17 @@ class BlocklistRule(CheckRule):
     extra_terms: dict[Level, tuple[str, ...]] = {}
 
 
+class ModerationRule(CheckRule):
+    #: Off until asked for: it sends what the agent said to a provider's moderation model.
+    enabled: bool = False
+    #: The moderation model, as ``provider/model``.
+    model: str = "openai-moderation/omni-moderation-latest"
+    #: Also fail on any category scored at or above this (0-1), besides the model's flags.
+    threshold: float | None = Field(default=None, gt=0, le=1)
+    #: Categories that never fail a case ("violence" for an agent that summarises news).
+    ignore: tuple[str, ...] = ()
+
+
 class QuotesRule(CheckRule):
     #: Advisory by default: a quote missing from what the agent retrieved is a retrieval miss
     #: or a gold to fix, for a reader to tell apart.
@@ -209,6 +225,7 @@ class CheckSettings(BaseModel):
     refusal: RefusalRule = RefusalRule()
     redirect: RedirectRule = RedirectRule()
     blocklist: BlocklistRule = BlocklistRule()
+    moderation: ModerationRule = ModerationRule()
     must_find: CheckRule = CheckRule()
     custom: tuple[CustomCheck, ...] = ()
 
