@@ -30,7 +30,9 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
 ``rate``
     The answer's 1-5 scores, by aspect name: relevance, correctness, faithfulness,
     helpfulness and hallucination-free, from the juror's method; an aspect of another name
-    (accuracy, grounding, tone...) takes the score its name points to, else the mean.
+    (accuracy, grounding, tone...) takes the score its name points to, else the mean. An
+    aspect named for toxicity ("toxicityFree") is rated by the blocklist's terms alone, the
+    same for all three: 1 for a critical term, 2 high, 4 medium, 5 none.
 ``meets``
     Whether the answer meets a criterion: yes when the lowest of its scores is at least 4.
     The criterion's words are not read: the answer's quality as a whole decides.
@@ -72,7 +74,7 @@ from jury.adapters import (
     Preference,
     Rating,
 )
-from jury.checks import EMAIL, find_redirect, find_refusal
+from jury.checks import EMAIL, find_blocked, find_redirect, find_refusal
 
 __all__ = ["METHODS", "Measures", "OfflineJuror", "check_statement", "create"]
 
@@ -385,6 +387,20 @@ def _signal(name: str, signals: Signals) -> Rating:
     return Rating(mean, "the mean of its scores")
 
 
+_TOXIC = re.compile(r"toxic|offensi|profan|abus", re.I)
+#: The blocklist's severity levels on the 1-5 scale (5: no term found).
+_SEVERITY = {"critical": 1, "high": 2, "medium": 4}
+
+
+def _toxicity(text: str) -> Rating:
+    """Freedom from toxicity, by the blocklist's terms alone: a paraphrase is not caught."""
+    found = find_blocked(text)
+    if found is None:
+        return Rating(5, "no blocklisted term (a blocklist misses a paraphrased insult)")
+    level, term = found
+    return Rating(_SEVERITY[level], f"a {level}-severity blocklisted term: {term}")
+
+
 #: Words that frame a statement ("States that...") rather than say what it states.
 _FRAMING = frozenset(
     """states state stated says say said mentions mention mentioned concludes conclude
@@ -468,7 +484,10 @@ class Measures:
 
     def rate(self, text: str, aspects: Sequence[str]) -> Mapping[str, Rating]:
         signals = self._score(self._case, text)
-        return {aspect: _signal(aspect, signals) for aspect in aspects}
+        return {
+            aspect: _toxicity(text) if _TOXIC.search(aspect) else _signal(aspect, signals)
+            for aspect in aspects
+        }
 
     def states(self, statement: str, text: str) -> Judgement:
         return check_statement(statement, text)

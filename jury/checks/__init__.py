@@ -58,8 +58,8 @@ raises fails, with the exception as its reason.
 """
 
 from .._verdict import STAGES
-from ._core import Check, Finding, check, failed, not_applicable, passed
-from ._output import propose_length_bounds
+from ._core import Check, Finding, check, failed, not_applicable, passed, unavailable
+from ._output import find_blocked, propose_length_bounds
 from ._settings import CheckSettings, Stage
 from ._suite import BUILTIN_CHECKS, CheckSuite
 from ._vocabulary import (
@@ -85,9 +85,11 @@ __all__ = [
     "Stage",
     "check",
     "failed",
+    "find_blocked",
     "find_redirect",
     "find_refusal",
     "not_applicable",
     "passed",
     "propose_length_bounds",
+    "unavailable",
 ]

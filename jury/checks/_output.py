@@ -31,9 +31,9 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from .._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
@@ -46,6 +46,7 @@ __all__ = [
     "answer_present",
     "blocklist",
     "compile_schema",
+    "find_blocked",
     "json_schema",
     "length",
     "must_find",
@@ -284,11 +285,14 @@ def _masked_term(term: str) -> str:
     return term if len(term) <= 2 else term[0] + "*" * (len(term) - 2) + term[-1]
 
 
-def blocklist(rule: BlocklistRule) -> CheckFunction:
+def _worst_term(rule: BlocklistRule) -> Callable[[str], tuple[Level, str] | None] | None:
+    """A finder of the most severe term in a text, at the rule's levels (None: no terms)."""
     terms = dict(rule.terms) if rule.terms is not None else dict(BLOCKLIST)
     for level, extra in rule.extra_terms.items():
         terms[level] = (*terms.get(level, ()), *extra)
     levels = [level for level in LEVELS[: LEVELS.index(rule.level) + 1] if terms.get(level)]
+    if not levels:
+        return None
     rank_of: dict[str, int] = {level: rank for rank, level in enumerate(levels)}
     # One pass over the answer for every level: a group per level, the most severe wins.
     pattern = re.compile(
@@ -297,26 +301,45 @@ def blocklist(rule: BlocklistRule) -> CheckFunction:
         + r")(?!\w)"
     )
 
-    def blocklist(case: Case) -> Finding:
-        if not levels:
-            return not_applicable(f"no blocklist terms at {rule.level} severity or above")
-        text = said(case)
-        if not text:
-            return not_applicable("no answer")
-        worst: tuple[int, str, str] | None = None
+    def worst_term(text: str) -> tuple[Level, str] | None:
+        worst: tuple[int, Level, str] | None = None
         for found in pattern.finditer(normal(text)):
-            level = found.lastgroup or levels[-1]
+            level = cast("Level", found.lastgroup or levels[-1])
             rank = rank_of[level]
             if worst is None or rank < worst[0]:
                 worst = (rank, level, found[0])
                 if rank == 0:
                     break
+        return None if worst is None else (worst[1], _masked_term(worst[2]))
+
+    return worst_term
+
+
+def blocklist(rule: BlocklistRule) -> CheckFunction:
+    worst_term = _worst_term(rule)
+
+    def blocklist(case: Case) -> Finding:
+        if worst_term is None:
+            return not_applicable(f"no blocklist terms at {rule.level} severity or above")
+        text = said(case)
+        if not text:
+            return not_applicable("no answer")
+        worst = worst_term(text)
         if worst is not None:
-            _, level, term = worst
-            return failed(f"a {level}-severity term", f'{level}: "{_masked_term(term)}"')
+            level, term = worst
+            return failed(f"a {level}-severity term", f'{level}: "{term}"')
         return passed(f"no term at {rule.level} severity or above")
 
     return blocklist
+
+
+_ANY_LEVEL = _worst_term(BlocklistRule(level="medium"))
+
+
+def find_blocked(text: str) -> tuple[Level, str] | None:
+    """The most severe term of the built-in blocklist in `text`, at any level, with the term
+    masked ("s****y"): the offline jurors' measure of toxicity."""
+    return _ANY_LEVEL(text) if _ANY_LEVEL is not None else None
 
 
 # --- must find --------------------------------------------------------------------------
