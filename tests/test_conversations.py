@@ -4,6 +4,8 @@ answer, a question and a trace, and the checks and the rubric see all of it."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -320,3 +322,15 @@ def test_what_must_never_be_said_is_checked_in_every_assistant_turn() -> None:
     assert outcomes(conversation())["pii"] == "fail"
     clean = booking([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}])
     assert outcomes(clean)["pii"] == "pass"
+
+
+def test_the_readme_conversation_loads_as_documented() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Conversations and agent trajectories") :]
+    found = re.search(r"```json\n(.*?)```", section, re.S)
+    assert found is not None
+    case = Case.model_validate(json.loads(found.group(1)))
+    assert tuple(c.name for c in case.trace.tool_calls) == case.expected_tool_order
+    assert case.trace.tool_calls[1].result == '{"booking_id": "BK-5521"}'
+    assert case.answer == "Booked for 4 on Friday 14 March at 19:30: BK-5521."
+    assert outcomes(case)["tool_order"] == "pass"
