@@ -82,9 +82,9 @@ def test_a_bad_must_find_item_refuses_the_file_naming_it(
 @pytest.mark.parametrize(
     ("text", "sign"),
     [
-        ("Your refund of", "truncated: ends on 'of'"),
+        ("Your refund will be paid in full by the end of", "truncated: ends on 'of'"),
         ("The return window is 30 days, and", "truncated: ends on 'and'"),
-        ("To return it, go to", "truncated: ends on 'to'"),
+        ("We will refund the full price of the", "truncated: ends on 'the'"),
         ("You can return it within 30 days,", "truncated: ends on ','"),
         ("Sure. I can help. I can help. I can help.", "repetition: 'i can help' 3 times"),
         ("the the the the window", "repetition: 'the' 4 times"),
@@ -112,6 +112,9 @@ def test_each_sign_of_a_garbled_answer_is_named(text: str, sign: str) -> None:
         "No, no, it has not shipped.",
         "| order | status |\n| --- | --- |\n| ORD-1 | shipped |",
         "Your order is on its way",
+        "a",  # short answers are not cut sentences
+        "A, B and",
+        "Paris,",
     ],
 )
 def test_ordinary_answers_show_no_sign(text: str) -> None:
@@ -134,7 +137,7 @@ def test_garbled_looks_only_for_the_signs_configured() -> None:
     suite = CheckSuite.from_settings(
         CheckSettings.model_validate({"garbled": {"signs": ["mojibake"]}})
     )
-    case = Case(id="c", answer="The refund of")
+    case = Case(id="c", answer="The refund will be paid in full by the end of")
     assert suite["garbled"](case).outcome is CheckOutcome.PASS
 
 
