@@ -43,7 +43,14 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from ._case import Case
 
-__all__ = ["ToolCall", "Turn", "TurnsError", "conversation_update", "read_turns"]
+__all__ = [
+    "ToolCall",
+    "Turn",
+    "TurnsError",
+    "conversation_update",
+    "decoded_arguments",
+    "read_turns",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -128,8 +135,9 @@ def _text(content: Any, where: str) -> str:
     return "\n".join(piece for piece in pieces if piece)
 
 
-def _arguments(value: Any) -> Any:
-    """Arguments as sent: the JSON string of OpenAI's wire decoded when it is JSON."""
+def decoded_arguments(value: Any) -> Any:
+    """A tool call's arguments as the tool got them: a JSON string (as OpenAI's wire and some
+    SDKs report them) decoded when it is JSON, anything else as it is."""
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(value)
@@ -162,7 +170,7 @@ class _Reader:
     def call(self, turn: dict[str, Any], call_id: Any, name: Any, arguments: Any) -> None:
         if not isinstance(name, str) or not name:
             raise TurnsError("a tool call without a name")
-        call: dict[str, Any] = {"name": name, "arguments": _arguments(arguments)}
+        call: dict[str, Any] = {"name": name, "arguments": decoded_arguments(arguments)}
         turn["tool_calls"].append(call)
         self.waiting.append((str(call_id) if call_id else None, call))
 

@@ -38,6 +38,7 @@ from itertools import pairwise
 from typing import Any
 
 from .._case import Case, ToolCall
+from .._turns import decoded_arguments
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._settings import CitationRule
 
@@ -106,15 +107,6 @@ def tool_order(case: Case) -> Finding:
     return passed(" before ".join(order), sequence)
 
 
-def _decoded(arguments: Any) -> Any:
-    if isinstance(arguments, str) and arguments.lstrip()[:1] in ("{", "["):
-        try:
-            return json.loads(arguments)
-        except ValueError:
-            return arguments
-    return arguments
-
-
 def _same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, Mapping):
         return isinstance(actual, Mapping) and all(
@@ -135,7 +127,7 @@ def _same(expected: Any, actual: Any) -> bool:
 
 def arguments_match(expected: Any, arguments: Any) -> bool:
     """Whether a tool call's `arguments` meet the case's expected argument (rules above)."""
-    arguments = _decoded(arguments)
+    arguments = decoded_arguments(arguments)
     if not isinstance(expected, (Mapping, list, tuple)):
         if isinstance(arguments, Mapping) and len(arguments) == 1:
             arguments = next(iter(arguments.values()))
