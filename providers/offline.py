@@ -50,6 +50,10 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
 ``prefer``
     Which of two answers is better: each is scored with the juror's method, and the one with
     the higher correctness (then the higher sum of its scores) wins; equal answers are a tie.
+``about``
+    The same juror measuring another case: one turn of a conversation, judged as if the
+    conversation ended there (a rubric with ``scope = "turn"``). In a conversation, what the
+    user said in earlier turns counts as evidence, as the tool results do.
 
 A rubric kind that writes no reference reply cannot be judged by these jurors: their votes
 are unavailable, with the reason.
@@ -479,6 +483,7 @@ class Measures:
 
     def __init__(self, method: str, case: Case) -> None:
         self.name = f"offline {method}"
+        self._method = method
         self._score = METHODS[method]
         self._case = case
 
@@ -493,7 +498,7 @@ class Measures:
         return check_statement(statement, text)
 
     def about(self, case: Case) -> Measures:
-        return Measures(self.name.removeprefix("offline "), case)
+        return Measures(self._method, case)
 
     def meets(self, criterion: str, text: str) -> Judgement:
         # The criterion's words are not read: a heuristic cannot tell what an arbitrary
