@@ -196,7 +196,8 @@ async def judge_with_jury(
         concurrency=64,
         case_timeout=None,
     )
-    async with Jury(panel, rubric=RUBRIC) as jury:
+    # The recorded judges alone: a check (a garbled output) must not spare a recorded vote.
+    async with Jury(panel, rubric=RUBRIC, checks=None) as jury:
         return [verdict async for verdict in jury.evaluate(cases(items))]
 
 

@@ -18,6 +18,7 @@ directory). `Jury` (`_jury`) wires the layers; `_stream` streams verdicts.
 """
 
 from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validate_cases
+from ._case_fields import MustFind
 from ._clock import Clock, FakeClock
 from ._defaults import default_panel
 from ._errors import (
@@ -42,6 +43,7 @@ from ._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from ._rubric import Decision, Metric, Prompt, Rubric
 from ._stream import VerdictStream
+from ._turns import Turn
 from ._verdict import (
     Ballot,
     CallStats,
@@ -86,6 +88,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingCredentialError",
+    "MustFind",
     "Panel",
     "Point",
     "Prompt",
@@ -99,6 +102,7 @@ __all__ = [
     "ToolCall",
     "Trace",
     "TransientError",
+    "Turn",
     "Usage",
     "Verdict",
     "VerdictStream",

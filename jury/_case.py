@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import (
     AliasChoices,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -23,7 +24,9 @@ from pydantic import (
     model_validator,
 )
 
+from ._case_fields import IsoDate, MustFind, Split
 from ._errors import CaseFileError, ConfigError, LineError
+from ._turns import ToolCall, Turn, conversation_update, read_turns
 
 __all__ = ["Case", "Point", "ToolCall", "Trace", "iter_cases", "load_cases", "validate_cases"]
 
@@ -32,20 +35,6 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 def _aliases(*names: str) -> AliasChoices:
     return AliasChoices(*names)
-
-
-class ToolCall(BaseModel):
-    """One tool call the agent made: its name, its arguments and what it returned."""
-
-    model_config = _FROZEN
-
-    name: str = Field(validation_alias=_aliases("name", "tool", "tool_name"))
-    arguments: Any = Field(
-        default=None, validation_alias=_aliases("arguments", "argument", "args", "input")
-    )
-    result: Any = Field(default=None, validation_alias=_aliases("result", "output", "response"))
-    #: Set when the tool call failed (an exception text or an error object).
-    error: Any = Field(default=None, validation_alias=_aliases("error", "exception"))
 
 
 class Trace(BaseModel):
@@ -213,6 +202,26 @@ class Case(BaseModel):
         default_factory=dict, validation_alias=_aliases("labels", "human", "human_labels")
     )
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: A conversation (any recorded shape of messages): the answer is its last assistant
+    #: turn, or, when it ends with the user, the case's ``answer`` replying to it.
+    turns: Annotated[tuple[Turn, ...], BeforeValidator(read_turns)] = Field(
+        default=(), validation_alias=_aliases("turns", "messages", "conversation")
+    )
+    #: Phrases or regular expressions the answer must contain (the ``must_find`` check).
+    must_find: tuple[MustFind, ...] = Field(
+        default=(), validation_alias=_aliases("must_find", "mustFind")
+    )
+    #: The date the question was asked, shown to the judge: the answer is judged by what
+    #: was true then.
+    as_of: IsoDate | None = Field(default=None, validation_alias=_aliases("as_of", "asOf", "date"))
+    #: Which set the case belongs to: "dev" (worked against daily) or "heldout" (run only to
+    #: confirm a decision). Reports give results per split.
+    split: Split | None = None
+
+    @model_validator(mode="after")
+    def _answer_from_turns(self) -> Case:
+        update = conversation_update(self)
+        return self.model_copy(update=update) if update else self
 
     @model_validator(mode="before")
     @classmethod
@@ -295,6 +304,18 @@ class Case(BaseModel):
     def expects_no_tool(self) -> bool:
         """True when the case says, with an explicit null, that no tool should be called."""
         return "expected_tool" in self.model_fields_set and self.expected_tool is None
+
+    @property
+    def history(self) -> tuple[Turn, ...]:
+        """The turns before the answer: a conversation without its last reply."""
+        turns = self.turns
+        return turns[:-1] if turns and turns[-1].role == "assistant" else turns
+
+    @property
+    def replies(self) -> tuple[str, ...]:
+        """All the agent said: its turns' texts, the answer last (or the answer alone)."""
+        said = tuple(t.content for t in self.history if t.role == "assistant" and t.content)
+        return (*said, self.answer) if self.answer else said
 
     @property
     def evidence(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from ._verdict import (
     Verdict,
     Vote,
     VoteStatus,
+    check_reasons,
 )
 
 if TYPE_CHECKING:
@@ -328,16 +329,15 @@ def decide_case(
     jury are joined by AND); with no votes at all, the judges were spared. No step depends on
     the order of `votes`. Unless `fresh` (just cast under these very rules), each valid
     vote's own verdict is recomputed, so that a re-score under new thresholds is consistent.
+    A required check that was unavailable (its model did not answer) leaves a case the jury
+    passed INCONCLUSIVE.
     """
-    failed_checks = tuple(
-        f"check {c.name} failed: {c.reason}" if c.reason else f"check {c.name} failed"
-        for c in checks
-        if c.required and c.outcome is CheckOutcome.FAIL
-    )
+    failed_checks = check_reasons(checks, CheckOutcome.FAIL)
     if failed_checks and not votes:
         return CaseVerdict(
             case_id=case.id,
             category=case.category,
+            split=case.split,
             verdict=Verdict.FAIL,
             reasons=failed_checks,
             checks=tuple(checks),
@@ -357,20 +357,7 @@ def decide_case(
         duration_s=duration_s,
         fresh=fresh,
     )
-    if not checks:
-        return verdict
-    if failed_checks:
-        jury_said = f"the jury said {verdict.verdict.value}" + (
-            f": {'; '.join(verdict.reasons)}" if verdict.reasons else ""
-        )
-        return verdict.model_copy(
-            update={
-                "verdict": Verdict.FAIL,
-                "reasons": (*failed_checks, jury_said),
-                "checks": tuple(checks),
-            }
-        )
-    return verdict.model_copy(update={"checks": tuple(checks)})
+    return verdict.with_checks(checks) if checks else verdict
 
 
 def _jury_verdict(
@@ -396,6 +383,7 @@ def _jury_verdict(
     base = {
         "case_id": case.id,
         "category": case.category,
+        "split": case.split,
         "votes": tuple(sorted(votes, key=lambda v: v.juror)),
         "duration_s": duration_s,
         "offline": offline,

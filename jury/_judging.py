@@ -10,8 +10,9 @@ ones are unavailable, with what their calls cost so far.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from ._case import Case
 from ._decide import decide_case
@@ -22,8 +23,8 @@ from ._votes import Seat, Voter
 
 __all__ = ["CaseJudge", "Checker"]
 
-#: Runs the deterministic checks of one case (see `jury.checks`).
-Checker = Callable[[Case], Sequence[CheckResult]]
+#: Runs the checks of one case (see `jury.checks`); async when a check asks a model.
+Checker = Callable[[Case], Sequence[CheckResult] | Awaitable[Sequence[CheckResult]]]
 
 
 class CaseJudge:
@@ -53,7 +54,10 @@ class CaseJudge:
 
     async def judge(self, case: Case) -> CaseVerdict:
         started = time.perf_counter()
-        checks = tuple(self.checks(case)) if self.checks is not None else ()
+        checks: tuple[CheckResult, ...] = ()
+        if self.checks is not None:
+            found = self.checks(case)
+            checks = tuple(await found if inspect.isawaitable(found) else found)
         if not self.judge_all and any(
             c.required and c.outcome is CheckOutcome.FAIL for c in checks
         ):
@@ -78,6 +82,7 @@ class CaseJudge:
         return CaseVerdict(
             case_id=case.id,
             category=case.category,
+            split=case.split,
             verdict=Verdict.INCONCLUSIVE,
             reasons=(reason,),
             checks=checks,

@@ -14,7 +14,7 @@ import copy
 import os
 import random
 from collections.abc import AsyncIterable, Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from ._calls import CallLayer
 from ._case import Case
@@ -30,6 +30,9 @@ from ._rubric import Rubric
 from ._stream import VerdictStream
 from ._verdict import CaseVerdict, CheckOutcome, CheckResult, Vote
 from ._votes import Seat, Voter
+
+if TYPE_CHECKING:
+    from .checks import CheckSuite
 
 __all__ = ["Checker", "Jury", "evaluate"]
 
@@ -88,6 +91,9 @@ class Jury:
         self._calls = CallLayer(
             panel, clock=self.clock, rng=rng or random.Random(), cache=cache, max_cost=max_cost
         )
+        if _is_suite(self.checks):
+            # Its model checks (moderation) ask through this jury's call layer.
+            self.checks = self.checks.bind(self._calls)
         self._seats = self._resolve(panel)
         ids = [seat.id for seat in self._seats]
         if len(set(ids)) != len(ids):
@@ -124,7 +130,7 @@ class Jury:
             rubric,
             self._seats,
             voter,
-            checks=self.checks,
+            checks=_runner(self.checks),
             judge_all=self.judge_all,
             quorum=self.quorum,
             over_budget=self._over_budget,
@@ -271,6 +277,17 @@ def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> 
     if isinstance(checks, str):
         raise ConfigError(f"checks: expected a checker, None or False, got {checks!r}")
     return checks
+
+
+def _is_suite(checks: Checker | None) -> TypeGuard[CheckSuite]:
+    from .checks import CheckSuite
+
+    return isinstance(checks, CheckSuite)
+
+
+def _runner(checks: Checker | None) -> Checker | None:
+    """How the case layer runs the checks: a suite whose checks ask a model is awaited."""
+    return checks.run if _is_suite(checks) and checks.is_async else checks
 
 
 def _price_unknown(model: JudgeModel) -> bool:

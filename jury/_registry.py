@@ -43,6 +43,7 @@ RUBRICS_PACKAGE = "rubrics"
 _PROVIDERS: dict[str, str | ModelFactory] = {}
 _PROVIDER_FAMILIES: dict[str, str] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
+_RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
 
 
@@ -62,9 +63,11 @@ def _providers() -> dict[str, str | ModelFactory]:
 def _rubric_kinds() -> dict[str, str | RubricFactory]:
     if RUBRICS_PACKAGE not in _loaded:
         _loaded.add(RUBRICS_PACKAGE)
-        kinds: dict[str, str] = getattr(importlib.import_module(RUBRICS_PACKAGE), "KINDS", {})
+        package = importlib.import_module(RUBRICS_PACKAGE)
+        kinds: dict[str, str] = getattr(package, "KINDS", {})
         for kind, factory in kinds.items():
             _RUBRIC_KINDS.setdefault(kind, factory)
+        _RUBRIC_SCOPES.update(getattr(package, "SCOPES", {"conversation": None}))
     return _RUBRIC_KINDS
 
 
@@ -204,8 +207,20 @@ def build_rubric(
         raise RubricError(
             f"{source}: kind: unknown kind {kind!r} (one of {', '.join(_RUBRIC_KINDS)})"
         )
+    # Every kind takes ``scope``: what the rubric judges of a conversation (`rubrics._scope`).
+    scope = data.pop("scope", "conversation")
+    if scope not in _RUBRIC_SCOPES:
+        raise RubricError(
+            f"{source}: scope: expected one of {', '.join(_RUBRIC_SCOPES)}, got {scope!r}"
+        )
     factory = _load(target) if isinstance(target, str) else target
     rubric: Rubric = factory(data, source)
+    wrap = _RUBRIC_SCOPES[scope]
+    if wrap is not None:
+        try:
+            rubric = _load(wrap)(rubric)
+        except ValueError as exc:
+            raise RubricError(f"{source}: scope: {exc}") from None
     if thresholds:
         try:
             rubric = rubric.with_thresholds(thresholds)

@@ -129,6 +129,11 @@ class ReferenceJudge(Protocol):
         """Which of two answers to the case is better."""
         ...
 
+    def about(self, case: Case) -> ReferenceJudge:
+        """The same juror, measuring another case: a conversation as it stood at one of its
+        turns, judged on its own."""
+        ...
+
 
 class Rubric(ABC):
     """Base of every rubric kind (scale, points, criterion, pairwise)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -24,6 +24,7 @@ __all__ = [
     "Verdict",
     "Vote",
     "VoteStatus",
+    "check_reasons",
 ]
 
 #: One metric's value in a reply: an integer level, a number, a category or a yes/no.
@@ -204,6 +205,9 @@ class CheckOutcome(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     NOT_APPLICABLE = "n/a"
+    #: A check that asks a model (moderation) could not get an answer: not a pass, not a
+    #: fail. A required one leaves a case the jury passed INCONCLUSIVE.
+    UNAVAILABLE = "unavailable"
 
 
 class CheckResult(BaseModel):
@@ -220,6 +224,16 @@ class CheckResult(BaseModel):
     required: bool = True
 
 
+def check_reasons(checks: Sequence[CheckResult], outcome: CheckOutcome) -> tuple[str, ...]:
+    """Why the required checks with this outcome count: "check pii failed: ..."."""
+    word = "failed" if outcome is CheckOutcome.FAIL else outcome.value
+    return tuple(
+        f"check {c.name} {word}: {c.reason}" if c.reason else f"check {c.name} {word}"
+        for c in checks
+        if c.required and c.outcome is outcome
+    )
+
+
 class CaseVerdict(BaseModel):
     """The panel's verdict on one case, with everything that led to it."""
 
@@ -227,6 +241,8 @@ class CaseVerdict(BaseModel):
 
     case_id: str
     category: str | None = None
+    #: The case's set: "dev" or "heldout" (reports give results per split).
+    split: str | None = None
     verdict: Verdict
     reasons: tuple[str, ...] = ()
     metrics: dict[str, MetricResult] = {}
@@ -244,6 +260,25 @@ class CaseVerdict(BaseModel):
     duration_s: float = 0.0
     #: Every vote came from an offline reference juror or replayed record.
     offline: bool = False
+
+    def with_checks(self, checks: Sequence[CheckResult]) -> CaseVerdict:
+        """This jury verdict joined with the case's checks (AND): a failed required check
+        fails the case; one that could not run (errors are neither failures nor passes)
+        leaves a case the jury passed INCONCLUSIVE."""
+        failed = check_reasons(checks, CheckOutcome.FAIL)
+        unavailable = check_reasons(checks, CheckOutcome.UNAVAILABLE)
+        if not failed and not (unavailable and self.verdict is Verdict.PASS):
+            return self.model_copy(update={"checks": tuple(checks)})
+        jury_said = f"the jury said {self.verdict.value}" + (
+            f": {'; '.join(self.reasons)}" if self.reasons else ""
+        )
+        return self.model_copy(
+            update={
+                "verdict": Verdict.FAIL if failed else Verdict.INCONCLUSIVE,
+                "reasons": (*(failed or unavailable), jury_said),
+                "checks": tuple(checks),
+            }
+        )
 
     @property
     def valid_votes(self) -> int:

@@ -18,10 +18,10 @@ setting that cannot work is a `ConfigError`. An adapter never retries: the engin
 
 **Rubric kinds**: subclass `Rubric`. It declares the `Metric` values a `Ballot` carries (each
 a `Score` at a `Level` of measurement), renders a `Case` (its `Point` list, for points
-rubrics) into `Prompt` objects, reads a reply into a ballot and decides a `Verdict` from each
-metric's `MetricResult` (a `Decision`); `single` gives one value as a result, to decide on
-one juror's values. Make rubric files with ``kind = "..."`` load through it with
-`register_rubric_kind`.
+rubrics; its `Turn` list, for a conversation) into `Prompt` objects, reads a reply into a
+ballot and decides a `Verdict` from each metric's `MetricResult` (a `Decision`); `single`
+gives one value as a result, to decide on one juror's values. Make rubric files with
+``kind = "..."`` load through it with `register_rubric_kind`.
 
 **Reading replies**: `parse_reply` reads a reply's text as one JSON object, `validate_model`
 checks it against a pydantic model (strict: no coercion), `pydantic_reason` says what was
@@ -64,6 +64,7 @@ from ._rubric import (
     pydantic_reason,
     validate_model,
 )
+from ._turns import Turn
 from ._verdict import Ballot, Level, Metric, MetricResult, Score, Verdict
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "RubricError",
     "Score",
     "TransientError",
+    "Turn",
     "Usage",
     "Verdict",
     "case_fence",

@@ -15,6 +15,8 @@ BUILTIN: dict[str, tuple[str, str | None]] = {
     "ollama": ("providers.openai_compatible:create_ollama", None),
     "vllm": ("providers.openai_compatible:create_vllm", None),
     "replay": ("providers.replay:create", "replay"),
+    # Not a juror: the moderation check's model (``[checks.moderation]``).
+    "openai-moderation": ("providers.openai_moderation:create", "openai"),
 }
 
 __all__ = ["BUILTIN"]

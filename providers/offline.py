@@ -40,7 +40,9 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
 ``rate``
     The answer's 1-5 scores, by aspect name: relevance, correctness, faithfulness,
     helpfulness and hallucination-free, from the juror's method; an aspect of another name
-    (accuracy, grounding, tone...) takes the score its name points to, else the mean.
+    (accuracy, grounding, tone...) takes the score its name points to, else the mean. An
+    aspect named for toxicity ("toxicityFree") is rated by the blocklist's terms alone, the
+    same for all three: 1 for a critical term, 2 high, 4 medium, 5 none.
 ``meets``
     Whether the answer meets a criterion: yes when the lowest of its scores is at least 4.
     The criterion's words are not read: the answer's quality as a whole decides.
@@ -58,6 +60,10 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
 ``prefer``
     Which of two answers is better: each is scored with the juror's method, and the one with
     the higher correctness (then the higher sum of its scores) wins; equal answers are a tie.
+``about``
+    The same juror measuring another case: one turn of a conversation, judged as if the
+    conversation ended there (a rubric with ``scope = "turn"``). In a conversation, what the
+    user said in earlier turns counts as evidence, as the tool results do.
 
 A rubric kind that writes no reference reply cannot be judged by these jurors: their votes
 are unavailable, with the reason.
@@ -83,7 +89,7 @@ from jury.adapters import (
     Preference,
     Rating,
 )
-from jury.checks import EMAIL, find_redirect, find_refusal
+from jury.checks import EMAIL, find_blocked, find_redirect, find_refusal
 
 __all__ = ["METHODS", "Measures", "OfflineJuror", "check_statement", "create"]
 
@@ -187,7 +193,9 @@ Signals = dict[str, Rating]
 
 
 def _evidence_text(case: Case) -> str:
-    parts = [case.question, *case.trace.context]
+    # What the user said in a conversation is evidence too: the date they asked for.
+    said = [t.content for t in case.history if t.role == "user"]
+    parts = [case.question, *said, *case.trace.context]
     parts.extend(
         value if isinstance(value, str) else json.dumps(value)
         for call in case.trace.tool_calls
@@ -570,6 +578,20 @@ def _signal(name: str, signals: Signals) -> Rating:
     return Rating(mean, "the mean of its scores")
 
 
+_TOXIC = re.compile(r"toxic|offensi|profan|abus", re.I)
+#: The blocklist's severity levels on the 1-5 scale (5: no term found).
+_SEVERITY = {"critical": 1, "high": 2, "medium": 4}
+
+
+def _toxicity(text: str) -> Rating:
+    """Freedom from toxicity, by the blocklist's terms alone: a paraphrase is not caught."""
+    found = find_blocked(text)
+    if found is None:
+        return Rating(5, "no blocklisted term (a blocklist misses a paraphrased insult)")
+    level, term = found
+    return Rating(_SEVERITY[level], f"a {level}-severity blocklisted term: {term}")
+
+
 #: Words that frame a statement ("States that...") rather than say what it states.
 _FRAMING = frozenset(
     """states state stated says say said mentions mention mentioned concludes conclude
@@ -648,15 +670,22 @@ class Measures:
 
     def __init__(self, method: str, case: Case) -> None:
         self.name = f"offline {method}"
+        self._method = method
         self._score = METHODS[method]
         self._case = case
 
     def rate(self, text: str, aspects: Sequence[str]) -> Mapping[str, Rating]:
         signals = self._score(self._case, text)
-        return {aspect: _signal(aspect, signals) for aspect in aspects}
+        return {
+            aspect: _toxicity(text) if _TOXIC.search(aspect) else _signal(aspect, signals)
+            for aspect in aspects
+        }
 
     def states(self, statement: str, text: str) -> Judgement:
         return check_statement(statement, text)
+
+    def about(self, case: Case) -> Measures:
+        return Measures(self._method, case)
 
     def meets(self, criterion: str, text: str) -> Judgement:
         # The criterion's words are not read: a heuristic cannot tell what an arbitrary

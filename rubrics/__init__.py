@@ -16,4 +16,11 @@ KINDS: dict[str, str] = {
     "pairwise": "rubrics._pairwise:from_toml",
 }
 
-__all__ = ["KINDS", "PositionConsistency", "position_consistency", "quote_occurs"]
+#: What a rubric file's ``scope`` makes of the rubric its kind loads ("module:callable" of
+#: the rubric; "conversation", the default, leaves it as it is). See `rubrics._scope`.
+SCOPES: dict[str, str | None] = {
+    "conversation": None,
+    "turn": "rubrics._scope:per_turn",
+}
+
+__all__ = ["KINDS", "SCOPES", "PositionConsistency", "position_consistency", "quote_occurs"]

@@ -53,7 +53,7 @@ def test_shopnest_run_shows_checks_and_spares_the_skipped_tool(tmp_path: Path) -
     assert done.returncode == 1, done.stderr
     out = done.stdout
     assert (
-        "13 checks run first; a failed required check fails the case and spares its judges" in out
+        "16 checks run first; a failed required check fails the case and spares its judges" in out
     )
     recorded = verdicts(tmp_path / "run")
     skipped = recorded["combined-return-02"]
@@ -71,7 +71,7 @@ def test_shopnest_run_shows_checks_and_spares_the_skipped_tool(tmp_path: Path) -
     assert (passing.verdict, passing.failed_stage) == (Verdict.PASS, None)
     line = table_line(out, "combined-return-01")
     assert "PASS" in line
-    assert "✓7" in line
+    assert "✓8" in line
     assert "5 5 5 5 5" in line
     assert "scores: relevance · correctness · faithfulness" in out
     # Ten cases fail a required check; three jurors each would have made one call per case.
@@ -142,7 +142,7 @@ def test_example_jury_file_runs_a_custom_advisory_check(tmp_path: Path) -> None:
     run = tmp_path / "run"
     done = jury_run(str(SHOPNEST), "--jury", "examples/shopnest/jury.toml", "--out", str(run))
     assert done.returncode == 1, done.stderr
-    assert "14 checks run first" in done.stdout
+    assert "17 checks run first" in done.stdout
     # The ORD-999 answer never names ORD-101: the advisory check says so, and decides nothing.
     recorded = verdicts(run)
     wrong = {c.name: c for c in recorded["tool-status-02"].checks}
@@ -151,7 +151,7 @@ def test_example_jury_file_runs_a_custom_advisory_check(tmp_path: Path) -> None:
     assert failed_names(recorded["tool-status-02"]) == ["tool_argument", "names_the_order"]
     assert "✗ tool_argument +1" in table_line(done.stdout, "tool-status-02")
     assert failed_names(recorded["tool-status-01"]) == []
-    assert "✓8" in table_line(done.stdout, "tool-status-01")
+    assert "✓9" in table_line(done.stdout, "tool-status-01")
 
 
 def test_a_check_that_cannot_be_loaded_stops_the_run_with_exit_2(tmp_path: Path) -> None:

@@ -12,11 +12,13 @@ Built-in checks, in the order they run (by debugging stage, `STAGES`):
 check                       stage         applies when the case gives
 ==========================  ============  ==================================================
 source                      retrieval     ``expected_source``
+check_quotes                retrieval     a point with a ``quote`` (advisory by default)
 tool_choice                 tool choice   ``expected_tool`` (an explicit null: no tool)
 tool_order                  tool choice   ``expected_tool_order``
 tool_argument               tool argument ``expected_tool_argument``
 tools_healthy               tool argument any tool call
 answer_present              generation    always
+garbled                     generation    an answer
 cites_only_what_it_read     generation    a cited source (trace or answer text)
 pii                         generation    an answer (e-mail: ``allowed_emails``)
 json_schema                 generation    ``json_schema`` (or one in the jury file)
@@ -24,9 +26,12 @@ length                      generation    ``min_words`` / ``max_words`` (or jury
 refusal                     generation    ``expect_refusal`` (true or false)
 redirect                    generation    ``expect_refusal: true``
 blocklist                   generation    an answer
+must_find                   generation    ``must_find``
 ==========================  ============  ==================================================
 
-Checks read ``answer``; the second answer of a pairwise case (``answer_b``) is not checked.
+Checks read ``answer`` (in a conversation, the assistant's last reply; ``pii``, ``blocklist``,
+``garbled`` and the citations read every assistant turn, and the trace is every turn's tool
+calls); the second answer of a pairwise case (``answer_b``) is not checked.
 The refusal and redirect checks, the PII check's e-mail addresses and the offline reference
 jurors share one vocabulary: `REFUSAL_PHRASES` (`SOFT_REFUSAL_PHRASES` count only where a
 refusal is expected), `REDIRECT_PATTERNS`, `EMAIL`, and `find_refusal` / `find_redirect`
@@ -53,8 +58,8 @@ raises fails, with the exception as its reason.
 """
 
 from .._verdict import STAGES
-from ._core import Check, Finding, check, failed, not_applicable, passed
-from ._output import propose_length_bounds
+from ._core import Check, Finding, check, failed, not_applicable, passed, unavailable
+from ._output import find_blocked, propose_length_bounds
 from ._settings import CheckSettings, Stage
 from ._suite import BUILTIN_CHECKS, CheckSuite
 from ._vocabulary import (
@@ -80,9 +85,11 @@ __all__ = [
     "Stage",
     "check",
     "failed",
+    "find_blocked",
     "find_redirect",
     "find_refusal",
     "not_applicable",
     "passed",
     "propose_length_bounds",
+    "unavailable",
 ]

@@ -1,4 +1,5 @@
-"""What a check is: a named, staged, synchronous function of a case.
+"""What a check is: a named, staged function of a case (synchronous, or async for a check that
+asks a model, such as moderation).
 
 A check function returns a `Finding` (made with `passed`, `failed` or `not_applicable`), a
 `CheckResult`, a bool (pass / fail) or None (not applicable). `Check` turns any of them into
@@ -10,7 +11,8 @@ evidence is truncated, so no check, built-in or not, can print a whole secret.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias, cast, overload
 
@@ -29,6 +31,7 @@ __all__ = [
     "failed",
     "not_applicable",
     "passed",
+    "unavailable",
 ]
 
 #: Evidence is cut to this many characters: enough to see the value that decided.
@@ -55,7 +58,13 @@ def not_applicable(reason: str = "") -> Finding:
     return Finding(CheckOutcome.NOT_APPLICABLE, reason)
 
 
-CheckFunction: TypeAlias = Callable[[Case], Finding | CheckResult | bool | None]
+def unavailable(reason: str) -> Finding:
+    """The check could not run (its model did not answer): neither a pass nor a fail."""
+    return Finding(CheckOutcome.UNAVAILABLE, reason)
+
+
+Found: TypeAlias = Finding | CheckResult | bool | None
+CheckFunction: TypeAlias = Callable[[Case], Found] | Callable[[Case], Awaitable[Found]]
 
 
 def clip(text: str, limit: int = EVIDENCE_CHARS) -> str:
@@ -92,15 +101,38 @@ class Check:
     def replace(self, **changes: Any) -> Check:
         return dataclasses.replace(self, **changes)
 
+    @property
+    def is_async(self) -> bool:
+        """An async check (one that asks a model) is run with ``await check.run(case)``."""
+        return inspect.iscoroutinefunction(self.function)
+
     def __call__(self, case: Case) -> CheckResult:
+        if self.is_async:
+            raise TypeError(f"{self.name} is an async check: await check.run(case)")
         try:
             # Typed loosely: a user's function may break its annotation at run time.
             found = cast("object", self.function(case))
         except Exception as exc:
-            # A check that crashes is a bug in the check, but reading it as "not
-            # applicable" would let a gate pass unchecked: it fails, saying why.
-            _log_crash(self.name, case)
-            found = failed(f"the check raised {type(exc).__name__}: {exc}")
+            found = self._crashed(case, exc)
+        return self._result(found)
+
+    async def run(self, case: Case) -> CheckResult:
+        """The result, for an async check or a plain one."""
+        if not self.is_async:
+            return self(case)
+        try:
+            found = cast("object", await self.function(case))  # type: ignore[misc]
+        except Exception as exc:
+            found = self._crashed(case, exc)
+        return self._result(found)
+
+    def _crashed(self, case: Case, exc: Exception) -> Finding:
+        # A check that crashes is a bug in the check, but reading it as "not applicable"
+        # would let a gate pass unchecked: it fails, saying why.
+        _log_crash(self.name, case)
+        return failed(f"the check raised {type(exc).__name__}: {exc}")
+
+    def _result(self, found: object) -> CheckResult:
         if isinstance(found, Finding):
             outcome, reason, evidence = found
         elif isinstance(found, CheckResult):

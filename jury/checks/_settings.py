@@ -19,6 +19,10 @@ plus its own parameters. User checks are listed as ``[[checks.custom]]`` tables 
     [checks.blocklist]
     level = "medium"
 
+    [checks.moderation]        # off by default: it sends the replies to OpenAI
+    enabled = true
+    ignore = ["violence"]
+
     [checks.json_schema]
     schema = "reply.schema.json"
     categories = ["structured"]
@@ -44,10 +48,13 @@ __all__ = [
     "CheckSettings",
     "CitationRule",
     "CustomCheck",
+    "GarbledRule",
     "JsonSchemaRule",
     "LengthRule",
     "Level",
+    "ModerationRule",
     "PiiRule",
+    "QuotesRule",
     "RedirectRule",
     "RefusalRule",
     "Stage",
@@ -150,6 +157,31 @@ class BlocklistRule(CheckRule):
     extra_terms: dict[Level, tuple[str, ...]] = {}
 
 
+class ModerationRule(CheckRule):
+    #: Off until asked for: it sends what the agent said to a provider's moderation model.
+    enabled: bool = False
+    #: The moderation model, as ``provider/model``.
+    model: str = "openai-moderation/omni-moderation-latest"
+    #: Also fail on any category scored at or above this (0-1), besides the model's flags.
+    threshold: float | None = Field(default=None, gt=0, le=1)
+    #: Categories that never fail a case ("violence" for an agent that summarises news).
+    ignore: tuple[str, ...] = ()
+
+
+class QuotesRule(CheckRule):
+    #: Advisory by default: a quote missing from what the agent retrieved is a retrieval miss
+    #: or a gold to fix, for a reader to tell apart.
+    required: bool = False
+
+
+Sign = Literal["truncated", "repetition", "mojibake", "markup"]
+
+
+class GarbledRule(CheckRule):
+    #: The signs of a spoiled answer to look for (`jury.checks._garbled`), all by default.
+    signs: tuple[Sign, ...] = ("truncated", "repetition", "mojibake", "markup")
+
+
 class CustomCheck(BaseModel):
     """A user's check, by import path; unset keys keep what its `@check` decorator says."""
 
@@ -179,11 +211,13 @@ class CheckSettings(BaseModel):
     #: False turns every check off (``jury run --no-checks`` does the same).
     enabled: bool = True
     source: CheckRule = CheckRule()
+    check_quotes: QuotesRule = QuotesRule()
     tool_choice: CheckRule = CheckRule()
     tool_order: CheckRule = CheckRule()
     tool_argument: CheckRule = CheckRule()
     tools_healthy: CheckRule = CheckRule()
     answer_present: CheckRule = CheckRule()
+    garbled: GarbledRule = GarbledRule()
     cites_only_what_it_read: CitationRule = CitationRule()
     pii: PiiRule = PiiRule()
     json_schema: JsonSchemaRule = JsonSchemaRule()
@@ -191,6 +225,8 @@ class CheckSettings(BaseModel):
     refusal: RefusalRule = RefusalRule()
     redirect: RedirectRule = RedirectRule()
     blocklist: BlocklistRule = BlocklistRule()
+    moderation: ModerationRule = ModerationRule()
+    must_find: CheckRule = CheckRule()
     custom: tuple[CustomCheck, ...] = ()
 
     def relative_to(self, folder: Path) -> CheckSettings:

@@ -9,7 +9,7 @@ import importlib.util
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._case import Case
 from .._errors import ConfigError
@@ -17,7 +17,13 @@ from .._verdict import STAGES, CheckResult
 from . import _output as output
 from . import _trace as trace
 from ._core import Check, CheckFunction, check
-from ._settings import CheckRule, CheckSettings, CustomCheck, Stage
+from ._garbled import garbled
+from ._moderation import bound_moderation, unbound_moderation
+from ._quotes import check_quotes
+from ._settings import CheckRule, CheckSettings, CustomCheck, ModerationRule, Stage
+
+if TYPE_CHECKING:
+    from .._calls import CallLayer
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
 
@@ -31,11 +37,13 @@ def _plain(function: CheckFunction) -> Callable[[Any], CheckFunction]:
 # seed article's order within a stage.
 _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "source": ("retrieval", _plain(trace.source)),
+    "check_quotes": ("retrieval", _plain(check_quotes)),
     "tool_choice": ("tool choice", _plain(trace.tool_choice)),
     "tool_order": ("tool choice", _plain(trace.tool_order)),
     "tool_argument": ("tool argument", _plain(trace.tool_argument)),
     "tools_healthy": ("tool argument", _plain(trace.tools_healthy)),
     "answer_present": ("generation", _plain(output.answer_present)),
+    "garbled": ("generation", garbled),
     "cites_only_what_it_read": ("generation", trace.cites_only_what_it_read),
     "pii": ("generation", output.pii),
     "json_schema": ("generation", lambda rule: output.json_schema(_schema_validator(rule))),
@@ -43,6 +51,8 @@ _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "refusal": ("generation", output.refusal),
     "redirect": ("generation", output.redirect),
     "blocklist": ("generation", output.blocklist),
+    "moderation": ("generation", unbound_moderation),
+    "must_find": ("generation", _plain(output.must_find)),
 }
 
 #: The built-in checks' names, in the order they run.
@@ -134,12 +144,16 @@ class CheckSuite:
     checks; ``CheckSuite([...])`` runs exactly the checks given.
     """
 
-    def __init__(self, checks: Iterable[Check]) -> None:
+    def __init__(
+        self, checks: Iterable[Check], *, moderation: ModerationRule | None = None
+    ) -> None:
         self.checks = tuple(checks)
         names = [c.name for c in self.checks]
         doubled = sorted({name for name in names if names.count(name) > 1})
         if doubled:
             raise ConfigError(f"two checks are named {', '.join(doubled)}")
+        #: The rule of the moderation check, to ask its model once the suite is bound.
+        self.moderation = moderation if "moderation" in names else None
 
     @classmethod
     def from_settings(
@@ -165,10 +179,33 @@ class CheckSuite:
         )
         checks.extend(c if isinstance(c, Check) else check(c) for c in extra)
         checks.sort(key=lambda c: STAGES.index(c.stage))
-        return cls(checks)
+        return cls(checks, moderation=settings.moderation)
+
+    @property
+    def is_async(self) -> bool:
+        """Some check asks a model: run the suite with ``await suite.run(case)``."""
+        return any(c.is_async for c in self.checks)
 
     def __call__(self, case: Case) -> tuple[CheckResult, ...]:
+        if self.is_async:
+            raise TypeError("this suite has checks that ask a model: await suite.run(case)")
         return tuple(c(case) for c in self.checks if c.applies_to(case))
+
+    async def run(self, case: Case) -> tuple[CheckResult, ...]:
+        """Every check that applies, in order, awaiting those that ask a model."""
+        return tuple([await c.run(case) for c in self.checks if c.applies_to(case)])
+
+    def bind(self, calls: CallLayer) -> CheckSuite:
+        """This suite, its model checks (moderation) asking through a jury's call layer:
+        the jury's cache, account limits, retries and clock. `Jury` binds its suite."""
+        rule = self.moderation
+        if rule is None:
+            return self
+        bound = bound_moderation(rule, calls)
+        return CheckSuite(
+            (c.replace(function=bound) if c.name == "moderation" else c for c in self.checks),
+            moderation=rule,
+        )
 
     def __getitem__(self, name: str) -> Check:
         for c in self.checks:

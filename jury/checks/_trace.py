@@ -18,7 +18,11 @@ silent pass. The rules, as `jury.checks` documents them:
 - *cites only what it read*: every source the answer cites was retrieved. Cited sources are
   the trace's ``cited_sources`` and, unless turned off, citations in the answer's text:
   ``[source: name]`` (also ``sources:``, ``cite:``, ``citation:``, ``ref:``; several names
-  split by ";" or ",") and a bracketed file name such as ``[return-policy.md]``.
+  split by ";" or ",") and a bracketed file name such as ``[return-policy.md]``, in every
+  assistant turn of a conversation.
+
+In a conversation, the trace is every turn's tool calls in order: a tool called at any step
+counts, the order runs across steps, and an error at any step is an error.
 
 Two source names are the same document when they are equal ignoring case, a ``#fragment``
 and a leading ``./``, or when one is a path ending in the other (``docs/return-policy.md``
@@ -34,6 +38,7 @@ from itertools import pairwise
 from typing import Any
 
 from .._case import Case, ToolCall
+from .._turns import decoded_arguments
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._settings import CitationRule
 
@@ -102,15 +107,6 @@ def tool_order(case: Case) -> Finding:
     return passed(" before ".join(order), sequence)
 
 
-def _decoded(arguments: Any) -> Any:
-    if isinstance(arguments, str) and arguments.lstrip()[:1] in ("{", "["):
-        try:
-            return json.loads(arguments)
-        except ValueError:
-            return arguments
-    return arguments
-
-
 def _same(expected: Any, actual: Any) -> bool:
     if isinstance(expected, Mapping):
         return isinstance(actual, Mapping) and all(
@@ -131,7 +127,7 @@ def _same(expected: Any, actual: Any) -> bool:
 
 def arguments_match(expected: Any, arguments: Any) -> bool:
     """Whether a tool call's `arguments` meet the case's expected argument (rules above)."""
-    arguments = _decoded(arguments)
+    arguments = decoded_arguments(arguments)
     if not isinstance(expected, (Mapping, list, tuple)):
         if isinstance(arguments, Mapping) and len(arguments) == 1:
             arguments = next(iter(arguments.values()))
@@ -222,8 +218,9 @@ def cites_only_what_it_read(rule: CitationRule) -> CheckFunction:
 
     def cites_only_what_it_read(case: Case) -> Finding:
         cited = list(case.trace.cited_sources)
-        if rule.in_answer and case.answer and "[" in case.answer:
-            cited += citations_in(case.answer, pattern)
+        for reply in case.replies if rule.in_answer else ():
+            if "[" in reply:
+                cited += citations_in(reply, pattern)
         if not cited:
             return not_applicable("the answer cites no source")
         retrieved = case.trace.retrieved_sources

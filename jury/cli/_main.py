@@ -27,6 +27,7 @@ COMMANDS = (
     "jury.cli._calibrate",
     "jury.cli._export",
     "jury.cli._report",
+    "jury.cli._check_quotes",
 )
 
 EXIT_USAGE = 2

@@ -2,7 +2,8 @@
 
 A FAIL is a ``<failure>``; an INCONCLUSIVE case is an ``<error>`` (the judges could not
 decide, which is not the agent's failure); scores and each juror's verdict are properties.
-One ``<testsuite>`` per category.
+One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
+split first (a suite named ``dev/policy``), and each says its split as a property.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def _testcase(suite: ET.Element, verdict: CaseVerdict) -> None:
     )
     properties = ET.SubElement(case, "properties")
     _property(properties, "verdict", verdict.verdict.value)
+    if verdict.split is not None:
+        _property(properties, "split", verdict.split)
     if verdict.score is not None:
         _property(properties, "score", f"{verdict.score:.4g}")
     for name, result in verdict.metrics.items():
@@ -89,7 +92,10 @@ def render_junit(verdicts: Sequence[CaseVerdict], summary: RunSummary, *, name: 
     )
     by_category: dict[str, list[CaseVerdict]] = {}
     for verdict in verdicts:
-        by_category.setdefault(verdict.category or "uncategorised", []).append(verdict)
+        category = verdict.category or "uncategorised"
+        if verdict.split is not None:
+            category = f"{verdict.split}/{category}"
+        by_category.setdefault(category, []).append(verdict)
     for category, members in sorted(by_category.items()):
         suite = ET.SubElement(
             root,

@@ -78,6 +78,8 @@ class RunSummary(BaseModel):
     #: Cases with at least one failed check, required or advisory.
     checks_failed: int = 0
     offline: bool = False
+    #: Results per split ("dev", "heldout"), for the cases that name one.
+    by_split: dict[str, CategoryStats] = {}
 
     @property
     def pass_rate(self) -> float | None:
@@ -125,6 +127,7 @@ class Tally:
         self.stages: dict[str, int] = {}
         self.offline = False
         self.categories: dict[str, CategoryStats] = {}
+        self.splits: dict[str, CategoryStats] = {}
         self.failures: list[CaseNote] = []
         self.inconclusives: list[CaseNote] = []
         self.disagreements: list[CaseNote] = []
@@ -139,6 +142,11 @@ class Tally:
             category = self.categories[name] = CategoryStats()
         category.total += 1
         note = _note
+        if verdict.split is not None:
+            split = self.splits.get(verdict.split)
+            if split is None:
+                split = self.splits[verdict.split] = CategoryStats()
+            _count(split, verdict)
 
         if verdict.verdict is Verdict.PASS:
             self.passed += 1
@@ -198,7 +206,20 @@ class Tally:
             failed_stages={s: self.stages[s] for s in _stage_order(self.stages)},
             checks_failed=self.checks_failed,
             offline=self.offline,
+            by_split=dict(sorted(self.splits.items())),
         )
+
+
+def _count(stats: CategoryStats, verdict: CaseVerdict) -> None:
+    stats.total += 1
+    if verdict.verdict is Verdict.PASS:
+        stats.passed += 1
+    elif verdict.verdict is Verdict.FAIL:
+        stats.failed += 1
+        stats.failed_ids.append(verdict.case_id)
+    else:
+        stats.inconclusive += 1
+        stats.inconclusive_ids.append(verdict.case_id)
 
 
 def _note(verdict: CaseVerdict, reasons: tuple[str, ...]) -> CaseNote:

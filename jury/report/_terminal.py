@@ -257,16 +257,22 @@ def render_report(
         _case_table(cases, console)
         console.print()
 
-    _grid(
-        console,
-        "Results by category",
-        ("category", "cases", "pass", "fail", "inconclusive", "pass rate"),
-        [
-            [name, *map(str, (s.total, s.passed, s.failed, s.inconclusive)), _pct(s.pass_rate)]
-            for name, s in summary.by_category.items()
-        ],
-        alert={"fail": "red", "inconclusive": "yellow"},
-    )
+    for key, heading, results in (
+        ("category", "Results by category", summary.by_category),
+        ("split", "Results by split", summary.by_split),
+    ):
+        if key == "split" and not results:
+            continue
+        _grid(
+            console,
+            heading,
+            (key, "cases", "pass", "fail", "inconclusive", "pass rate"),
+            [
+                [name, *map(str, (s.total, s.passed, s.failed, s.inconclusive)), _pct(s.pass_rate)]
+                for name, s in results.items()
+            ],
+            alert={"fail": "red", "inconclusive": "yellow"},
+        )
 
     for label, notes, style in (
         ("Failed", summary.failures, "red"),

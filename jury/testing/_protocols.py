@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._anthropic import AnthropicMessages
 from ._google import GeminiGenerateContent
-from ._openai import OpenAIChatCompletions
+from ._openai import OpenAIChatCompletions, OpenAIModerations
 from ._wire import Provider, WireProtocol
 
 __all__ = ["PROTOCOLS", "protocol_for"]
@@ -13,11 +13,15 @@ PROTOCOLS: tuple[WireProtocol, ...] = (
     OpenAIChatCompletions(),
     AnthropicMessages(),
     GeminiGenerateContent(),
+    OpenAIModerations(),
 )
 
-# A logged request names its provider, not its protocol: enough while each provider speaks
-# one protocol here. A second one for a provider would need the log to carry its protocol.
-_BY_PROVIDER: dict[Provider, WireProtocol] = {p.provider: p for p in PROTOCOLS}
+# A logged request names its provider, not its protocol: its judge protocol, the first listed
+# for it, reads the schema a request asks for. OpenAI's moderations ask for none, and a chat
+# protocol reading a moderation body finds none either.
+_BY_PROVIDER: dict[Provider, WireProtocol] = {}
+for _protocol in PROTOCOLS:
+    _BY_PROVIDER.setdefault(_protocol.provider, _protocol)
 
 
 def protocol_for(provider: Provider) -> WireProtocol:

@@ -48,6 +48,10 @@ class FixedJudge:
         self.asked.append(("meets", criterion, text))
         return self.verdict
 
+    def about(self, case: Case) -> FixedJudge:
+        self.asked.append(("about", case.question, case.answer))
+        return self
+
     def prefer(self, first: str, second: str) -> Preference:
         self.asked.append(("prefer", first, second))
         return self.winner
