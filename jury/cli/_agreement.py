@@ -92,9 +92,9 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._case import load_cases
     from .._records import read_manifest, read_verdicts
     from ..agreement._panel import summarize_agreement
+    from ..cases import load_cases
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")

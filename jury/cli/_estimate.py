@@ -13,21 +13,24 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_panel_options
+    from ._options import add_case_arguments, add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
         help="what a run would cost, without calling a judge",
         description="Count the calls, tokens and cost `jury run` would make on these cases.",
     )
-    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_case_arguments(parser)
     add_panel_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._case import validate_cases
-    from ._options import panel_for
+    from ._options import case_source, panel_for
 
-    validate_cases(args.cases)
-    return print_estimate(Jury(panel_for(args)), args.cases)
+    panel = panel_for(args)
+    cases = case_source(args, panel)
+    try:
+        return print_estimate(Jury(panel), cases)
+    finally:
+        cases.close()

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from .._cache import SqliteCache, default_cache_dir
-from .._case import iter_cases, validate_cases
 from .._errors import ConfigError
 from .._jury import Jury
 from .._panel import Panel
@@ -25,17 +24,24 @@ from .._records import (
     Redactor,
     RunRecord,
     build_manifest,
-    file_digest,
     new_run_dir,
     panel_record,
     prompt_hashes,
     require_manifest,
 )
+from .._runlock import RunLock
 from .._verdict import CaseVerdict
+from ..cases import CaseSource
 from ..checks._suite import CheckSuite
 from ..report._progress import RunProgress
 from ..report._publish import publish
-from ._options import add_output_arguments, add_panel_options, panel_for
+from ._options import (
+    add_case_arguments,
+    add_output_arguments,
+    add_panel_options,
+    case_source,
+    panel_for,
+)
 
 __all__ = ["register"]
 
@@ -44,11 +50,11 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "run",
         help="judge a cases file, record the run and report",
-        description="Judge every case of a JSONL file with the panel, record the run in a "
+        description="Judge every case of a cases file with the panel, record the run in a "
         "directory, print the report, and exit 0 (gate passed), 1 (failed), 2 (usage error) "
         "or 3 (inconclusive).",
     )
-    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_case_arguments(parser)
     add_panel_options(parser)
     parser.add_argument("--concurrency", type=int, help="cases judged at once")
     parser.add_argument(
@@ -116,48 +122,52 @@ def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | No
 
 
 def _run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
-    """Where the run is recorded, and whether it resumes a run already there."""
+    """Where the run is recorded, and whether it must resume a run already there."""
     if args.resume:
         if args.out and Path(args.out) != Path(args.resume):
             raise ConfigError("give either --out or --resume, or the same directory to both")
         return Path(args.resume), True
-    if args.out:
-        path = Path(args.out)
-        return path, (path / "manifest.json").exists()
-    return new_run_dir(), False
+    return (Path(args.out) if args.out else new_run_dir()), False
 
 
 def open_record(
     args: argparse.Namespace,
     jury: Jury,
     panel: Panel,
-    count: int,
+    cases: CaseSource,
     redactor: Redactor,
     cache: SqliteCache | None,
 ) -> RunRecord:
     path, resume = _run_dir(args)
-    if resume:
-        manifest = require_manifest(path)
-        _same_run(manifest, args.cases, panel, jury)
-        return RunRecord.resume(path, redactor)
-    manifest = build_manifest(
-        run_id=path.name,
-        panel=panel,
-        rubric=jury.rubric,
-        cases_path=args.cases,
-        cases_count=count,
-        prompts=prompt_hashes(jury.rubric, iter_cases(args.cases, validate=False)),
-        jury_file=args.jury,
-        cache=str(cache.path) if cache is not None else None,
-        redact_patterns=redactor.patterns,
-    )
-    return RunRecord.create(path, manifest, iter_cases(args.cases, validate=False), redactor)
+    # The lock first: what the directory holds is only known once no one else writes it.
+    lock = RunLock(path)
+    try:
+        if resume or (path / "manifest.json").exists():
+            manifest = require_manifest(path)
+            _same_run(manifest, cases, panel, jury)
+            return RunRecord.resume(path, redactor, lock)
+        manifest = build_manifest(
+            run_id=path.name,
+            panel=panel,
+            rubric=jury.rubric,
+            cases_path=args.cases,
+            cases_count=cases.count,
+            prompts=prompt_hashes(jury.rubric, cases),
+            jury_file=args.jury,
+            cache=str(cache.path) if cache is not None else None,
+            redact_patterns=redactor.patterns,
+            cases_digest=cases.digest(),
+        )
+        return RunRecord.create(path, manifest, cases, redactor, lock)
+    except BaseException:
+        lock.release()
+        raise
 
 
-def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) -> None:
+def _same_run(manifest: dict[str, Any], cases: CaseSource, panel: Panel, jury: Jury) -> None:
     """A resumed run must judge the same cases with the same panel and rubric."""
     changed = []
-    if manifest["cases"]["sha256"] != file_digest(cases):
+    if manifest["cases"]["sha256"] != cases.digest():
         changed.append("the cases file")
     if manifest["jury"] != json.loads(json.dumps(panel_record(panel))):
         changed.append("the jury")
@@ -173,13 +183,13 @@ def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) ->
 async def judge_cases(
     jury: Jury,
     record: RunRecord,
-    cases: str,
+    cases: CaseSource,
     progress: RunProgress,
     on_verdict: Callable[[CaseVerdict], None] | None = None,
 ) -> None:
     """Judge the cases that have no verdict yet, recording each one as it finishes."""
     finished = record.finished()
-    todo = (case for case in iter_cases(cases, validate=False) if case.id not in finished)
+    todo = (case for case in cases if case.id not in finished)
     async with jury:
         async for verdict in jury.evaluate(todo):
             record.append(verdict)
@@ -192,12 +202,12 @@ def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
-    count = validate_cases(args.cases)
     panel = panel_for(args)
+    cases = case_source(args, panel)
     if args.dry_run:
         from ..report._estimate import print_estimate
 
-        return print_estimate(Jury(panel), args.cases)
+        return print_estimate(Jury(panel), cases)
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -212,10 +222,10 @@ def run(args: argparse.Namespace) -> int:
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, count, redactor, cache) as record:
+        with open_record(args, jury, panel, cases, redactor, cache) as record:
             done = len(record.finished())
-            with RunProgress(count, done=done, mode=args.progress) as progress:
-                asyncio.run(judge_cases(jury, record, args.cases, progress, on_verdict))
+            with RunProgress(cases.count, done=done, mode=args.progress) as progress:
+                asyncio.run(judge_cases(jury, record, cases, progress, on_verdict))
             if cache is not None:
                 cache.close()
                 if cache.error is not None:
@@ -231,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:
+        cases.close()
         if cache is not None:
             cache.close()
     return summary.exit_code(panel.gate)

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
-from .._case import iter_cases
+from .._case import Case
 from .._estimate import CHARS_PER_TOKEN, estimate
 from .._jury import Jury
 
@@ -16,12 +17,12 @@ def _usd(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
-def print_estimate(jury: Jury, path: str) -> int:
-    """Print what a run of the cases in `path` would cost; the exit code (0)."""
+def print_estimate(jury: Jury, cases: Iterable[Case]) -> int:
+    """Print what a run of `cases` would cost; the exit code (0)."""
     from rich.console import Console
     from rich.table import Table
 
-    rows = estimate(jury, iter_cases(path))
+    rows = estimate(jury, cases)
     table = Table(title="Estimate (no call made)", title_justify="left")
     for column in ("juror", "model", "calls", "input tokens", "output tokens", "cost", "at most"):
         table.add_column(column, justify="left" if column in ("juror", "model") else "right")
