@@ -36,7 +36,7 @@ def suggest(word: str, choices: Iterable[str]) -> str:
     by_lower: dict[str, str] = {}
     for choice in choices:
         by_lower.setdefault(choice.lower(), choice)
-    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.7)
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
     return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
 
 

@@ -132,7 +132,9 @@ def test_every_bad_line_is_reported(tmp_path: Path) -> None:
     by_line = {e.line: e for e in errors}
     assert by_line[2].field == ""
     assert by_line[2].reason.startswith("not valid JSON: ")
-    assert by_line[4] == LineError(4, "goldenAnwser", "unknown field (did you mean 'goldenAnswer'?)")
+    assert by_line[4] == LineError(
+        4, "goldenAnwser", "unknown field (did you mean 'goldenAnswer'?)"
+    )
     # Named as the file spells it, so the user finds it.
     assert by_line[6].field == "trace.toolCalls[0].name"
     assert by_line[7].reason == "a case must be a JSON object, not a list"
