@@ -21,6 +21,8 @@ _TRACE = spellings(Trace)
 #: Targets whose values are free-form tables: anything may be put under them.
 _OPEN = {"metadata", "labels"}
 _MISSING = object()
+#: Fields whose leftovers stay where they are once a path inside them has been read.
+_KEPT_IN_PLACE = frozenset({"trace", "metadata", "labels"})
 
 
 def field_map_problems(fields: Mapping[str, str]) -> list[str]:
@@ -102,6 +104,7 @@ class FieldMap:
             if value is not _MISSING:
                 self.hits[target] += 1
                 moved.append((target, value))
+        self._keep_the_rest(record)
         for target, value in moved:
             *parents, last = target.split(".")
             container = record
@@ -117,6 +120,17 @@ class FieldMap:
                 else:
                     container[last] = value
         return record, found
+
+    def _keep_the_rest(self, record: dict[str, Any]) -> None:
+        # What is left of a record's value that a field was read from (`expected` once
+        # `expected.answer` is the golden answer) is kept in metadata, not read as a field of
+        # its own: a leftover `prompt` would otherwise be taken for the question.
+        for source in self.fields.values():
+            head = source.split(".")[0]
+            if "." in source and head in record and _CASE.get(head) not in _KEPT_IN_PLACE:
+                metadata = record.setdefault("metadata", {})
+                if isinstance(metadata, dict):
+                    metadata[head] = record.pop(head)
 
     def unused(self, keys: Iterable[str]) -> list[str]:
         """A problem for each mapping whose path no record had; `keys` are paths seen."""
