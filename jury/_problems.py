@@ -200,11 +200,11 @@ def problems(
     return out
 
 
-def utf8_problem(data: bytes, exc: UnicodeDecodeError) -> str:
-    """Where bytes stop being UTF-8: the line and column, and the byte itself."""
+def utf8_problem(data: bytes, exc: UnicodeDecodeError) -> tuple[int, str]:
+    """Where bytes stop being UTF-8: the line, and the byte and its column."""
     line = data.count(b"\n", 0, exc.start) + 1
     column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-    return f"line {line}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
+    return line, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
 
 
 def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any]:
@@ -216,7 +216,8 @@ def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any]:
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        raise error(utf8_problem(data, exc)) from None
+        line, reason = utf8_problem(data, exc)
+        raise error(f"line {line}: {reason}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

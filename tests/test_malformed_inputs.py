@@ -139,6 +139,16 @@ BAD = [
     ),
     cases("[1]", "cases.json", "item 1: a case must be an object, not a number"),
     cases(
+        '{"vars": "x"}\n',
+        "cases.jsonl",
+        "line 1: vars: expected a table (read as promptfoo tests)",
+    ),
+    cases(
+        '{"input": "q", "actual_output": "a", "tools_called": {"name": "x"}}\n',
+        "cases.jsonl",
+        "line 1: tools_called: expected a list (read as DeepEval test cases)",
+    ),
+    cases(
         "id,answer,answer\na,x,y\n",
         "cases.csv",
         "line 1: header: the column 'answer' appears twice",

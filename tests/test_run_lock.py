@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,31 +39,50 @@ class HeldJudge:
         return valid_reply(request.schema)
 
 
-def setup(tmp_path: Path, served: ServerThread) -> tuple[list[str], dict[str, str]]:
-    cases = tmp_path / "cases.jsonl"
-    cases.write_text(
-        "".join(
-            json.dumps({"id": f"c{n}", "question": f"Where is ORD-{n}?", "answer": "Shipped."})
-            + "\n"
-            for n in range(CASES)
+class Held:
+    """The fake server with a `HeldJudge`, and the command of a run against it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.judge = HeldJudge()
+        self.served = ServerThread()
+        self.served.server.script(JURORS[0].split("/", 1)[1], self.judge)
+        cases = tmp_path / "cases.jsonl"
+        cases.write_text(
+            "".join(
+                json.dumps({"id": f"c{n}", "question": f"Where is ORD-{n}?", "answer": "Shipped."})
+                + "\n"
+                for n in range(CASES)
+            )
         )
-    )
-    jury_file = tmp_path / "jury.toml"
-    jury_file.write_text(f'jurors = ["{JURORS[0]}"]\nconcurrency = 1\n[retry]\nattempts = 1\n')
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))},
-        **served.server.env(),
-        "JURY_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    command = [sys.executable, "-m", "jury", "run", str(cases), "--jury", str(jury_file)]
-    command += ["--out", str(tmp_path / "run"), "--progress", "none", "--no-checks"]
-    return command, env
+        jury_file = tmp_path / "jury.toml"
+        jury_file.write_text(f'jurors = ["{JURORS[0]}"]\nconcurrency = 1\n[retry]\nattempts = 1\n')
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))},
+            **self.served.server.env(),
+            "JURY_CACHE_DIR": str(tmp_path / "cache"),
+        }
+        self.command = [sys.executable, "-m", "jury", "run", str(cases), "--jury", str(jury_file)]
+        self.command += ["--out", str(tmp_path / "run"), "--progress", "none", "--no-checks"]
+
+    def start(self) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            self.command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
 
-def start(command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+@pytest.fixture
+def held(tmp_path: Path) -> Iterator[Held]:
+    held = Held(tmp_path)
+    try:
+        yield held
+    finally:
+        held.judge.released.set()
+        held.served.stop()
 
 
 def first_to_end(processes: list[subprocess.Popen[str]], seconds: float) -> subprocess.Popen[str]:
@@ -76,47 +96,33 @@ def first_to_end(processes: list[subprocess.Popen[str]], seconds: float) -> subp
 
 
 @pytest.mark.timeout(120)
-def test_two_runs_started_at_once_on_one_directory_judge_it_once(tmp_path: Path) -> None:
-    judge = HeldJudge()
-    served = ServerThread()
-    served.server.script(JURORS[0].split("/", 1)[1], judge)
-    command, env = setup(tmp_path, served)
-    try:
-        both = [start(command, env), start(command, env)]
-        loser = first_to_end(both, 60)
-        (winner,) = [p for p in both if p is not loser]
-        _, err = loser.communicate(timeout=10)
-        judge.released.set()
-        winner.communicate(timeout=60)
-    finally:
-        judge.released.set()
-        served.stop()
+def test_two_runs_started_at_once_on_one_directory_judge_it_once(
+    held: Held, tmp_path: Path
+) -> None:
+    both = [held.start(), held.start()]
+    loser = first_to_end(both, 60)
+    (winner,) = [p for p in both if p is not loser]
+    _, err = loser.communicate(timeout=10)
+    held.judge.released.set()
+    winner.communicate(timeout=60)
     assert loser.returncode == 2, err
     assert f"another jury run (pid {winner.pid} on " in err
     assert "is writing this run; wait for it to end, or choose another --out" in err
     assert winner.returncode == 0
     lines = (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["case_id"] for line in lines) == ["c0", "c1", "c2"]
-    assert len(served.requests) == CASES  # every call paid once
+    assert len(held.served.requests) == CASES  # every call paid once
 
 
 @pytest.mark.timeout(120)
-def test_a_killed_writer_leaves_no_lock_behind(tmp_path: Path) -> None:
-    judge = HeldJudge()
-    served = ServerThread()
-    served.server.script(JURORS[0].split("/", 1)[1], judge)
-    command, env = setup(tmp_path, served)
-    try:
-        first = start(command, env)
-        assert judge.called.wait(60), "the first run never called its judge"
-        first.send_signal(signal.SIGKILL)
-        first.communicate(timeout=10)
-        judge.released.set()
-        second = start(command, env)  # resumes the run the first left
-        _, err = second.communicate(timeout=60)
-    finally:
-        judge.released.set()
-        served.stop()
+def test_a_killed_writer_leaves_no_lock_behind(held: Held, tmp_path: Path) -> None:
+    first = held.start()
+    assert held.judge.called.wait(60), "the first run never called its judge"
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=10)
+    held.judge.released.set()
+    second = held.start()  # resumes the run the first left
+    _, err = second.communicate(timeout=60)
     assert second.returncode == 0, err
     lines = (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()
     assert len(lines) == CASES

@@ -124,33 +124,28 @@ def _hint(opener: Opener, fmt: str) -> str:
     return f" (the file looks like {_NAMES[found]}: name it .{found} or pass --format {found})"
 
 
-def json_problem(raw: bytes, message: str, *, line_offset: int = 0) -> tuple[int, str]:
-    """jiter's error as (line, reason in the project's words)."""
+def json_problem(raw: bytes, message: str) -> tuple[int, str]:
+    """jiter's error on `raw` as (line, reason in the project's words)."""
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        where = utf8_problem(raw, exc)
-        line = int(where.split(":")[0].removeprefix("line "))
-        return line + line_offset, where.split(": ", 1)[1]
+        return utf8_problem(raw, exc)
     found = _POSITION.match(message)
     if found is None:
-        return 1 + line_offset, f"not valid JSON: {message}"
+        return 1, f"not valid JSON: {message}"
     what, line, column = found.group(1), int(found.group(2)), int(found.group(3))
     where = f"at column {column}"
     if what.startswith("Detected duplicate key"):
         key = what.partition('"')[2].rpartition('"')[0]
-        return line + line_offset, f'the key "{key}" is given twice in one object ({where})'
+        return line, f'the key "{key}" is given twice in one object ({where})'
     if what.startswith("recursion limit"):
-        return line + line_offset, f"nested too deeply ({where})"
+        return line, f"nested too deeply ({where})"
     if "surrogate" in what or "unicode" in what or "hex escape" in what:
-        return line + line_offset, f"not valid JSON: a \\u escape that is no character ({where})"
+        return line, f"not valid JSON: a \\u escape that is no character ({where})"
     start = sum(len(x) + 1 for x in raw.split(b"\n")[: line - 1]) + column - 1
     if re.match(rb"-?(?:NaN|Infinity)", raw[start : start + 9]):
-        return (
-            line + line_offset,
-            f"not valid JSON: NaN and Infinity are not JSON numbers ({where})",
-        )
-    return line + line_offset, f"not valid JSON: {what} ({where})"
+        return line, f"not valid JSON: NaN and Infinity are not JSON numbers ({where})"
+    return line, f"not valid JSON: {what} ({where})"
 
 
 def parse_json(raw: bytes) -> Any:
@@ -163,7 +158,7 @@ def _kind(value: Any) -> str:
 
 
 def read_jsonl(opener: Opener, name: str) -> Iterator[Item]:
-    hint: str | None = None
+    hinted = False  # whether the file looks like another format is said once, at the first
     with opener() as handle:
         for number, line in enumerate(handle, start=1):
             raw = line.removeprefix(_BOM) if number == 1 else line
@@ -172,8 +167,10 @@ def read_jsonl(opener: Opener, name: str) -> Iterator[Item]:
             try:
                 value = parse_json(raw)
             except ValueError as exc:
-                hint = _hint(opener, "jsonl") if hint is None else ""
-                yield number, LineError(number, "", json_problem(raw, str(exc))[1] + hint)
+                reason = json_problem(raw, str(exc))[1]
+                if not hinted:
+                    reason, hinted = reason + _hint(opener, "jsonl"), True
+                yield number, LineError(number, "", reason)
                 continue
             if not isinstance(value, dict):
                 reason = f"a case must be a JSON object, not {_kind(value)}"
@@ -182,18 +179,19 @@ def read_jsonl(opener: Opener, name: str) -> Iterator[Item]:
                 yield number, value
 
 
-def _whole(opener: Opener, name: str, fmt: str) -> str:
+def _whole(opener: Opener, name: str) -> str:
+    """A document's text; bytes that are not UTF-8 are a problem of the line they are on."""
     with opener() as handle:
         data = handle.read().removeprefix(_BOM)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, _, reason = utf8_problem(data, exc).partition(": ")
-        raise CaseFileError(name, [LineError(int(line.split()[1]), "", reason)]) from None
+        line, reason = utf8_problem(data, exc)
+        raise CaseFileError(name, [LineError(line, "", reason)]) from None
 
 
 def read_json(opener: Opener, name: str) -> Iterator[Item]:
-    text = _whole(opener, name, "json")
+    text = _whole(opener, name)
     if not text.strip():
         return
     raw = text.encode()
@@ -213,11 +211,11 @@ def read_yaml(opener: Opener, name: str) -> Iterator[Item]:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
     except ImportError:  # pragma: no cover - a dependency of aiojury
         raise ConfigError(f"{name}: reading YAML needs ruamel.yaml") from None
-    text = _whole(opener, name, "yaml")
+    text = _whole(opener, name)
     if not text.strip():
         return
     try:
-        document = YAML(typ="safe", pure=True).load(text)
+        document = YAML(typ="safe").load(text)  # the C parser when ruamel.yaml.clib is there
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
@@ -270,7 +268,7 @@ def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
                 try:
                     yield raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    undecodable[number] = utf8_problem(raw, exc).partition(": ")[2]
+                    undecodable[number] = utf8_problem(raw, exc)[1]
                     yield raw.decode("utf-8", "replace")
 
     kind = "TSV" if delimiter == "\t" else "CSV"

@@ -62,8 +62,7 @@ def _text(value: Any, keys: tuple[str, ...]) -> tuple[Any, bool]:
         return _content(last), len(value) > 1
     if isinstance(value, Mapping):
         if len(value) == 1:
-            inner, lost = _text(next(iter(value.values())), keys)
-            return inner, lost
+            return _text(next(iter(value.values())), keys)
         for key in keys:
             if key in value:
                 inner, _ = _text(value[key], keys)
@@ -72,6 +71,17 @@ def _text(value: Any, keys: tuple[str, ...]) -> tuple[Any, bool]:
             inner, _ = _text(value["messages"], keys)
             return inner, True
     return value, False
+
+
+def _typed(record: Record, key: str, kind: type, default: Any) -> Any:
+    """`record[key]` when it is a `kind` (``default`` when absent): a promptfoo ``vars`` that is
+    not a table cannot be read, and is said to be so rather than dropped."""
+    value = record.pop(key, None)
+    if value is None:
+        return default
+    if not isinstance(value, kind):
+        raise TypeError(f"{key}: expected {'a table' if kind is dict else 'a list'}")
+    return value
 
 
 def _one_of(value: Any) -> Any:
@@ -207,11 +217,11 @@ def _deepeval(record: Record) -> Record:
     if "retrieval_context" in case.rest:
         trace["context"] = case.take("retrieval_context")
     if "tools_called" in case.rest:
-        trace["tool_calls"] = [_tool_call(c) for c in case.take("tools_called") or ()]
+        trace["tool_calls"] = [_tool_call(c) for c in _typed(case.rest, "tools_called", list, [])]
     if trace:
         case.out["trace"] = trace
-    expected = case.take("expected_tools")
-    if isinstance(expected, list) and expected:
+    expected = _typed(case.rest, "expected_tools", list, [])
+    if expected:
         calls = [_tool_call(call) for call in expected]
         if len(calls) == 1 and isinstance(calls[0], Mapping):
             case.out["expected_tool"] = calls[0]["name"]
@@ -265,12 +275,9 @@ def _assertion(text: str) -> dict[str, Any]:
 def _promptfoo(record: Record) -> Record:
     record = dict(record)
     # A promptfoo CSV row: variables as columns, __expected[N] / __description / __metadata:*.
-    variables = record.pop("vars", None)
-    variables = dict(variables) if isinstance(variables, Mapping) else {}
-    asserts = record.pop("assert", None)
-    asserts = list(asserts) if isinstance(asserts, list) else []
-    metadata = record.pop("metadata", None)
-    metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
+    variables = dict(_typed(record, "vars", dict, {}))
+    asserts = list(_typed(record, "assert", list, []))
+    metadata = dict(_typed(record, "metadata", dict, {}))
     for key in list(record):
         if key.startswith("__expected"):
             asserts.append(_assertion(str(record.pop(key))))
@@ -281,7 +288,6 @@ def _promptfoo(record: Record) -> Record:
         elif key not in ("description", "options", "threshold", "provider", "providerOutput"):
             variables[key] = record.pop(key)
     case = _Builder(variables)
-    case.text("question", "question")
     for key in _QUESTION_KEYS:
         if "question" not in case.out:
             case.text(key, "question")
@@ -361,7 +367,8 @@ def _is_inspect(record: Record) -> bool:
 
 
 def _has(*keys: str) -> Callable[[Record], bool]:
-    return lambda record: any(key in record for key in keys)
+    wanted = frozenset(keys)
+    return lambda record: not record.keys().isdisjoint(wanted)
 
 
 #: The shapes, in the order they are tried: (name, recognises, reads).
@@ -377,9 +384,22 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
 )
 
 
+# Keys one of the shapes is recognised by: a record with none of them (and no chat input) is in
+# a case's own fields, told at the cost of one set operation (this runs for every record).
+_SIGNS = frozenset(
+    {"vars", "assert", "__expected", "__expected1", "inputs", "expected", "ideal", "target"}
+    | {*_RAGAS_KEYS, *_DEEPEVAL_KEYS, *_SNAKE}
+)
+
+
 def recognise(record: Record) -> tuple[str | None, Record]:
     """The shape a record is in (None: a case's own fields) and the record as a case's."""
+    if record.keys().isdisjoint(_SIGNS) and not isinstance(record.get("input"), list):
+        return None, record
     for name, matches, read in SHAPES:
         if matches(record):
-            return name, read(record)
+            try:
+                return name, read(record)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{exc} (read as {name})") from None
     return None, record

@@ -28,7 +28,7 @@ from .._errors import CaseFileError, ConfigError, LineError
 from .._logging import Events
 from .._problems import problems, spellings
 from ._fields import FieldMap, field_map_problems, paths
-from ._read import UNITS, Item, format_of, read, sniff, without_nulls
+from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shapes import recognise
 
 __all__ = ["CaseSource", "content_id"]
@@ -122,14 +122,15 @@ class CaseSource:
             self.name = source if isinstance(source, str) else "<dataset>"
             self.format = "dataset"
         else:
-            self.name = "<stdin>" if str(source) == "-" else str(source)
-            path = self._stdin() if str(source) == "-" else Path(source)
-            self._path = path
+            stdin = str(source) == "-"
+            self.name = "<stdin>" if stdin else str(source)
+            self._path = self._stdin() if stdin else Path(source)
             head = self._head()
-            self.format = format or (sniff(head) or "jsonl" if str(source) == "-" else
-                                     format_of(str(path), head))  # fmt: skip
-            if self.format not in UNITS or self.format == "dataset":
-                raise ConfigError(f"--format: unknown format {self.format!r}")
+            if format is None:
+                format = (sniff(head) or "jsonl") if stdin else format_of(self.name, head)
+            if format not in FORMATS:
+                raise ConfigError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
+            self.format = format
         self.unit = UNITS[self.format]
 
     def _stdin(self) -> Path:
@@ -183,9 +184,9 @@ class CaseSource:
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
             shape, data = recognise(record)
-        except (TypeError, ValueError) as exc:
-            return _Read(None, [*found, LineError(number, "", f"cannot be read: {exc}", unit)])
-        made = not any(key in data for key in _ID_SPELLINGS)
+        except ValueError as exc:
+            return _Read(None, [*found, LineError(number, "", str(exc), unit)])
+        made = data.keys().isdisjoint(_ID_SPELLINGS)
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
         except ValidationError as exc:
@@ -202,7 +203,7 @@ class CaseSource:
         fields = FieldMap(self.fields)
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
-        made: list[str] = []
+        made: list[str] = []  # IDs made from content
         keys: set[str] = set()
         total = 0
         for number, record in self.records():
@@ -213,7 +214,8 @@ class CaseSource:
                     keys.update(paths(record))
                 result = self._case(number, record, fields)
             total += 1
-            shapes.update([result.shape] if result.shape else [])
+            if result.shape:
+                shapes[result.shape] += 1
             case = result.case
             if case is not None:
                 first = seen.setdefault(case.id, number)
