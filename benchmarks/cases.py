@@ -83,8 +83,7 @@ def main() -> None:
             assert count == len(cases)
             size = path.stat().st_size / 1e6
             print(
-                f"| {name} | {size:.1f} MB | {count / seconds:,.0f} | "
-                f"{seconds / count * 1e6:.1f} |"
+                f"| {name} | {size:.1f} MB | {count / seconds:,.0f} | {seconds / count * 1e6:.1f} |"
             )
 
 

@@ -39,6 +39,7 @@ from ._case import Case
 from ._errors import ConfigError, LineError
 from ._model import JudgeModel
 from ._panel import Panel
+from ._problems import problems
 from ._redact import Redactor
 from ._rubric import Rubric
 from ._runlock import RunLock
@@ -377,13 +378,10 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
             try:
                 verdict = _verdict(line)
             except ValueError as exc:  # a ValidationError, or json's error for a format-1 line
-                reason = "not valid JSON"
-                where = "(line)"
-                if isinstance(exc, ValidationError):
-                    err = exc.errors(include_url=False)[0]
-                    where = ".".join(str(p) for p in err["loc"]) or "(line)"
-                    reason = reason if err["type"] == "json_invalid" else err["msg"]
-                errors.append(LineError(number, where, reason))
+                found = [("", "not valid JSON")]
+                if isinstance(exc, ValidationError) and exc.errors()[0]["type"] != "json_invalid":
+                    found = problems(exc, CaseVerdict)
+                errors.extend(LineError(number, where, reason) for where, reason in found)
                 continue
             verdicts.pop(verdict.case_id, None)
             verdicts[verdict.case_id] = verdict
