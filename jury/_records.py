@@ -386,8 +386,9 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
             verdicts.pop(verdict.case_id, None)
             verdicts[verdict.case_id] = verdict
     if errors:
-        plural = "s" if len(errors) != 1 else ""
-        raise RunRecordError(str(path), f"{len(errors)} bad line{plural}", tuple(errors))
+        lines = len({error.line for error in errors})  # a line with two problems is one line
+        plural = "s" if lines != 1 else ""
+        raise RunRecordError(str(path), f"{lines} bad line{plural}", tuple(errors))
     return list(verdicts.values())
 
 
