@@ -10,14 +10,15 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
 
-One case through the engine: `_case` (load) -> `_judging` (the case layer: checks from
-`checks/_suite`, prompts from the rubric in `rubrics/`, one task per juror) -> `_votes` (the
-vote layer: re-asks, validation, fallback) -> `_calls` (the call layer: cache, budget, limits,
-timeout, retry, price) -> `_decide` (aggregation and the verdict) -> `_records` (the run
-directory). `Jury` (`_jury`) wires the layers; `_stream` streams verdicts.
+One case through the engine: `cases` (read into a `_case.Case`) -> `_judging` (the case
+layer: checks from `checks/_suite`, prompts from the rubric in `rubrics/`, one task per
+juror) -> `_votes` (the vote layer: re-asks, validation, fallback) -> `_calls` (the call
+layer: cache, budget, limits, timeout, retry, price) -> `_decide` (aggregation and the
+verdict) -> `_records` (the run directory). `Jury` (`_jury`) wires the layers; `_stream`
+streams verdicts.
 """
 
-from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validate_cases
+from ._case import Case, Point, ToolCall, Trace
 from ._case_fields import MustFind
 from ._clock import Clock, FakeClock
 from ._defaults import default_panel
@@ -57,6 +58,7 @@ from ._verdict import (
     VoteStatus,
 )
 from ._version import __version__
+from .cases import iter_cases, load_cases, validate_cases
 from .report._summary import RunSummary, summarize
 
 __all__ = [

@@ -4,14 +4,14 @@ Canonical fields are snake_case. The seed article's camelCase (``goldenAnswer``,
 ``toolCalls``...) and other tools' spellings (``input``, ``output``, ``expected_output``...)
 load as aliases, so existing datasets are used as they are. Unknown keys are an error rather
 than silently ignored: a misspelt ``goldenAnwser`` would otherwise judge without a reference.
+Reading cases from files is `jury.cases`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
-from typing import Annotated, Any, Literal, TextIO
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -19,16 +19,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from ._case_fields import IsoDate, MustFind, Split
-from ._errors import CaseFileError, ConfigError, LineError
+from ._problems import spellings
 from ._turns import ToolCall, Turn, conversation_update, read_turns
 
-__all__ = ["Case", "Point", "ToolCall", "Trace", "iter_cases", "load_cases", "validate_cases"]
+__all__ = ["Case", "Point", "ToolCall", "Trace"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -328,122 +327,4 @@ class Case(BaseModel):
         return self.trace.context + results
 
 
-def _spellings(model: type[BaseModel]) -> dict[str, str]:
-    """Every accepted spelling of a model's fields, mapped to the field's name."""
-    out: dict[str, str] = {}
-    for name, info in model.model_fields.items():
-        alias = info.validation_alias
-        choices = alias.choices if isinstance(alias, AliasChoices) else [name]
-        out.update({choice: name for choice in choices if isinstance(choice, str)})
-    return out
-
-
-_CASE_SPELLINGS = _spellings(Case)
-
-
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else part
-    return path or "(case)"
-
-
-def _line_errors(line_no: int, exc: ValidationError) -> list[LineError]:
-    out: list[LineError] = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
-        reason = err["msg"]
-        if err["type"] == "extra_forbidden":
-            reason = "unknown field (put extra data under metadata)"
-        elif err["type"] == "missing" and loc == ("id",):
-            reason = "missing: every case needs a unique id"
-        out.append(LineError(line_no, _field_path(loc), reason))
-    return out
-
-
-def _parse_lines(
-    lines: Iterable[str], errors: list[LineError] | None
-) -> Iterator[tuple[int, Case]]:
-    """Yield (line number, case); collect problems in `errors`, or raise on the first."""
-    seen: dict[str, int] = {}
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        problems: list[LineError] = []
-        case: Case | None = None
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                LineError(line_no, "(line)", f"not valid JSON: {exc.msg} at column {exc.colno}")
-            )
-        else:
-            if not isinstance(data, dict):
-                problems.append(LineError(line_no, "(line)", "a case must be a JSON object"))
-            else:
-                try:
-                    case = Case.model_validate(data)
-                except ValidationError as exc:
-                    problems.extend(_line_errors(line_no, exc))
-        if case is not None:
-            first = seen.setdefault(case.id, line_no)
-            if first != line_no:
-                problems.append(
-                    LineError(line_no, "id", f"duplicate id {case.id!r} (first on line {first})")
-                )
-        if problems:
-            if errors is None:
-                raise CaseFileError("<cases>", problems)
-            errors.extend(problems)
-            continue
-        assert case is not None
-        yield line_no, case
-
-
-def _open(path: str | Path) -> TextIO:
-    try:
-        return open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
-
-
-def validate_cases(path: str | Path) -> int:
-    """Check a whole cases file without keeping it in memory; return the number of cases.
-
-    Raises `CaseFileError` listing every bad line, so a file is refused as a whole rather
-    than run with some lines silently missing.
-    """
-    errors: list[LineError] = []
-    count = 0
-    with _open(path) as handle:
-        for _ in _parse_lines(handle, errors):
-            count += 1
-    if errors:
-        raise CaseFileError(str(path), errors)
-    return count
-
-
-def iter_cases(path: str | Path, *, validate: bool = True) -> Iterator[Case]:
-    """Stream the cases of a JSONL file, one at a time (for files too big to hold).
-
-    With `validate` (the default) the whole file is checked first, so a bad line refuses
-    the file before a single judge is paid.
-    """
-    if validate:
-        validate_cases(path)
-    with _open(path) as handle:
-        for _, case in _parse_lines(handle, None):
-            yield case
-
-
-def load_cases(path: str | Path) -> list[Case]:
-    """Load every case of a JSONL file, or raise `CaseFileError` listing every bad line."""
-    errors: list[LineError] = []
-    with _open(path) as handle:
-        cases = [case for _, case in _parse_lines(handle, errors)]
-    if errors:
-        raise CaseFileError(str(path), errors)
-    return cases
+_CASE_SPELLINGS = spellings(Case)

@@ -5,7 +5,7 @@ Every error aiojury raises or records is one of these::
     JuryError
     ├── ConfigError                  usage or configuration; the CLI exits 2
     │   ├── CaseFileError            a cases file with bad lines (every bad line listed)
-    │   ├── JuryFileError            a jury file with a bad key (the key named)
+    │   ├── JuryFileError            a jury file with bad keys (every bad key named)
     │   ├── RubricError              a rubric file or name that cannot be used
     │   └── MissingCredentialError   a provider's key variable is not set (the variable named)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
@@ -22,6 +22,10 @@ vote, and a case short of valid votes is INCONCLUSIVE.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Self
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 __all__ = [
     "AuthenticationError",
@@ -49,53 +53,89 @@ class ConfigError(JuryError):
 
 
 class LineError:
-    """One bad line of a cases file: where, which field, and why."""
+    """One problem of a cases file: where (a line, a row, an item), which field, and why.
 
-    __slots__ = ("field", "line", "reason")
+    `unit` says what `line` counts: ``line`` in a text file (JSONL, CSV), ``item`` in a JSON or
+    YAML list, ``row`` in a table (Parquet, a dataset), ``test`` in a promptfoo file.
+    """
 
-    def __init__(self, line: int, field: str, reason: str) -> None:
+    __slots__ = ("field", "line", "reason", "unit")
+
+    def __init__(self, line: int, field: str, reason: str, unit: str = "line") -> None:
         self.line = line
         self.field = field
         self.reason = reason
+        self.unit = unit
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.field}: {self.reason}"
+        where = f"{self.unit} {self.line}"
+        return f"{where}: {self.field}: {self.reason}" if self.field else f"{where}: {self.reason}"
 
     def __repr__(self) -> str:
-        return f"LineError({self.line!r}, {self.field!r}, {self.reason!r})"
+        return f"LineError({self.line!r}, {self.field!r}, {self.reason!r}, {self.unit!r})"
+
+    def _key(self) -> tuple[int, str, str, str]:
+        return (self.line, self.field, self.reason, self.unit)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LineError):
             return NotImplemented
-        return (self.line, self.field, self.reason) == (other.line, other.field, other.reason)
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.line, self.field, self.reason))
+        return hash(self._key())
 
 
 class CaseFileError(ConfigError):
-    """A cases file that cannot be used as a whole; `errors` lists every bad line."""
+    """A cases file that cannot be used as a whole; `errors` lists every problem of every bad
+    line (a line with three problems is one bad line)."""
 
     def __init__(self, path: str, errors: Sequence[LineError]) -> None:
         self.path = path
         self.errors = tuple(errors)
+        places = {(e.unit, e.line) for e in self.errors}
+        units = {unit for unit, _ in places}
+        unit = units.pop() if len(units) == 1 else "place"
+        count = f"{len(places)} bad {unit}{'s' if len(places) != 1 else ''}"
+        if len(self.errors) != len(places):
+            count += f" ({len(self.errors)} problems)"
         lines = "\n".join(f"  {e}" for e in self.errors)
-        plural = "s" if len(self.errors) != 1 else ""
-        super().__init__(f"{path}: {len(self.errors)} bad line{plural}; nothing was run\n{lines}")
+        super().__init__(f"{path}: {count}; nothing was run\n{lines}")
 
 
 class JuryFileError(ConfigError):
-    """A jury file with a bad key; `key` is its dotted path, such as ``jurors[1].weight``."""
+    """A jury file with bad keys: `problems` lists every (key, reason), the key as a dotted
+    path such as ``jurors[1].weight`` (empty for the file as a whole); `key` and `reason` are
+    the first's."""
 
-    def __init__(self, path: str, key: str, reason: str) -> None:
+    def __init__(self, path: str, key: str | Sequence[tuple[str, str]], reason: str = "") -> None:
         self.path = path
-        self.key = key
-        self.reason = reason
-        super().__init__(f"{path}: {key}: {reason}")
+        self.problems = ((key, reason),) if isinstance(key, str) else tuple(key)
+        self.key, self.reason = self.problems[0]
+        if len(self.problems) == 1:
+            super().__init__(f"{path}: {_keyed(self.key, self.reason)}")
+        else:
+            lines = "\n".join(f"  {_keyed(k, r)}" for k, r in self.problems)
+            super().__init__(f"{path}: {len(self.problems)} bad keys\n{lines}")
+
+
+def _keyed(key: str, reason: str) -> str:
+    return f"{key}: {reason}" if key else reason
 
 
 class RubricError(ConfigError):
     """A rubric name, file or key that cannot be used."""
+
+    @classmethod
+    def from_validation(cls, source: str, exc: ValidationError, model: type[BaseModel]) -> Self:
+        """Every bad key of a rubric file that failed `model`'s validation, named."""
+        from ._problems import problems
+
+        found = problems(exc, model)
+        if len(found) == 1:
+            return cls(f"{source}: {_keyed(*found[0])}")
+        lines = "\n".join(f"  {_keyed(k, r)}" for k, r in found)
+        return cls(f"{source}: {len(found)} bad keys\n{lines}")
 
 
 class MissingCredentialError(ConfigError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -155,6 +154,9 @@ class Panel(BaseModel):
     compare: CompareRules = CompareRules()
     #: The deterministic checks run before the judges (the ``[checks]`` table).
     checks: CheckSettings = CheckSettings()
+    #: Where a case's fields are in the cases file (the ``[fields]`` table, ``--map``):
+    #: a case field -> a dotted path in each record (``golden_answer = "expected.answer"``).
+    fields: dict[str, str] = {}
 
     @field_validator("jurors", mode="before")
     @classmethod
@@ -170,6 +172,16 @@ class Panel(BaseModel):
             return {"*": value}
         return value
 
+    @field_validator("fields")
+    @classmethod
+    def _fields_of_a_case(cls, value: dict[str, str]) -> dict[str, str]:
+        from .cases import field_map_problems
+
+        found = field_map_problems(value)
+        if found:
+            raise ValueError("; ".join(found))
+        return value
+
     @property
     def effective_quorum(self) -> int:
         return self.quorum if self.quorum is not None else len(self.jurors) // 2 + 1
@@ -178,52 +190,59 @@ class Panel(BaseModel):
         return juror.samples if juror.samples is not None else self.samples
 
 
-def _key_path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "(file)"
-
-
 def panel_from_mapping(data: Mapping[str, Any], source: str = "<jury>") -> Panel:
-    """Build a panel from parsed TOML, naming the offending key on any problem."""
+    """Build a panel from parsed TOML, naming every offending key on any problem."""
     data = dict(data)
+    found: list[tuple[str, str]] = []
     # The TOML spelling of a juror list: [[juror]] tables read better than [[jurors]].
     if "juror" in data:
         if "jurors" in data:
-            raise JuryFileError(source, "juror", "give jurors either as 'jurors' or as [[juror]]")
+            found.append(("juror", "give jurors either as 'jurors' or as [[juror]]"))
         data["jurors"] = data.pop("juror")
     if "threshold" in data:
         if "thresholds" in data:
-            raise JuryFileError(source, "threshold", "give either 'threshold' or 'thresholds'")
+            found.append(("threshold", "give either 'threshold' or 'thresholds'"))
         data["thresholds"] = data.pop("threshold")
     try:
-        return Panel.model_validate(data)
+        panel = Panel.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        loc = tuple(err["loc"])
-        # A juror given as a string fails inside the string's union branch: drop that noise.
-        loc = tuple(p for p in loc if p not in ("str", "JudgeModel", "is-instance[JudgeModel]"))
-        reason = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        if err["type"] == "missing":
-            reason = "missing"
-        raise JuryFileError(source, _key_path(loc), reason) from None
+        from ._problems import problems
+
+        found += problems(exc, Panel)
+    if found:
+        raise JuryFileError(source, found)
+    return panel
 
 
 def load_panel(path: str | Path) -> Panel:
     """Read a jury file. A rubric given as a relative path is taken from the file's folder."""
+    from ._problems import read_toml
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise JuryFileError(str(path), "(file)", exc.strerror or str(exc)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise JuryFileError(str(path), "(file)", f"not valid TOML: {exc}") from None
+    data = read_toml(path, lambda reason: JuryFileError(str(path), "", reason))
     panel = panel_from_mapping(data, str(path))
     rubric = panel.rubric
     update: dict[str, Any] = {"checks": panel.checks.relative_to(path.parent)}
     if rubric.endswith(".toml") and not os.path.isabs(rubric):
         update["rubric"] = str(path.parent / rubric)
-    return panel.model_copy(update=update)
+    panel = panel.model_copy(update=update)
+    problem = thresholds_problem(panel)
+    if problem is not None:
+        raise JuryFileError(str(path), *problem)
+    return panel
+
+
+def thresholds_problem(panel: Panel) -> tuple[str, str] | None:
+    """(key, reason) when the panel's thresholds do not fit its rubric (a threshold off the
+    rubric's scale fails every case without a word)."""
+    if not panel.thresholds:
+        return None
+    from ._registry import load_rubric
+
+    rubric = load_rubric(panel.rubric)
+    try:
+        rubric.with_thresholds(panel.thresholds)
+    except (KeyError, ValueError) as exc:
+        key = "threshold" if set(panel.thresholds) == {"*"} else "thresholds"
+        return key, str(exc.args[0])
+    return None

@@ -35,12 +35,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ._case import Case, iter_cases
+from ._case import Case
 from ._errors import ConfigError, LineError
 from ._model import JudgeModel
 from ._panel import Panel
+from ._problems import problems
 from ._redact import Redactor
 from ._rubric import Rubric
+from ._runlock import RunLock
 from ._verdict import CaseVerdict
 
 __all__ = [
@@ -177,8 +179,12 @@ def build_manifest(
     cache: str | None,
     redact_patterns: Sequence[str],
     argv: Sequence[str] | None = None,
+    cases_digest: str | None = None,
 ) -> dict[str, Any]:
-    cases_path = Path(cases_path)
+    """The run's manifest. `cases_digest` is the cases' hash when they are not a file (standard
+    input, a dataset); a file's is computed."""
+    shown, cases_path = str(cases_path), Path(cases_path)
+    where = cases_path.resolve().parent if cases_path.is_file() else Path.cwd()
     return {
         "format": FORMAT,
         "run_id": run_id,
@@ -186,12 +192,16 @@ def build_manifest(
         "command": list(sys.argv if argv is None else argv),
         "cwd": os.getcwd(),
         "versions": _versions(),
-        "git_commit": _git_commit(cases_path.resolve().parent),
+        "git_commit": _git_commit(where),
         "jury_file": jury_file,
         "jury": panel_record(panel),
         "rubric": {"name": rubric.name, "kind": rubric.kind, "fingerprint": rubric.fingerprint()},
         "prompts": dict(prompts),
-        "cases": {"path": str(cases_path), "sha256": file_digest(cases_path), "count": cases_count},
+        "cases": {
+            "path": shown,
+            "sha256": cases_digest or file_digest(cases_path),
+            "count": cases_count,
+        },
         "cache": cache,
         "redact": list(redact_patterns),
     }
@@ -200,44 +210,64 @@ def build_manifest(
 class RunRecord:
     """A run directory being written. Use `create` for a new run and `resume` for a killed one."""
 
-    def __init__(self, path: Path, redactor: Redactor, manifest: dict[str, Any]) -> None:
+    def __init__(
+        self, path: Path, redactor: Redactor, manifest: dict[str, Any], lock: RunLock
+    ) -> None:
         self.path = path
         self.redactor = redactor
         self.manifest = manifest
+        self._lock = lock
         self._fd: int | None = None
         self._synced = time.monotonic()
         self._dirty = False
 
     @classmethod
     def create(
-        cls, path: Path, manifest: dict[str, Any], cases: Iterable[Case], redactor: Redactor
+        cls,
+        path: Path,
+        manifest: dict[str, Any],
+        cases: Iterable[Case],
+        redactor: Redactor,
+        lock: RunLock | None = None,
     ) -> RunRecord:
-        """Start a run: the manifest and the (redacted) cases are written before any judging."""
-        path.mkdir(parents=True, exist_ok=True)
+        """Start a run: the manifest and the (redacted) cases are written before any judging.
+        The run directory is locked (`lock`, or one taken here) until the record closes."""
+        lock = lock or RunLock(path)
         if (path / VERDICTS).exists() or (path / MANIFEST).exists():
+            lock.release()
             raise RunRecordError(
                 str(path), "already holds a run; resume it or choose another --out"
             )
-        tmp = path / f".{CASES}.tmp"
-        with open(tmp, "wb") as handle:
-            for case in cases:
-                handle.write(redactor.json_line(case))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path / CASES)
-        write_atomic(path / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-        record = cls(path, redactor, manifest)
+        try:
+            tmp = path / f".{CASES}.tmp"
+            with open(tmp, "wb") as handle:
+                for case in cases:
+                    handle.write(redactor.json_line(case))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path / CASES)
+            text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+            write_atomic(path / MANIFEST, text)
+        except BaseException:
+            lock.release()
+            raise
+        record = cls(path, redactor, manifest, lock)
         record._open()
         return record
 
     @classmethod
-    def resume(cls, path: Path, redactor: Redactor) -> RunRecord:
+    def resume(cls, path: Path, redactor: Redactor, lock: RunLock | None = None) -> RunRecord:
         """Reopen a run to finish it: a torn last line is cut off before anything is appended."""
-        manifest = require_manifest(path)
-        verdicts = path / VERDICTS
-        if verdicts.exists():
-            _cut_torn_tail(verdicts)
-        record = cls(path, redactor, manifest)
+        lock = lock or RunLock(path)
+        try:
+            manifest = require_manifest(path)
+            verdicts = path / VERDICTS
+            if verdicts.exists():
+                _cut_torn_tail(verdicts)
+        except BaseException:
+            lock.release()
+            raise
+        record = cls(path, redactor, manifest, lock)
         record._open()
         return record
 
@@ -270,11 +300,11 @@ class RunRecord:
         self._synced = time.monotonic()
 
     def close(self) -> None:
-        if self._fd is None:
-            return
-        self.sync()
-        os.close(self._fd)
-        self._fd = None
+        if self._fd is not None:
+            self.sync()
+            os.close(self._fd)
+            self._fd = None
+        self._lock.release()
 
     def __enter__(self) -> RunRecord:
         return self
@@ -348,19 +378,17 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
             try:
                 verdict = _verdict(line)
             except ValueError as exc:  # a ValidationError, or json's error for a format-1 line
-                reason = "not valid JSON"
-                where = "(line)"
-                if isinstance(exc, ValidationError):
-                    err = exc.errors(include_url=False)[0]
-                    where = ".".join(str(p) for p in err["loc"]) or "(line)"
-                    reason = reason if err["type"] == "json_invalid" else err["msg"]
-                errors.append(LineError(number, where, reason))
+                found = [("", "not valid JSON")]
+                if isinstance(exc, ValidationError) and exc.errors()[0]["type"] != "json_invalid":
+                    found = problems(exc, CaseVerdict)
+                errors.extend(LineError(number, where, reason) for where, reason in found)
                 continue
             verdicts.pop(verdict.case_id, None)
             verdicts[verdict.case_id] = verdict
     if errors:
-        plural = "s" if len(errors) != 1 else ""
-        raise RunRecordError(str(path), f"{len(errors)} bad line{plural}", tuple(errors))
+        lines = len({error.line for error in errors})  # a line with two problems is one line
+        plural = "s" if lines != 1 else ""
+        raise RunRecordError(str(path), f"{lines} bad line{plural}", tuple(errors))
     return list(verdicts.values())
 
 
@@ -402,4 +430,6 @@ def read_cases(run_dir: str | Path) -> Iterator[Case]:
     path = Path(run_dir) / CASES
     if not path.exists():
         raise RunRecordError(str(run_dir), f"not a run directory (no {CASES})")
-    return iter_cases(path, validate=False)
+    from .cases import iter_cases
+
+    return iter_cases(path, validate=False, format="jsonl")

@@ -74,12 +74,18 @@ class Redactor:
             return [self.data(v) for v in value]
         return value
 
-    def json_line(self, model: Case | CaseVerdict) -> bytes:
+    def _case_data(self, case: Case) -> Any:
         # A case keeps the fields it was given (an explicit null `expected_tool` means "no
-        # tool"); a verdict drops its defaults, which reading it back restores.
+        # tool").
+        return self.data(case.model_dump(mode="json", exclude_unset=True))
+
+    def case(self, case: Case) -> Case:
+        """The case as a run's records keep it."""
+        return Case.model_validate(self._case_data(case))
+
+    def json_line(self, model: Case | CaseVerdict) -> bytes:
         if isinstance(model, Case):
-            dumped = model.model_dump(mode="json", exclude_unset=True)
-        else:
-            dumped = model.model_dump(mode="json", exclude_defaults=True)
-        data = self.data(dumped)
+            data = self._case_data(model)
+        else:  # a verdict drops its defaults, which reading it back restores
+            data = self.data(model.model_dump(mode="json", exclude_defaults=True))
         return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

@@ -17,6 +17,7 @@ from typing import Any
 
 from ._errors import ConfigError, RubricError
 from ._model import JudgeModel
+from ._problems import read_toml, suggest
 from ._rubric import Rubric
 
 __all__ = [
@@ -101,8 +102,10 @@ def _provider_factory(prefix: str) -> ModelFactory:
                 target = entry.value
                 break
     if target is None:
-        known = ", ".join(sorted(_providers()))
-        raise ConfigError(f"unknown provider {prefix!r} (known: {known})")
+        known = sorted(_providers())
+        raise ConfigError(
+            f"unknown provider {prefix!r}{suggest(prefix, known)}; known: {', '.join(known)}"
+        )
     if isinstance(target, str):
         try:
             factory: ModelFactory = _load(target)
@@ -171,22 +174,15 @@ def builtin_rubrics() -> list[str]:
 def _read_rubric_file(name_or_path: str) -> tuple[dict[str, Any], str]:
     path = Path(name_or_path)
     if name_or_path.endswith(".toml") or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RubricError(f"{name_or_path}: {exc.strerror or exc}") from None
-        source = str(path)
-    else:
-        entry = resources.files("rubrics") / "builtin" / f"{name_or_path}.toml"
-        if not entry.is_file():
-            known = ", ".join(builtin_rubrics())
-            raise RubricError(f"unknown rubric {name_or_path!r} (built-in: {known})")
-        text = entry.read_text(encoding="utf-8")
-        source = f"{name_or_path} (built-in)"
-    try:
-        return tomllib.loads(text), source
-    except tomllib.TOMLDecodeError as exc:
-        raise RubricError(f"{source}: not valid TOML: {exc}") from None
+        return read_toml(path, lambda reason: RubricError(f"{path}: {reason}")), str(path)
+    entry = resources.files("rubrics") / "builtin" / f"{name_or_path}.toml"
+    if not entry.is_file():
+        known = builtin_rubrics()
+        raise RubricError(
+            f"unknown rubric {name_or_path!r}{suggest(name_or_path, known)}; "
+            f"built-in: {', '.join(known)}, or a rubric file's path"
+        )
+    return tomllib.loads(entry.read_text(encoding="utf-8")), f"{name_or_path} (built-in)"
 
 
 def load_rubric(name_or_path: str, thresholds: dict[str, float] | None = None) -> Rubric:
@@ -205,7 +201,8 @@ def build_rubric(
     target = _rubric_kinds().get(kind)
     if target is None:
         raise RubricError(
-            f"{source}: kind: unknown kind {kind!r} (one of {', '.join(_RUBRIC_KINDS)})"
+            f"{source}: kind: unknown kind {kind!r}{suggest(kind, _RUBRIC_KINDS)}; "
+            f"one of {', '.join(_RUBRIC_KINDS)}"
         )
     # Every kind takes ``scope``: what the rubric judges of a conversation (`rubrics._scope`).
     scope = data.pop("scope", "conversation")
@@ -225,5 +222,5 @@ def build_rubric(
         try:
             rubric = rubric.with_thresholds(thresholds)
         except (KeyError, ValueError) as exc:
-            raise RubricError(f"thresholds: {exc}") from None
+            raise RubricError(f"thresholds: {exc.args[0]}") from None
     return rubric

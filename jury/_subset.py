@@ -18,10 +18,9 @@ import math
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ._case import Case, iter_cases
+from ._case import Case
 from ._errors import ConfigError
 
 __all__ = ["Selection", "Subset", "stratified_sample"]
@@ -125,9 +124,10 @@ def stratified_sample(
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """The cases of a file a subset keeps: how many, and an iterator over them."""
+    """The cases of a source a subset keeps: how many, and an iterator over them."""
 
-    path: str
+    #: The cases, read again on each pass (a `jury.cases.CaseSource`, or a list).
+    source: Iterable[Case]
     subset: Subset
     #: The IDs kept, or None for every case of the file.
     ids: frozenset[str] | None
@@ -135,18 +135,18 @@ class Selection:
     total: int
 
     def cases(self) -> Iterator[Case]:
-        """The kept cases, in file order (the file was validated when it was selected)."""
-        for case in iter_cases(self.path, validate=False):
+        """The kept cases, in the source's order (it was validated when it was selected)."""
+        for case in self.source:
             if self.ids is None or case.id in self.ids:
                 yield case
 
     @classmethod
-    def of_file(cls, path: str | Path, subset: Subset, total: int) -> Selection:
-        """Select from a validated cases file of `total` cases."""
+    def of(cls, source: Iterable[Case], subset: Subset, total: int) -> Selection:
+        """Select from a validated source of `total` cases."""
         if subset.everything:
-            return cls(str(path), subset, None, total, total)
-        ids = subset.select((c.id, c.category) for c in iter_cases(path, validate=False))
-        return cls(str(path), subset, frozenset(ids), len(ids), total)
+            return cls(source, subset, None, total, total)
+        ids = subset.select((c.id, c.category) for c in source)
+        return cls(source, subset, frozenset(ids), len(ids), total)
 
     def record(self) -> dict[str, Any]:
         """The subset as the run's manifest keeps it."""

@@ -79,12 +79,13 @@ class Record:
 
 
 def _field(line: int, name: str, reason: str, source: str) -> ConfigError:
-    return ConfigError(f"{source}: line {line}: {name}: {reason}")
+    where = f"line {line}: {name}" if name else f"line {line}"
+    return ConfigError(f"{source}: {where}: {reason}")
 
 
 def _record(data: Any, line: int, source: str) -> Record:
     if not isinstance(data, dict):
-        raise _field(line, "(line)", "a record must be a JSON object", source)
+        raise _field(line, "", "a record must be a JSON object", source)
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise _field(line, unknown[0], "unknown field", source)
@@ -125,7 +126,7 @@ def load_records(path: str | Path) -> list[Record]:
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise _field(number, "(line)", f"not valid JSON: {exc.msg}", str(path)) from None
+                raise _field(number, "", f"not valid JSON: {exc.msg}", str(path)) from None
             records.append(_record(data, number, str(path)))
     return records
 

@@ -150,16 +150,11 @@ def build(kind: Callable[[M, str], R], model: type[M], data: Mapping[str, Any], 
 
 
 def rubric_file(model: type[M], data: Mapping[str, Any], source: str) -> M:
-    """Validate a rubric file against its kind's model, naming the offending key."""
+    """Validate a rubric file against its kind's model, naming every bad key."""
     try:
         return model.model_validate(dict(data))
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        key = ""
-        for part in err["loc"]:
-            key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
-        reason = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise RubricError(f"{source}: {key or '(file)'}: {reason}") from None
+        raise RubricError.from_validation(source, exc, model) from None
 
 
 def fingerprint(spec: BaseModel) -> str:

@@ -81,8 +81,8 @@ class PointsFile(BaseModel):
     description: str = ""
     instructions: str = ""
     weights: Weights = Weights()
-    #: The score a case needs to pass (earned / total, penalties subtracted).
-    threshold: float = 0.7
+    #: The score a case needs to pass (earned / total, penalties subtracted): a share, 0..1.
+    threshold: float = Field(default=0.7, ge=0, le=1)
     #: Also require every must point to be met.
     strict: StrictBool = True
     shared: tuple[SharedPoint, ...] = ()
@@ -397,6 +397,8 @@ class PointsRubric(Rubric):
         if not thresholds:
             return self
         value = thresholds.get("score", thresholds.get("*"))
+        if value is None or not 0 <= value <= 1:
+            raise ValueError(f"{value:g} is outside 0..1, the share of points {self.name} scores")
         return PointsRubric(self.spec.model_copy(update={"threshold": value}), self.source)
 
     def fingerprint(self) -> str:

@@ -6,6 +6,7 @@ cannot make up for a low correctness score (the seed article's rule, all five >=
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from collections.abc import Mapping
 from functools import cached_property
@@ -75,6 +76,15 @@ class ScaleRubric(Rubric):
         names = [m.name for m in spec.metrics]
         if len(set(names)) != len(names) or "reason" in names:
             raise ValueError("metrics: names must be unique and not 'reason'")
+        # A threshold off the scale would fail (or pass) every case without a word.
+        if not low <= spec.threshold <= high:
+            raise ValueError(f"threshold: {spec.threshold:g} is outside the scale {low}..{high}")
+        for index, metric in enumerate(spec.metrics):
+            if metric.threshold is not None and not low <= metric.threshold <= high:
+                raise ValueError(
+                    f"metrics[{index}].threshold: {metric.threshold:g} is outside the scale "
+                    f"{low}..{high}"
+                )
         self.spec = spec
         self.source = source
         self.name = spec.name
@@ -218,7 +228,15 @@ class ScaleRubric(Rubric):
         names = {m.name for m in self.spec.metrics}
         unknown = set(thresholds) - names - {"*"}
         if unknown:
-            raise KeyError(f"no metric named {', '.join(sorted(unknown))}")
+            close = [difflib.get_close_matches(n, sorted(names), n=1, cutoff=0.7) for n in unknown]
+            hint = f" (did you mean {close[0][0]!r}?)" if len(unknown) == 1 and close[0] else ""
+            raise KeyError(f"no metric named {', '.join(sorted(unknown))}{hint}")
+        for name, value in thresholds.items():
+            if not self.low <= value <= self.high:
+                which = "" if name == "*" else f"{name}: "
+                raise ValueError(
+                    f"{which}{value:g} is outside the scale {self.low}..{self.high} of {self.name}"
+                )
         every = thresholds.get("*")
         metrics = tuple(
             m.model_copy(update={"threshold": thresholds.get(m.name, every)})

@@ -127,16 +127,17 @@ def test_every_bad_line_is_reported(tmp_path: Path) -> None:
     with pytest.raises(CaseFileError) as caught:
         load_cases(path)
     errors = caught.value.errors
-    assert [e.line for e in errors] == [2, 3, 4, 6, 7, 8]
+    # Line 3 has no id: it gets one from its content.
+    assert [e.line for e in errors] == [2, 4, 6, 7, 8]
     by_line = {e.line: e for e in errors}
-    assert by_line[2].field == "(line)"
-    assert "not valid JSON" in by_line[2].reason
-    assert by_line[3] == LineError(3, "id", "missing: every case needs a unique id")
-    assert by_line[4].field == "goldenAnwser"
-    assert "unknown field" in by_line[4].reason
+    assert by_line[2].field == ""
+    assert by_line[2].reason.startswith("not valid JSON: ")
+    assert by_line[4] == LineError(
+        4, "goldenAnwser", "unknown field (did you mean 'goldenAnswer'?)"
+    )
     # Named as the file spells it, so the user finds it.
     assert by_line[6].field == "trace.toolCalls[0].name"
-    assert by_line[7].reason == "a case must be a JSON object"
+    assert by_line[7].reason == "a case must be a JSON object, not a list"
     assert by_line[8].field == "id"
     assert "first on line 1" in by_line[8].reason
     # The same errors from the streaming validator: nothing is silently dropped.
@@ -159,8 +160,13 @@ def test_cli_refuses_a_malformed_file_with_exit_2(
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert "3 bad lines; nothing was run" in err
-    for fragment in ("line 1: (line)", "line 3: id: duplicate id '1'", "line 4: (line)"):
+    for fragment in (
+        "line 1: not valid JSON: ",
+        "line 3: id: duplicate id '1' (first on line 2)",
+        "line 4: a case must be a JSON object, not a list",
+    ):
         assert fragment in err
+    assert "(line)" not in err
 
 
 def test_the_example_loads() -> None:

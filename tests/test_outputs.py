@@ -44,7 +44,7 @@ def _as_text(value: Any) -> str:
 def test_export_writes_the_same_table_in_every_format(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq
 
     lines = _export(capsys, str(run_dir), "--format", "jsonl").splitlines()
     rows = [json.loads(line) for line in lines]

@@ -67,11 +67,15 @@ def test_default_quorum_is_a_majority() -> None:
             "jurors[1].wieght",
             "unknown key",
         ),
-        ('jurors = ["offline/reference"]\naggregation = "mode"', "aggregation", "Input should be"),
+        (
+            'jurors = ["offline/reference"]\naggregation = "mode"',
+            "aggregation",
+            '"mode" is not one of median, mean, minimum, majority',
+        ),
         (
             'jurors = ["offline/reference"]\n[retry]\nattempts = 0',
             "retry.attempts",
-            "greater than or equal to 1",
+            "must be at least 1, got 0",
         ),
         ('jurors = ["reference"]', "jurors[0].model", "expected 'provider/model'"),
         ("quorum = 2", "jurors", "missing"),
@@ -79,9 +83,9 @@ def test_default_quorum_is_a_majority() -> None:
         (
             'jurors = ["offline/reference"]\n[providers.openai]\nrpm = -1',
             "providers.openai.rpm",
-            "greater than 0",
+            "must be more than 0, got -1",
         ),
-        ("jurors = [", "(file)", "not valid TOML"),
+        ("jurors = [", "", "not valid TOML"),
     ],
 )
 def test_a_bad_jury_file_names_the_key(tmp_path: Path, text: str, key: str, reason: str) -> None:

@@ -128,3 +128,29 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as exit_info:
         main(["prompts", str(cases)])  # --snapshot is required
     assert exit_info.value.code == 2
+
+
+def test_a_snapshot_is_redacted_exactly_as_the_run_records_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A key in a case's text (one in the environment, and one shaped like a provider's), and
+    # a pattern of the user's: a committed snapshot must hold none of them.
+    monkeypatch.setenv("ACME_API_KEY", "acme-live-0123456789")
+    leaky = "Use sk-proj-ABCDEFGHIJKLMNOPQRSTUV or acme-live-0123456789; ticket T-4242."
+    cases = cases_file(tmp_path, leaky)
+    jury = jury_file(tmp_path, BUILTIN / "grounded-answer.toml")
+    snapshot = tmp_path / "snapshot"
+    assert prompts(cases, jury, snapshot, "--redact", r"T-\d+") == 0
+    texts = [p.read_text(encoding="utf-8") for p in snapshot.rglob("*.txt")]
+    run = tmp_path / "run"
+    argv = ["run", str(cases), "--jury", str(jury), "--out", str(run), "--progress", "none"]
+    assert main([*argv, "--redact", r"T-\d+"]) in (0, 1)
+    (recorded,) = [json.loads(line) for line in (run / "cases.jsonl").read_text().splitlines()]
+    assert texts
+    for text in texts:
+        for secret in ("sk-proj-ABCDEFGHIJKLMNOPQRSTUV", "acme-live-0123456789", "T-4242"):
+            assert secret not in text
+        # The answer as the records keep it, character for character.
+        assert recorded["answer"] in text
+    assert recorded["answer"] == "Use [redacted] or [redacted]; ticket [redacted]."
+    capsys.readouterr()

@@ -11,7 +11,17 @@ from typing import Any
 
 import pytest
 
-from jury import Case, FakeClock, Jury, Panel, ProviderLimits, Verdict, VoteStatus, _registry
+from jury import (
+    Case,
+    FakeClock,
+    Jury,
+    Panel,
+    ProviderLimits,
+    Verdict,
+    VoteStatus,
+    _registry,
+    load_cases,
+)
 from jury._limits import limits_for
 from jury._panel import panel_from_mapping
 
@@ -40,6 +50,20 @@ def test_the_jury_file_example_parses() -> None:
         "anthropic/claude-haiku-4-5-20251001",
         "openai/gpt-4.1-mini-2025-04-14",
     ]
+
+
+def test_the_field_map_example_reads_a_chat_export(tmp_path: Path) -> None:
+    data = tomllib.loads(block("### Formats and mapping", "toml"))
+    panel = panel_from_mapping({"jurors": ["offline/reference"], **data})
+    record = {
+        "id": "r1",
+        "prompt": {"messages": [{"content": "Be brief."}, {"content": "Where is ORD-101?"}]},
+        "expected": {"answer": "Shipped."},
+    }
+    (tmp_path / "export.jsonl").write_text(json.dumps(record) + "\n")
+    (case,) = load_cases(tmp_path / "export.jsonl", fields=panel.fields)
+    assert (case.question, case.golden_answer) == ("Where is ORD-101?", "Shipped.")
+    assert case.metadata == {"prompt": {"messages": [{"content": "Be brief."}, {}]}}
 
 
 def test_the_real_judges_example_parses() -> None:
@@ -77,6 +101,8 @@ async def test_the_extension_examples_judge_cases_together(
     # The examples register a provider and a rubric kind: only for this test.
     monkeypatch.setattr(_registry, "_PROVIDERS", dict(_registry._PROVIDERS))
     monkeypatch.setattr(_registry, "_RUBRIC_KINDS", dict(_registry._RUBRIC_KINDS))
+    # The tables are filled on first use: that use must not outlive the test's copies.
+    monkeypatch.setattr(_registry, "_loaded", set(_registry._loaded))
     judge_model = block("### A judge model of your own", "python")
     rubric_kind = block("### A rubric kind of your own", "python")
     for snippet in (judge_model, rubric_kind):

@@ -142,8 +142,8 @@ def test_the_file_is_found_with_or_without_suffix_and_in_the_replay_dir(
         ('{"case": "c1", "reply": "x", "sample": -1}', "line 2: sample: must be a whole number"),
         ('{"case": "c1", "reply": "x", "turn": "1"}', "line 2: turn: must be a whole number"),
         ('{"case": "c1", "reply": 5}', "line 2: reply: must be the reply's text or a JSON"),
-        ('{"case": "c1", "reply": "x"', "line 2: (line): not valid JSON"),
-        ('["c1", "x"]', "line 2: (line): a record must be a JSON object"),
+        ('{"case": "c1", "reply": "x"', "line 2: not valid JSON"),
+        ('["c1", "x"]', "line 2: a record must be a JSON object"),
     ],
 )
 def test_a_bad_record_names_its_line_and_field(tmp_path: Path, line: str, message: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import case, scores
-from jury import InvalidRequestError, Juror, Jury, Panel, Verdict, VoteStatus
+from jury import InvalidRequestError, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
 from jury.testing import ScriptedModel
 
 BEHAVIOURS: dict[str, Any] = {
@@ -142,9 +142,15 @@ async def test_thresholds_override() -> None:
     async with Jury(Panel(jurors=(juror("fail", 0),), thresholds={"correctness": 2})) as jury:
         verdict = await jury.judge(case())
     assert verdict.verdict is Verdict.PASS
-    async with Jury(Panel(jurors=(juror("pass", 0),), thresholds={"*": 6})) as jury:
+    async with Jury(Panel(jurors=(juror("fail", 0),), thresholds={"*": 1})) as jury:
         verdict = await jury.judge(case())
-    assert verdict.verdict is Verdict.FAIL
+    assert verdict.verdict is Verdict.PASS
+
+
+def test_a_threshold_off_the_rubrics_scale_is_refused() -> None:
+    # Above the top of the scale every case would fail without a word.
+    with pytest.raises(RubricError, match=r"6 is outside the scale 1\.\.5 of five-metric"):
+        Jury(Panel(jurors=(juror("pass", 0),), thresholds={"*": 6}))
 
 
 async def test_juror_verdicts_are_recorded_on_votes() -> None:

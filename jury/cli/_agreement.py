@@ -108,8 +108,8 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._case import load_cases
     from .._records import read_manifest
+    from ..cases import load_cases
     from ..report._agreement import run_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:

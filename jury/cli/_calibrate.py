@@ -33,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._case import load_cases
 from .._errors import ConfigError
 from .._jury import Jury
 from .._panel_warnings import panel_warnings
@@ -47,7 +46,7 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_panel_options
+    from ._options import add_case_arguments, add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "calibrate",
@@ -56,7 +55,7 @@ def register(sub: Any) -> None:
         "another case's golden answer (it should fail); measure each juror's agreement with "
         "hand labels and compare it with a stored baseline.",
     )
-    parser.add_argument("cases", help="cases file (JSONL) with golden answers and/or labels")
+    add_case_arguments(parser, help="cases with golden answers and/or labels")
     add_panel_options(parser)
     parser.add_argument("--passes", type=int, default=1, help="times to run the gold checks")
     parser.add_argument(
@@ -213,13 +212,17 @@ def run(args: argparse.Namespace) -> int:
         label_ratings,
         stability,
     )
-    from ._options import panel_for
+    from ._options import case_source, panel_for
 
     configure_logging(0)
     if args.passes < 1:
         raise ConfigError("--passes: must be at least 1")
     panel = panel_for(args)
-    cases = load_cases(args.cases)
+    source = case_source(args, panel)
+    try:
+        cases = source.load()
+    finally:
+        source.close()
     out = sys.stdout
     for warning in panel_warnings(panel):
         print(f"warning: {warning}", file=sys.stderr)

@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .._errors import ConfigError, JuryFileError
+from .._problems import problems, read_toml
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -96,12 +96,7 @@ def rules_from(args: argparse.Namespace) -> CompareRules:
     table: dict[str, Any] = {}
     if args.jury:
         path = Path(args.jury)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise JuryFileError(str(path), "(file)", exc.strerror or str(exc)) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise JuryFileError(str(path), "(file)", f"not valid TOML: {exc}") from None
+        data = read_toml(path, lambda reason: JuryFileError(str(path), "", reason))
         found = data.get("compare", {})
         if not isinstance(found, dict):
             raise JuryFileError(str(path), "compare", "must be a table")
@@ -121,10 +116,8 @@ def rules_from(args: argparse.Namespace) -> CompareRules:
     try:
         return CompareRules.model_validate(table)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        key = "compare." + ".".join(str(p) for p in err["loc"])
-        reason = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
-        raise JuryFileError(args.jury or "(flags)", key, reason) from None
+        found = [(f"compare.{key}", reason) for key, reason in problems(exc, CompareRules)]
+        raise JuryFileError(args.jury or "the flags", found) from None
 
 
 def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:

@@ -12,7 +12,12 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    from ._options import add_check_options, add_panel_options, add_subset_options
+    from ._options import (
+        add_case_arguments,
+        add_check_options,
+        add_panel_options,
+        add_subset_options,
+    )
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "estimate",
@@ -21,7 +26,7 @@ def register(sub: Any) -> None:
         "the checks run first (they are free) and a case they fail is not counted. No key is "
         "needed: a judge whose key is not set is priced from its name.",
     )
-    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_case_arguments(parser)
     add_panel_options(parser)
     add_subset_options(parser)
     add_check_options(parser)
@@ -29,11 +34,14 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._case import validate_cases
     from .._subset import Selection
-    from ._options import checks_for, panel_for, subset_from
+    from ._options import case_source, checks_for, panel_for, subset_from
 
-    selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
     panel = panel_for(args)
-    checks = checks_for(args, panel)
-    return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+    source = case_source(args, panel)
+    try:
+        selection = Selection.of(source, subset_from(args), source.count)
+        checks = checks_for(args, panel)
+        return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+    finally:
+        source.close()

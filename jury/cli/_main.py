@@ -35,13 +35,14 @@ EXIT_USAGE = 2
 
 def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
+    from ._parser import CommandParser, JuryParser
 
-    parser = argparse.ArgumentParser(
+    parser = JuryParser(
         prog="jury",
         description="Judge AI outputs with a panel of LLM judges from different families.",
     )
     parser.add_argument("--version", action="version", version=f"aiojury {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
     return parser

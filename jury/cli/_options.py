@@ -8,21 +8,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._case import iter_cases
 from .._defaults import default_panel
-from .._panel import Panel, load_panel
+from .._errors import ConfigError
+from .._panel import Panel, load_panel, thresholds_problem
 from .._subset import Subset
 from .._verdict import CaseVerdict
+from ..cases import FORMATS, CaseSource, field_map_problems, iter_cases, parse_map
 from ..checks._suite import CheckSuite
 from ..report._agreement import manifest_rubric, rubric_metrics
 from ..report._publish import ReportPaths
 
 __all__ = [
+    "add_case_arguments",
     "add_check_options",
     "add_output_arguments",
     "add_panel_options",
     "add_report_paths",
     "add_subset_options",
+    "case_source",
     "checks_for",
     "manifest_rubric",
     "panel_for",
@@ -131,6 +134,42 @@ def checks_for(args: argparse.Namespace, panel: Panel) -> CheckSuite | None:
     return None if args.no_checks else CheckSuite.from_settings(panel.checks)
 
 
+def add_case_arguments(parser: argparse.ArgumentParser, help: str = "the cases") -> None:
+    """The cases to read and how: the source, its format and where its fields are."""
+    parser.add_argument(
+        "cases",
+        help=f"{help}: a file (JSONL, JSON, CSV, TSV, YAML, Parquet), - for standard input, "
+        "or hf://owner/name[:split]",
+    )
+    parser.add_argument(
+        "--map",
+        metavar="FIELD=PATH",
+        action="append",
+        default=[],
+        help="read a case field from a dotted path of each record (repeatable), such as "
+        "golden_answer=expected.answer; adds to the jury file's [fields]",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, help="the cases file's format (default: from its name)"
+    )
+
+
+def case_source(args: argparse.Namespace, panel: Panel) -> CaseSource:
+    """The cases of the arguments, read with the panel's field map (``[fields]`` and
+    ``--map``), checked whole; how they were read is said on stderr."""
+    import sys
+
+    source = CaseSource(args.cases, fields=panel.fields, format=args.format)
+    try:
+        source.validate()
+    except BaseException:
+        source.close()
+        raise
+    for notice in source.notices:
+        print(f"jury: note: {notice}", file=sys.stderr)
+    return source
+
+
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Progress and logging options, shared by the commands that judge or re-score."""
     parser.add_argument(
@@ -152,7 +191,22 @@ def panel_for(args: argparse.Namespace) -> Panel:
         update["thresholds"] = {"*": args.threshold}
     if getattr(args, "concurrency", None):
         update["concurrency"] = args.concurrency
-    return panel.model_copy(update=update) if update else panel
+    if getattr(args, "map", None):
+        try:
+            fields = {**panel.fields, **parse_map(args.map)}
+        except ValueError as exc:
+            raise ConfigError(f"--map {exc}") from None
+        problems = field_map_problems(fields)
+        if problems:
+            raise ConfigError(f"--map: {'; '.join(problems)}")
+        update["fields"] = fields
+    panel = panel.model_copy(update=update) if update else panel
+    if args.threshold is not None or args.rubric:
+        problem = thresholds_problem(panel)
+        if problem is not None:
+            flag = f"--threshold {args.threshold:g}" if args.threshold is not None else "threshold"
+            raise ConfigError(f"{flag}: {problem[1]}")
+    return panel
 
 
 def add_report_paths(parser: argparse.ArgumentParser) -> None:

@@ -16,12 +16,14 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._case import Case, iter_cases
+from .._case import Case
 from .._errors import ConfigError
 from .._panel import Juror, Panel
+from .._redact import Redactor
 from .._registry import load_rubric
 from .._rubric import Rubric
 
@@ -31,7 +33,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def register(sub: Any) -> None:
-    from ._options import add_panel_options
+    from ._options import add_case_arguments, add_panel_options
 
     parser: argparse.ArgumentParser = sub.add_parser(
         "prompts",
@@ -40,9 +42,17 @@ def register(sub: Any) -> None:
         "rendered case, reply schema) to DIR/<rubric>/<case>/<juror>.txt; with --check, "
         "compare instead and exit 1 with a unified diff on any change.",
     )
-    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_case_arguments(parser)
     add_panel_options(parser)
     parser.add_argument("--snapshot", metavar="DIR", required=True, help="snapshot directory")
+    parser.add_argument(
+        "--redact",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="regular expression removed from every case text (repeatable), as `jury run "
+        "--redact` removes it from the records; credentials are always removed",
+    )
     parser.add_argument(
         "--check", action="store_true", help="compare with the snapshot instead of writing it"
     )
@@ -84,11 +94,19 @@ def render_snapshot(rubric: Rubric, case: Case, juror: Juror, panel: Panel) -> s
     return "\n".join(lines) + "\n"
 
 
-def snapshot_files(panel: Panel, cases_path: str) -> tuple[str, dict[str, str]]:
-    """The rubric's folder name and the snapshot's files (relative path -> text)."""
+def snapshot_files(
+    panel: Panel, cases: Iterable[Case], redactor: Redactor | None = None
+) -> tuple[str, dict[str, str]]:
+    """The rubric's folder name and the snapshot's files (relative path -> text).
+
+    Snapshots are meant to be committed: each case is redacted exactly as a run's records
+    redact it (credentials always; `redactor`'s patterns) before its prompts are rendered.
+    """
     rubric = load_rubric(panel.rubric, panel.thresholds)
+    redactor = redactor or Redactor()
     files: dict[str, str] = {}
-    for case in iter_cases(cases_path):
+    for given in cases:
+        case = redactor.case(given)
         for juror in panel.jurors:
             path = f"{_safe(case.id)}/{_safe(juror.id)}.txt"
             files[path] = render_snapshot(rubric, case, juror, panel)
@@ -150,7 +168,7 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._options import panel_for
+    from ._options import case_source, panel_for
 
     panel = panel_for(args)
     snapshot = Path(args.snapshot)
@@ -158,7 +176,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"no snapshot at {snapshot}: write one first with --snapshot {snapshot} (no --check)"
         )
-    name, files = snapshot_files(panel, args.cases)
+    redactor = Redactor(args.redact)
+    cases = case_source(args, panel)
+    try:
+        name, files = snapshot_files(panel, cases, redactor)
+    finally:
+        cases.close()
     if args.check:
         return check(snapshot / name, files, sys.stdout)
     write(snapshot / name, files)

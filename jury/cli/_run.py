@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from .._cache import SqliteCache, default_cache_dir
-from .._case import iter_cases, validate_cases
 from .._errors import ConfigError
 from .._jury import Jury
 from .._panel import Panel
@@ -25,22 +24,25 @@ from .._records import (
     Redactor,
     RunRecord,
     build_manifest,
-    file_digest,
     new_run_dir,
     panel_record,
     prompt_hashes,
     require_manifest,
 )
+from .._runlock import RunLock
 from .._subset import Selection, Subset
 from .._verdict import CaseVerdict
+from ..cases import CaseSource
 from ..report._progress import RunProgress
 from ..report._publish import publish
 from ._options import (
+    add_case_arguments,
     add_check_options,
     add_output_arguments,
     add_panel_options,
     add_report_paths,
     add_subset_options,
+    case_source,
     checks_for,
     panel_for,
     report_paths,
@@ -54,11 +56,11 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "run",
         help="judge a cases file, record the run and report",
-        description="Judge every case of a JSONL file with the panel, record the run in a "
+        description="Judge every case of a cases file with the panel, record the run in a "
         "directory, print the report, and exit 0 (gate passed), 1 (failed), 2 (usage error) "
         "or 3 (inconclusive).",
     )
-    parser.add_argument("cases", help="cases file (JSONL, one case per line)")
+    add_case_arguments(parser)
     add_panel_options(parser)
     parser.add_argument("--concurrency", type=int, help="cases judged at once")
     parser.add_argument(
@@ -120,51 +122,56 @@ def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | No
 
 
 def _run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
-    """Where the run is recorded, and whether it resumes a run already there."""
+    """Where the run is recorded, and whether it must resume a run already there."""
     if args.resume:
         if args.out and Path(args.out) != Path(args.resume):
             raise ConfigError("give either --out or --resume, or the same directory to both")
         return Path(args.resume), True
-    if args.out:
-        path = Path(args.out)
-        return path, (path / "manifest.json").exists()
-    return new_run_dir(), False
+    return (Path(args.out) if args.out else new_run_dir()), False
 
 
 def open_record(
     args: argparse.Namespace,
     jury: Jury,
     panel: Panel,
+    source: CaseSource,
     selection: Selection,
     redactor: Redactor,
     cache: SqliteCache | None,
 ) -> RunRecord:
     path, resume = _run_dir(args)
-    if resume:
-        manifest = require_manifest(path)
-        _same_run(manifest, args.cases, panel, jury, selection.subset)
-        return RunRecord.resume(path, redactor)
-    manifest = build_manifest(
-        run_id=path.name,
-        panel=panel,
-        rubric=jury.rubric,
-        cases_path=args.cases,
-        cases_count=selection.count,
-        prompts=prompt_hashes(jury.rubric, iter_cases(args.cases, validate=False)),
-        jury_file=args.jury,
-        cache=str(cache.path) if cache is not None else None,
-        redact_patterns=redactor.patterns,
-    )
-    manifest["subset"] = selection.record()
-    return RunRecord.create(path, manifest, selection.cases(), redactor)
+    # The lock first: what the directory holds is only known once no one else writes it.
+    lock = RunLock(path)
+    try:
+        if resume or (path / "manifest.json").exists():
+            manifest = require_manifest(path)
+            _same_run(manifest, source, panel, jury, selection.subset)
+            return RunRecord.resume(path, redactor, lock)
+        manifest = build_manifest(
+            run_id=path.name,
+            panel=panel,
+            rubric=jury.rubric,
+            cases_path=args.cases,
+            cases_count=selection.count,
+            prompts=prompt_hashes(jury.rubric, selection.cases()),
+            jury_file=args.jury,
+            cache=str(cache.path) if cache is not None else None,
+            redact_patterns=redactor.patterns,
+            cases_digest=source.digest(),
+        )
+        manifest["subset"] = selection.record()
+        return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _same_run(
-    manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury, subset: Subset
+    manifest: dict[str, Any], source: CaseSource, panel: Panel, jury: Jury, subset: Subset
 ) -> None:
     """A resumed run must judge the same cases with the same panel and rubric."""
     changed = []
-    if manifest["cases"]["sha256"] != file_digest(cases):
+    if manifest["cases"]["sha256"] != source.digest():
         changed.append("the cases file")
     if not subset.same_filters(manifest.get("subset", {})):
         changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
@@ -201,13 +208,17 @@ def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
-    selection = Selection.of_file(args.cases, subset_from(args), validate_cases(args.cases))
     panel = panel_for(args)
+    source = case_source(args, panel)
+    selection = Selection.of(source, subset_from(args), source.count)
     checks = checks_for(args, panel)
     if args.dry_run:
         from ..report._estimate import print_estimate
 
-        return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+        try:
+            return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+        finally:
+            source.close()
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -221,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, selection, redactor, cache) as record:
+        with open_record(args, jury, panel, source, selection, redactor, cache) as record:
             done = len(record.finished())
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
                 asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
@@ -243,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:
+        source.close()
         if cache is not None:
             cache.close()
     return summary.exit_code(panel.gate)

@@ -167,8 +167,8 @@ def _parquet_column(values: list[Any]) -> list[Any]:
 
 def _write_parquet(rows: Sequence[Row], path: Path) -> None:
     try:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError(
             "--format parquet needs pyarrow: pip install 'aiojury[parquet]'"

@@ -112,8 +112,8 @@ def test_agreement_names_every_bad_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["agreement", str(run)]) == 2
     err = capsys.readouterr().err
     assert "2 bad lines" in err
-    assert "line 2: (line): not valid JSON" in err
-    assert "line 3: case_id: Field required" in err
+    assert "line 2: not valid JSON" in err
+    assert "line 3: case_id: missing" in err
     assert main(["agreement", str(tmp_path / "nowhere")]) == 2
 
 

@@ -223,8 +223,8 @@ async def test_a_tie_where_ties_are_not_allowed_is_invalid() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"pass_when": ["C"]}, "test: pass_when[0]: Input should be 'A', 'B' or 'tie'"),
-        ({"pass_when": []}, "test: pass_when: Tuple should have at least 1 item"),
+        ({"pass_when": ["C"]}, 'test: pass_when[0]: "C" is not one of A, B, tie'),
+        ({"pass_when": []}, "test: pass_when: needs at least 1 item(s)"),
         ({"pass_when": ["A", "A"]}, "a winner is listed twice"),
         ({"allow_ties": True}, "test: allow_ties: unknown key"),
     ],

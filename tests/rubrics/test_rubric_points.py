@@ -366,10 +366,10 @@ async def test_a_case_the_rubric_cannot_judge_is_inconclusive_unasked(
     ("change", "message"),
     [
         ({"treshold": 0.5}, "test: treshold: unknown key"),
-        ({"weights": {"penalty": 3}}, "test: weights.penalty: Input should be less than 0"),
-        ({"weights": {"must": 0}}, "test: weights.must: Input should be greater than 0"),
-        ({"shared": [{"id": "S1"}]}, "test: shared[0].says: Field required"),
-        ({"name": "has space"}, "test: name: String should match pattern"),
+        ({"weights": {"penalty": 3}}, "test: weights.penalty: must be less than 0, got 3"),
+        ({"weights": {"must": 0}}, "test: weights.must: must be more than 0, got 0"),
+        ({"shared": [{"id": "S1"}]}, "test: shared[0].says: missing"),
+        ({"name": "has space"}, 'test: name: "has space" does not match the pattern'),
         (
             {"shared": [{"id": "S1", "says": "a"}, {"id": "S1", "says": "b"}]},
             "test: shared: two shared points have the same id",

@@ -1,0 +1,394 @@
+"""Reading a cases file, whatever its format, as numbered records (plain mappings).
+
+Every reader yields ``(number, record)``, or ``(number, LineError)`` for a record it cannot
+read, and goes on to the next one, so that every bad line of a file is reported at once. A
+problem with the file as a whole (it is not JSON at all, not a table, not Parquet) is raised.
+Nothing here knows what a case is: `_source` turns records into cases.
+
+Strictness is the point: a key given twice in one object is an error (JSON with jiter, YAML
+with ruamel.yaml; Python's json and PyYAML keep the last silently), bytes that are not UTF-8
+name their line and column, nesting too deep is an error rather than a RecursionError, and
+NaN is not a number JSON has.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any
+
+import jiter
+
+from .._case import Case
+from .._errors import CaseFileError, ConfigError, LineError
+from .._problems import spellings, utf8_problem
+
+__all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff"]
+
+Opener = Callable[[], IO[bytes]]
+Item = tuple[int, "dict[str, Any] | LineError"]
+
+#: What a record's number counts, by format.
+UNITS = {
+    "jsonl": "line",
+    "json": "item",
+    "csv": "line",
+    "tsv": "line",
+    "yaml": "item",
+    "parquet": "row",
+    "dataset": "row",
+}
+FORMATS = ("jsonl", "json", "csv", "tsv", "yaml", "parquet")
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".jsonlines": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_NAMES = {
+    "jsonl": "JSONL",
+    "json": "JSON",
+    "csv": "CSV",
+    "tsv": "TSV",
+    "yaml": "YAML",
+    "parquet": "Parquet",
+}
+_BOM = b"\xef\xbb\xbf"
+_POSITION = re.compile(r"^(.*) at line (\d+) column (\d+)$")
+# Case fields that hold text: a table cell for one of them is the text as it is, even when it
+# starts with "[" ("[URGENT] where is my order?").
+_TEXT_FIELDS = {"id", "category", "question", "answer", "answer_b", "golden_answer"}
+_TEXT_FIELDS |= {"expected_behaviour", "expected_tool", "expected_source"}
+_TEXT_COLUMNS = {s for s, f in spellings(Case).items() if f in _TEXT_FIELDS} | {"trace.answer"}
+
+
+def format_of(name: str, head: bytes) -> str:
+    """The format a file's name says, else the one its first bytes look like (JSONL at worst)."""
+    for extension, found in _EXTENSIONS.items():
+        if name.lower().endswith(extension):
+            return found
+    return sniff(head) or "jsonl"
+
+
+def sniff(head: bytes) -> str | None:
+    """The format the first bytes of a file look like, when they look like one."""
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.removeprefix(_BOM).lstrip()
+    first, newline, _ = text.partition(b"\n")
+    if text[:1] == b"[":
+        return "json"
+    if text[:1] == b"{":
+        if not newline:
+            return "jsonl"  # the first line is all we have: it cannot tell
+        try:
+            jiter.from_json(first)
+        except ValueError:
+            return "json"  # an object over several lines
+        return "jsonl"
+    if b"\t" in first:
+        return "tsv"
+    if re.match(rb"^(?:[\w\"'-][^:,\t]*:(?:\s|$)|- |---)", first):
+        return "yaml"
+    if b"," in first:
+        return "csv"
+    return None
+
+
+def _hint(opener: Opener, fmt: str) -> str:
+    """`` (the file looks like CSV: ...)`` when its content is of another format than `fmt`."""
+    with opener() as handle:
+        head = handle.read(1 << 20)
+    found = sniff(head)
+    if {found, fmt} <= {"json", "jsonl"}:
+        # Said only when the whole file reads as the other one: a broken line is no format.
+        found = "json" if fmt == "jsonl" else "jsonl"
+        lines = head.splitlines() if found == "jsonl" else [head]
+        try:
+            for line in lines:
+                if line.strip():
+                    parse_json(line)
+        except ValueError:
+            return ""
+    if found is None or found == fmt:
+        return ""
+    return f" (the file looks like {_NAMES[found]}: name it .{found} or pass --format {found})"
+
+
+def json_problem(raw: bytes, message: str) -> tuple[int, str]:
+    """jiter's error on `raw` as (line, reason in the project's words)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return utf8_problem(raw, exc)
+    found = _POSITION.match(message)
+    if found is None:
+        return 1, f"not valid JSON: {message}"
+    what, line, column = found.group(1), int(found.group(2)), int(found.group(3))
+    where = f"at column {column}"
+    if what.startswith("Detected duplicate key"):
+        key = what.partition('"')[2].rpartition('"')[0]
+        return line, f'the key "{key}" is given twice in one object ({where})'
+    if what.startswith("recursion limit"):
+        return line, f"nested too deeply ({where})"
+    if "surrogate" in what or "unicode" in what or "hex escape" in what:
+        return line, f"not valid JSON: a \\u escape that is no character ({where})"
+    start = sum(len(x) + 1 for x in raw.split(b"\n")[: line - 1]) + column - 1
+    if re.match(rb"-?(?:NaN|Infinity)", raw[start : start + 9]):
+        return line, f"not valid JSON: NaN and Infinity are not JSON numbers ({where})"
+    return line, f"not valid JSON: {what} ({where})"
+
+
+def parse_json(raw: bytes) -> Any:
+    return jiter.from_json(raw, allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys")
+
+
+def _kind(value: Any) -> str:
+    kinds = {list: "a list", str: "text", bool: "true or false", type(None): "null"}
+    return kinds.get(type(value), "a number" if isinstance(value, int | float) else "a value")
+
+
+def read_jsonl(opener: Opener, name: str) -> Iterator[Item]:
+    hinted = False  # whether the file looks like another format is said once, at the first
+    with opener() as handle:
+        for number, line in enumerate(handle, start=1):
+            raw = line.removeprefix(_BOM) if number == 1 else line
+            if not raw.strip():
+                continue
+            try:
+                value = parse_json(raw)
+            except ValueError as exc:
+                reason = json_problem(raw, str(exc))[1]
+                if not hinted:
+                    reason, hinted = reason + _hint(opener, "jsonl"), True
+                yield number, LineError(number, "", reason)
+                continue
+            if not isinstance(value, dict):
+                reason = f"a case must be a JSON object, not {_kind(value)}"
+                yield number, LineError(number, "", reason)
+            else:
+                yield number, value
+
+
+def _whole(opener: Opener, name: str) -> str:
+    """A document's text; bytes that are not UTF-8 are a problem of the line they are on."""
+    with opener() as handle:
+        data = handle.read().removeprefix(_BOM)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, reason = utf8_problem(data, exc)
+        raise CaseFileError(name, [LineError(line, "", reason)]) from None
+
+
+def read_json(opener: Opener, name: str) -> Iterator[Item]:
+    text = _whole(opener, name)
+    if not text.strip():
+        return
+    raw = text.encode()
+    try:
+        document = parse_json(raw)
+    except ValueError as exc:
+        line, reason = json_problem(raw, str(exc))
+        raise CaseFileError(name, [LineError(line, "", reason + _hint(opener, "json"))]) from None
+    yield from _items(document, name, "JSON", opener)
+
+
+def read_yaml(opener: Opener, name: str) -> Iterator[Item]:
+    # ruamel.yaml rather than PyYAML: YAML 1.2 (an answer "no" stays text, not false), and a
+    # key given twice is an error, as in the JavaScript parser promptfoo itself reads with.
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    except ImportError:  # pragma: no cover - a dependency of aiojury
+        raise ConfigError(f"{name}: reading YAML needs ruamel.yaml") from None
+    text = _whole(opener, name)
+    if not text.strip():
+        return
+    try:
+        document = YAML(typ="safe").load(text)  # the C parser when ruamel.yaml.clib is there
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = exc.problem or exc.context or "unreadable"
+        raise CaseFileError(name, [LineError(line, "", f"not valid YAML: {problem}")]) from None
+    except YAMLError as exc:
+        raise CaseFileError(name, [LineError(1, "", f"not valid YAML: {exc}")]) from None
+    except RecursionError:
+        raise CaseFileError(name, [LineError(1, "", "not valid YAML: nested too deeply")]) from None
+    yield from _items(document, name, "YAML", opener)
+
+
+def _items(document: Any, name: str, kind: str, opener: Opener) -> Iterator[Item]:
+    """The records of a JSON or YAML document: a list of cases, ``{"cases": [...]}``, or a
+    promptfoo configuration's ``tests`` (with its ``defaultTest``)."""
+    unit = "item"
+    if isinstance(document, dict) and "tests" in document and "cases" not in document:
+        from ._shapes import promptfoo_tests
+
+        document, unit = promptfoo_tests(document, name), "test"
+    elif isinstance(document, dict) and "cases" in document:
+        extra = sorted(set(document) - {"cases"})
+        if extra:
+            raise ConfigError(f"{name}: a cases document holds only 'cases'; found also {extra}")
+        document = document["cases"]
+    if not isinstance(document, list):
+        shown = "an object" if isinstance(document, dict) else _kind(document)
+        raise ConfigError(
+            f'{name}: a {kind} cases file holds a list of cases, or {{"cases": [...]}}; this '
+            f"one holds {shown}{_hint(opener, kind.lower())}"
+        )
+    for number, item in enumerate(document, start=1):
+        if isinstance(item, dict):
+            yield number, item
+        else:
+            yield (
+                number,
+                LineError(number, "", f"a case must be an object, not {_kind(item)}", unit),
+            )
+
+
+def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
+    """CSV or TSV: a header row names the columns (dotted names nest: ``trace.answer``)."""
+    undecodable: dict[int, str] = {}
+
+    def lines() -> Iterator[str]:
+        with opener() as handle:
+            for number, line in enumerate(handle, start=1):
+                raw = line.removeprefix(_BOM) if number == 1 else line
+                try:
+                    yield raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    undecodable[number] = utf8_problem(raw, exc)[1]
+                    yield raw.decode("utf-8", "replace")
+
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    reader = csv.reader(lines(), delimiter=delimiter)
+    columns: list[list[str]] | None = None
+    start = 1
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start, LineError(start, "", f"not valid {kind}: {exc}")
+            start = reader.line_num + 1
+            continue
+        number, start = start, reader.line_num + 1
+        bad = [undecodable[n] for n in range(number, start) if n in undecodable]
+        if columns is None:
+            if bad:
+                raise CaseFileError(name, [LineError(number, "", bad[0])])
+            columns = _header(cells, name, number)
+            continue
+        if bad:
+            yield number, LineError(number, "", bad[0])
+        elif any(cell.strip() for cell in cells):
+            yield number, _row(columns, cells, number)
+
+
+def _header(cells: list[str], name: str, number: int) -> list[list[str]]:
+    names = [cell.strip() for cell in cells]
+    problems = []
+    for index, column in enumerate(names):
+        if names.index(column) != index:
+            problems.append(f"the column {column!r} appears twice")
+        elif any(other.startswith(f"{column}.") for other in names):
+            problems.append(f"the column {column!r} is also the table of another column")
+    if problems:
+        raise CaseFileError(name, [LineError(number, "header", p) for p in problems])
+    return [column.split(".") if column else [] for column in names]
+
+
+def _row(columns: list[list[str]], cells: list[str], number: int) -> dict[str, Any] | LineError:
+    if len(cells) > len(columns):
+        reason = f"{len(cells)} cells, but the header names {len(columns)} columns"
+        return LineError(number, "", reason)
+    record: dict[str, Any] = {}
+    for path, cell in zip(columns, cells, strict=False):
+        if cell == "":  # an empty cell leaves the field out
+            continue
+        if not path:
+            return LineError(number, "", "a cell under a column without a name")
+        container = record
+        for part in path[:-1]:
+            container = container.setdefault(part, {})
+        container[path[-1]] = _cell(".".join(path), cell)
+    return record
+
+
+def _cell(column: str, cell: str) -> Any:
+    """A table cell's value: JSON for a structured field (a list, an object), else the text.
+
+    A list may also be written as Python writes one (``['a', 'b']``), as pandas stores list
+    columns in CSV (RAGAS datasets, for one).
+    """
+    text = cell.strip()
+    if column in _TEXT_COLUMNS or text[:1] not in ("{", "["):
+        return cell
+    try:
+        return parse_json(text.encode())
+    except ValueError:
+        pass
+    if text[:1] == "[":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return cell
+        if isinstance(value, list):
+            return value
+    return cell
+
+
+def without_nulls(value: Any) -> Any:
+    """A table's record with null cells left out, as an empty CSV cell is (in a table, null
+    means "not given": the column exists for other rows)."""
+    if isinstance(value, Mapping):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
+def read_parquet(opener: Opener, name: str) -> Iterator[Item]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ConfigError(
+            f"{name}: reading Parquet needs pyarrow: pip install 'aiojury[parquet]'"
+        ) from None
+    number = 0
+    with opener() as handle:
+        try:
+            for batch in pq.ParquetFile(handle).iter_batches(batch_size=512):
+                for record in batch.to_pylist():
+                    number += 1
+                    yield number, without_nulls(record)
+        except (pa.ArrowException, OSError) as exc:
+            raise ConfigError(f"{name}: not a Parquet file that can be read: {exc}") from None
+
+
+def read(fmt: str, opener: Opener, name: str) -> Iterator[Item]:
+    """The records of a file in format `fmt`."""
+    if fmt == "jsonl":
+        return read_jsonl(opener, name)
+    if fmt == "json":
+        return read_json(opener, name)
+    if fmt == "yaml":
+        return read_yaml(opener, name)
+    if fmt in ("csv", "tsv"):
+        return read_table(opener, name, "\t" if fmt == "tsv" else ",")
+    if fmt == "parquet":
+        return read_parquet(opener, name)
+    raise ConfigError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")

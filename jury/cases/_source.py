@@ -1,0 +1,291 @@
+"""A source of cases: a file in any format, standard input, a Hugging Face dataset or a
+dataset object, read record by record into validated cases.
+
+A record goes through three steps: the field map (``[fields]``, ``--map``) moves values to
+the case's fields, a recognised shape (`_shapes`) is read as a case's fields, and the case is
+validated. A case without an ID gets one from its content, so that it is the same in every
+format and in every run. Every problem of every record is collected, so that a file is
+refused as a whole with every bad line named, never run with some lines missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from .._case import Case
+from .._errors import CaseFileError, ConfigError, LineError
+from .._logging import Events
+from .._problems import problems, spellings
+from ._fields import FieldMap, field_map_problems, paths
+from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
+from ._shapes import recognise
+
+__all__ = ["CaseSource", "content_id"]
+
+_ID_SPELLINGS = frozenset(k for k, field in spellings(Case).items() if field == "id")
+_UNKNOWN_HINT = " (put extra data under metadata, or say where it goes with --map or [fields])"
+_HF = re.compile(r"hf://(?P<path>[^:\s]+?)(?::(?P<split>\S+))?")
+_events = Events()
+
+
+def content_id(case: Case) -> str:
+    """An ID from what a case says (not how its file spelled it): the same case gets the same
+    ID from JSONL, CSV or Parquet, and in every run."""
+    data = case.model_dump(mode="json", exclude_defaults=True, exclude={"id"})
+    if case.expects_no_tool:  # an explicit null, which the defaults hide
+        data["expected_tool"] = None
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "case-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _is_dataset(source: object) -> bool:
+    return type(source).__module__.split(".")[0] == "datasets"
+
+
+def _dataset_records(dataset: Any) -> Iterator[Item]:
+    for number, record in enumerate(dataset, start=1):
+        yield number, without_nulls(record)
+
+
+def _load_hf(spec: str) -> Any:
+    """``hf://owner/name[/config][:split]`` loaded with the `datasets` package."""
+    found = _HF.fullmatch(spec)
+    if found is None:
+        raise ConfigError(f"{spec}: expected hf://owner/name, hf://owner/name:split")
+    path, split = found.group("path"), found.group("split")
+    parts = path.split("/")
+    config = parts.pop() if len(parts) == 3 else None
+    try:
+        import datasets
+    except ImportError:
+        raise ConfigError(
+            f"{spec}: reading a Hugging Face dataset needs the datasets package: "
+            "pip install 'aiojury[datasets]'"
+        ) from None
+    bars = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()  # a library prints nothing
+    try:
+        loaded = datasets.load_dataset("/".join(parts), name=config, split=split)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{spec}: cannot load the dataset: {exc}") from None
+    finally:
+        if bars:
+            datasets.enable_progress_bars()
+    if isinstance(loaded, Mapping):
+        if len(loaded) != 1:
+            splits = ", ".join(loaded)
+            raise ConfigError(
+                f"{spec}: name a split, such as {spec}:{next(iter(loaded))} ({splits})"
+            )
+        loaded = next(iter(loaded.values()))
+    return loaded
+
+
+class CaseSource:
+    """Cases from `source`: a path (JSONL, JSON, CSV, TSV, YAML, Parquet: by its extension,
+    else by its content, or `format`), ``-`` (standard input), ``hf://owner/name[:split]``, or
+    a ``datasets.Dataset``. `fields` maps case fields to paths in each record.
+
+    Iterate it as often as needed: each pass reads the source again (standard input is kept in
+    a temporary file for the purpose). `validate` reads it all and raises `CaseFileError`
+    listing every problem of every bad record; iterating raises at the first.
+    """
+
+    def __init__(
+        self, source: Any, *, fields: Mapping[str, str] | None = None, format: str | None = None
+    ) -> None:
+        self.fields = dict(fields or {})
+        bad_map = field_map_problems(self.fields)
+        if bad_map:
+            raise ConfigError(f"field map: {'; '.join(bad_map)}")
+        #: Notes on how the cases were read (shapes recognised, IDs made from content).
+        self.notices: list[str] = []
+        #: The number of cases, once `validate` has counted them.
+        self.count = 0
+        self._spool: IO[bytes] | None = None
+        self._dataset: Any = None
+        if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
+            self._dataset = _load_hf(source) if isinstance(source, str) else source
+            if isinstance(self._dataset, Mapping):
+                raise ConfigError("a dataset of several splits: pass one, such as dataset['test']")
+            self.name = source if isinstance(source, str) else "<dataset>"
+            self.format = "dataset"
+        else:
+            stdin = str(source) == "-"
+            self.name = "<stdin>" if stdin else str(source)
+            self._path = self._stdin() if stdin else Path(source)
+            head = self._head()
+            if format is None:
+                format = (sniff(head) or "jsonl") if stdin else format_of(self.name, head)
+            if format not in FORMATS:
+                raise ConfigError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
+            self.format = format
+        self.unit = UNITS[self.format]
+
+    def _stdin(self) -> Path:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise ConfigError(
+                "- reads cases from standard input, which is a terminal: pipe them in"
+            )
+        self._spool = tempfile.NamedTemporaryFile(prefix="jury-stdin-")  # noqa: SIM115
+        shutil.copyfileobj(sys.stdin.buffer, self._spool)
+        self._spool.flush()
+        return Path(self._spool.name)
+
+    def _open(self) -> IO[bytes]:
+        try:
+            return open(self._path, "rb")
+        except OSError as exc:
+            raise ConfigError(f"{self.name}: {exc.strerror or exc}") from None
+
+    def _head(self) -> bytes:
+        with self._open() as handle:
+            return handle.read(1 << 16)
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+    def records(self) -> Iterator[Item]:
+        """The raw records, numbered (or the reason a record cannot be read)."""
+        if self._dataset is not None:
+            return _dataset_records(self._dataset)
+        return read(self.format, self._open, self.name)
+
+    def digest(self) -> str | None:
+        """A hash of the source's content, to tell whether a resumed run has the same cases."""
+        if self._dataset is not None:
+            return getattr(self._dataset, "_fingerprint", None)
+        digest = hashlib.sha256()
+        with self._open() as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
+    # --- records to cases --------------------------------------------------------------------
+
+    def _case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
+        unit = self.unit
+        found: list[LineError] = []
+        if fields:
+            record, mapped = fields.apply(record)
+            found += [LineError(number, key, reason, unit) for key, reason in mapped]
+        try:
+            shape, data = recognise(record)
+        except ValueError as exc:
+            return _Read(None, [*found, LineError(number, "", str(exc), unit)])
+        made = data.keys().isdisjoint(_ID_SPELLINGS)
+        try:
+            case = Case.model_validate({**data, "id": "-"} if made else data)
+        except ValidationError as exc:
+            for key, reason in problems(exc, Case, unknown_key="unknown field",
+                                        unknown_hint=_UNKNOWN_HINT):  # fmt: skip
+                found.append(LineError(number, key, reason, unit))
+            return _Read(None, found, shape)
+        if made:
+            case = case.model_copy(update={"id": content_id(case)})
+        return _Read(None if found else case, found, shape, made)
+
+    def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
+        """The valid cases; problems go to `errors`, or are raised at the first bad record."""
+        fields = FieldMap(self.fields)
+        seen: dict[str, int] = {}
+        shapes: Counter[str] = Counter()
+        made: list[str] = []  # IDs made from content
+        keys: set[str] = set()
+        total = 0
+        for number, record in self.records():
+            if isinstance(record, LineError):
+                result = _Read(None, [record])
+            else:
+                if fields and len(keys) < 1000:
+                    keys.update(paths(record))
+                result = self._case(number, record, fields)
+            total += 1
+            if result.shape:
+                shapes[result.shape] += 1
+            case = result.case
+            if case is not None:
+                first = seen.setdefault(case.id, number)
+                if first != number:
+                    reason = (
+                        f"the same content as {self.unit} {first} (give the cases IDs)"
+                        if result.made
+                        else f"duplicate id {case.id!r} (first on {self.unit} {first})"
+                    )
+                    result.problems.append(LineError(number, "id", reason, self.unit))
+                    case = None
+                elif result.made:
+                    made.append(case.id)
+            if result.problems:
+                if errors is None:
+                    raise CaseFileError(self.name, result.problems)
+                errors.extend(result.problems)
+                continue
+            assert case is not None
+            yield case
+        if errors is not None:
+            unused = fields.unused(keys)
+            if unused:
+                raise ConfigError(f"{self.name}: field map: {'; '.join(unused)}")
+            self._note(total, shapes, made)
+
+    def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
+        self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
+        if made:
+            self.notices.append(
+                f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
+                f"content (such as {made[0]}); give them an id to keep it when a case changes"
+            )
+        for notice in self.notices:
+            _events.info("cases_read", source=self.name, notice=notice)
+
+    def validate(self) -> int:
+        """Read every record; the number of cases, or `CaseFileError` listing every problem."""
+        errors: list[LineError] = []
+        count = sum(1 for _ in self._cases(errors))
+        if errors:
+            raise CaseFileError(self.name, errors)
+        if not count:
+            raise ConfigError(f"{self.name}: no cases (the file has no record)")
+        self.count = count
+        return count
+
+    def load(self) -> list[Case]:
+        """Every case, or `CaseFileError` listing every problem."""
+        errors: list[LineError] = []
+        cases = list(self._cases(errors))
+        if errors:
+            raise CaseFileError(self.name, errors)
+        return cases
+
+    def __iter__(self) -> Iterator[Case]:
+        return self._cases(None)
+
+
+class _Read:
+    """What one record gave: its case (None when it has problems), the problems, the shape it
+    was recognised as, and whether its ID was made from its content."""
+
+    __slots__ = ("case", "made", "problems", "shape")
+
+    def __init__(
+        self,
+        case: Case | None,
+        problems: list[LineError],
+        shape: str | None = None,
+        made: bool = False,
+    ) -> None:
+        self.case, self.problems, self.shape, self.made = case, problems, shape, made

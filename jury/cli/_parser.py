@@ -1,0 +1,54 @@
+"""The command line's parser: no abbreviated flags, a subcommand's own usage on its errors,
+and the closest spelling suggested for a mistyped flag, command or choice."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from .._problems import suggest
+
+__all__ = ["CommandParser", "JuryParser"]
+
+_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+class JuryParser(argparse.ArgumentParser):
+    """An `ArgumentParser` that never takes ``--thr`` for ``--threshold`` (an abbreviation
+    changes meaning when a flag is added) and says "did you mean" on a near miss."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + self._hint(message))
+
+    def _hint(self, message: str) -> str:
+        if message.startswith("unrecognized arguments: "):
+            flags = [a.split("=")[0] for a in message.split(": ", 1)[1].split() if a[:1] == "-"]
+            for flag in flags:
+                hint = suggest(flag, self._option_string_actions)
+                if hint:
+                    return hint.replace(" (did you mean ", f" ({flag}: did you mean ")
+            return ""
+        found = _CHOICE.match(message)
+        if found is not None:
+            choices = [c.strip(" '") for c in found.group(3).split(",")]
+            return suggest(found.group(2), choices)
+        return ""
+
+
+class CommandParser(JuryParser):
+    """A subcommand's parser: an unknown flag is its error, shown with its own usage, not
+    left to the top-level parser (whose usage says nothing about the subcommand's flags)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras

@@ -1,0 +1,40 @@
+"""The command line: no abbreviated flags, a subcommand's own usage on its errors, and the
+closest spelling suggested for a mistyped command, flag or choice."""
+
+from __future__ import annotations
+
+import pytest
+
+from jury.cli._main import main
+
+
+def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_a_mistyped_command_gets_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    err = usage_error(["rnu", "cases.jsonl"], capsys)
+    assert "invalid choice: 'rnu'" in err
+    assert err.rstrip().endswith("(did you mean 'run'?)")
+
+
+def test_a_flag_error_shows_the_subcommands_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    err = usage_error(["agreement", "runs/x", "--fail-undr", "0.8"], capsys)
+    assert err.startswith("usage: jury agreement ")
+    assert "--fail-under" in err.splitlines()[0] or "[--fail-under" in err
+    assert "(--fail-undr: did you mean '--fail-under'?)" in err
+
+
+def test_an_unambiguous_abbreviation_is_still_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # `--jur` could only be --jury today; a flag added tomorrow would change its meaning.
+    err = usage_error(["run", "cases.jsonl", "--jur", "jury.toml"], capsys)
+    assert "unrecognized arguments: --jur jury.toml" in err
+    assert "did you mean '--jury'?" in err
+
+
+def test_a_flag_far_from_any_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    err = usage_error(["run", "cases.jsonl", "--zzzzzz"], capsys)
+    assert err.rstrip().endswith("unrecognized arguments: --zzzzzz")
