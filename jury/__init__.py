@@ -21,6 +21,7 @@ from ._case import Case, Point, ToolCall, Trace, iter_cases, load_cases, validat
 from ._clock import Clock, FakeClock
 from ._defaults import default_panel
 from ._errors import (
+    AccountError,
     AuthenticationError,
     CaseFileError,
     ConfigError,
@@ -31,6 +32,7 @@ from ._errors import (
     LineError,
     MissingCredentialError,
     ProviderError,
+    QuotaExhaustedError,
     RateLimitedError,
     RubricError,
     TransientError,
@@ -58,6 +60,7 @@ from ._version import __version__
 from .report._summary import RunSummary, summarize
 
 __all__ = [
+    "AccountError",
     "AuthenticationError",
     "Ballot",
     "CallStats",
@@ -91,6 +94,7 @@ __all__ = [
     "Prompt",
     "ProviderError",
     "ProviderLimits",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "RetrySettings",
     "Rubric",

@@ -37,18 +37,21 @@ per aspect, a `Judgement` on a statement or a criterion, a `Preference` between 
 from ._case import Case, Point
 from ._decide import single
 from ._errors import (
+    AccountError,
     AuthenticationError,
     ConfigError,
     InvalidReply,
     InvalidRequestError,
     MissingCredentialError,
     ProviderError,
+    QuotaExhaustedError,
     RateLimitedError,
     RubricError,
     TransientError,
 )
+from ._lifecycle import ModelStatus
 from ._limits import ProviderLimits
-from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._prices import price
 from ._registry import family_of, register_provider, register_rubric_kind
 from ._rubric import (
@@ -67,11 +70,13 @@ from ._rubric import (
 from ._verdict import Ballot, Level, Metric, MetricResult, Score, Verdict
 
 __all__ = [
+    "AccountError",
     "AuthenticationError",
     "Ballot",
     "Case",
     "ConfigError",
     "Decision",
+    "Finish",
     "InvalidReply",
     "InvalidRequestError",
     "JudgeModel",
@@ -83,11 +88,13 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingCredentialError",
+    "ModelStatus",
     "Point",
     "Preference",
     "Prompt",
     "ProviderError",
     "ProviderLimits",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "Rating",
     "ReferenceJudge",
