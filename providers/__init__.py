@@ -17,4 +17,12 @@ BUILTIN: dict[str, tuple[str, str | None]] = {
     "replay": ("providers.replay:create", "replay"),
 }
 
-__all__ = ["BUILTIN"]
+#: What each built-in provider knows of its models' lifecycles: "module:function" of (model ID,
+#: day) -> `jury.adapters.ModelStatus` or None (see `providers._lifecycle`).
+LIFECYCLE: dict[str, str] = {
+    "anthropic": "providers._lifecycle:anthropic",
+    "openai": "providers._lifecycle:openai",
+    "google": "providers._lifecycle:google",
+}
+
+__all__ = ["BUILTIN", "LIFECYCLE"]
