@@ -17,6 +17,9 @@
   never a plain failure: it is its own outcome, ``unavailable``, listed apart in the summary
   (``--jury-on-unavailable=error``, the default), or a skip (``skip``), or, when a team
   insists, a failure (``fail``).
+- A panel's warnings (jurors of one family, aliases, models their provider has deprecated)
+  are listed once in the summary, as under ``jury run``; a retired model is refused unless
+  the jury file sets ``allow_retired = true``.
 """
 
 from __future__ import annotations
@@ -198,11 +201,23 @@ def judge(request: pytest.FixtureRequest) -> Judge:
         checks = bool(marker.kwargs.get("checks", True))
     file = file or request.config.getini("jury_file") or None
     if file is None:
-        return Judge(default_panel(), request.node.name, checks=checks)
+        return Judge(_warned(request.config, default_panel()), request.node.name, checks=checks)
     path = Path(file)
     if not path.is_absolute():
         path = request.config.rootpath / path
-    return Judge(load_panel(path), request.node.name, checks=checks)
+    return Judge(_warned(request.config, load_panel(path)), request.node.name, checks=checks)
+
+
+_WARNINGS = pytest.StashKey[dict[str, None]]()
+
+
+def _warned(config: pytest.Config, panel: Panel) -> Panel:
+    """The panel, its warnings kept for the summary (each said once, whatever the tests)."""
+    from ._panel_warnings import panel_warnings
+
+    said = config.stash.setdefault(_WARNINGS, {})
+    said.update(dict.fromkeys(panel_warnings(panel)))
+    return panel
 
 
 @pytest.hookimpl(wrapper=True)
@@ -228,6 +243,11 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    warnings = config.stash.get(_WARNINGS, {})
+    if warnings:
+        terminalreporter.section("jury warnings", yellow=True)
+        for warning in warnings:
+            terminalreporter.line(warning)
     reports = terminalreporter.stats.get("unavailable", [])
     if not reports:
         return
