@@ -29,15 +29,34 @@ MALFORMED_BODY = b'{"id": "broken", "choices": [{"message": '
 class Fault:
     """Something to go wrong with one call. Build one with the class methods.
 
-    ``status``: answer with an HTTP error (and ``retry-after``/``retry-after-ms`` headers);
-    ``latency``: answer normally after a delay; ``hang``: never answer (until the server
-    closes); ``drop``: close the connection without an answer; ``malformed``: a 200 whose body
-    is not JSON; ``truncated``: the judge's text cut off at the token limit;
+    ``status``: answer with an HTTP error (a 429's delay as the provider gives it: headers, or
+    Gemini's ``RetryInfo``); ``quota``: the provider's "no quota left" (OpenAI
+    ``insufficient_quota``, a Gemini per-day ``QuotaFailure``, Anthropic's spend limit);
+    ``overloaded``: its "busy for everyone" (Anthropic 529 ``overloaded_error``, 503
+    elsewhere); ``latency``: answer normally after a delay; ``hang``: never answer (until the
+    server closes); ``drop``: close the connection without an answer; ``malformed``: a 200
+    whose body is not JSON; ``truncated``: the judge's text cut off at the token limit;
+    ``refusal``: the model declines (Anthropic ``stop_reason: "refusal"``, OpenAI
+    ``message.refusal``, a Gemini candidate stopped for ``SAFETY``); ``filtered``: a safety
+    filter blocks it (OpenAI ``finish_reason: "content_filter"``, Gemini's
+    ``promptFeedback.blockReason``); ``empty``: an empty reply;
     ``out_of_range``/``missing``: the reply with one field out of its range, or left out.
     """
 
     kind: Literal[
-        "status", "latency", "hang", "drop", "malformed", "truncated", "out_of_range", "missing"
+        "status",
+        "quota",
+        "overloaded",
+        "latency",
+        "hang",
+        "drop",
+        "malformed",
+        "truncated",
+        "refusal",
+        "filtered",
+        "empty",
+        "out_of_range",
+        "missing",
     ]
     status: int = 0
     retry_after: float | str | None = None
@@ -57,6 +76,31 @@ class Fault:
     ) -> Fault:
         """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string."""
         return cls("status", status, retry_after, retry_after_ms, message=message)
+
+    @classmethod
+    def quota(cls, message: str = "") -> Fault:
+        """The account's quota is used up: no retry clears it."""
+        return cls("quota", message=message)
+
+    @classmethod
+    def overloaded(cls) -> Fault:
+        """The service is busy for everyone (worth retrying)."""
+        return cls("overloaded")
+
+    @classmethod
+    def refusal(cls, message: str = "") -> Fault:
+        """The model declines to answer (`message`: its words, where the protocol has them)."""
+        return cls("refusal", message=message)
+
+    @classmethod
+    def filtered(cls) -> Fault:
+        """The provider's safety filter blocks the prompt or the reply."""
+        return cls("filtered")
+
+    @classmethod
+    def empty(cls) -> Fault:
+        """An empty reply."""
+        return cls("empty")
 
     @classmethod
     def latency(cls, seconds: float) -> Fault:
