@@ -245,8 +245,14 @@ class AccountLimiter:
         if not self._paced:
             now = self._clock.monotonic()
             if now >= self._paused_until:
-                # No rate to keep and no pause: the common case only counts the call.
-                self._started(now)
+                # No rate to keep and no pause: the common case only counts the call (inline:
+                # this runs for every call of an account whose rate is not known).
+                self._in_flight += 1
+                second = int(now)
+                if second == self._second:
+                    self._buckets[second % _WINDOW] += 1
+                else:
+                    self._count_from(second)
                 return
         try:
             await self._wait_turn(tokens)
@@ -264,9 +270,11 @@ class AccountLimiter:
 
     def _started(self, now: float) -> None:
         self._in_flight += 1
-        if self._paced:
-            return
-        second = int(now)
+        if not self._paced:
+            self._count_from(int(now))
+
+    def _count_from(self, second: int) -> None:
+        """Count a call started in `second`, clearing the seconds that passed since the last."""
         last = self._second
         if last != second:
             if last is None or second - last >= _WINDOW:

@@ -6,7 +6,6 @@ import json
 import math
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
-from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._wire import (
@@ -61,16 +60,6 @@ _CACHE_DEFAULT = 1024
 #: thinks adaptively by default (https://platform.claude.com/docs/en/models/haiku-5-5/overview)
 #: at medium effort.
 _THINKS_BY_DEFAULT = ("claude-haiku-5*",)
-
-
-@cache
-def _keys() -> tuple[frozenset[str], frozenset[str]] | None:
-    """The Messages API's body keys, from the installed SDK's request type."""
-    try:
-        from anthropic.types import message_create_params as params
-    except ImportError:  # the SDK is an optional extra: without it, no key is checked
-        return None
-    return request_keys(params.MessageCreateParamsNonStreaming)
 
 
 def _supported_schema(schema: Any) -> str | None:
@@ -146,7 +135,9 @@ class AnthropicMessages(WireProtocol):
 
     def strict_refusal(self, logged: LoggedRequest) -> Refusal | None:
         body = logged.body
-        keys = _keys()
+        keys = request_keys(
+            "anthropic.types.message_create_params", "MessageCreateParamsNonStreaming"
+        )
         if keys is not None:
             allowed, required = keys
             unknown = sorted(set(body) - allowed)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from fnmatch import fnmatchcase
-from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._wire import (
@@ -43,16 +42,6 @@ def _reasoning(model: str) -> bool:
     return any(fnmatchcase(model, p) for p in _REASONING) and not any(
         fnmatchcase(model, p) for p in _NOT_REASONING
     )
-
-
-@cache
-def _keys() -> tuple[frozenset[str], frozenset[str]] | None:
-    """Chat Completions' body keys, from the installed SDK's request type."""
-    try:
-        from openai.types.chat import completion_create_params as params
-    except ImportError:  # the SDK is an optional extra: without it, no key is checked
-        return None
-    return request_keys(params.CompletionCreateParamsNonStreaming)
 
 
 def _schema_problem(schema: Any, where: tuple[str, ...] = ()) -> str | None:
@@ -103,7 +92,9 @@ class OpenAIChatCompletions(WireProtocol):
 
     def strict_refusal(self, logged: LoggedRequest) -> Refusal | None:
         body = logged.body
-        keys = _keys()
+        keys = request_keys(
+            "openai.types.chat.completion_create_params", "CompletionCreateParamsNonStreaming"
+        )
         if keys is not None:
             allowed, required = keys
             for key in sorted(set(body) - allowed):

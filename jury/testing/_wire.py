@@ -17,10 +17,12 @@ messages, sampling settings its models refuse...), `thinking_tokens` and `output
 
 from __future__ import annotations
 
+import importlib
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
@@ -80,11 +82,17 @@ class Refusal:
     code: str | None = None
 
 
-def request_keys(typed_dict: Any) -> tuple[frozenset[str], frozenset[str]]:
-    """The keys a request type of an SDK allows, and those it requires (``Required[...]``),
-    read from the type itself so that they follow SDK upgrades."""
+@cache
+def request_keys(module: str, name: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The keys an SDK's request type (``module.name``, a TypedDict) allows, and those it
+    requires (``Required[...]``), read from the type itself so that they follow SDK upgrades.
+    None when the SDK, an optional extra, is not installed: then no key is checked."""
     from typing import Required, get_origin, get_type_hints
 
+    try:
+        typed_dict = getattr(importlib.import_module(module), name)
+    except ImportError:
+        return None
     hints = get_type_hints(typed_dict, include_extras=True)
     required = frozenset(k for k, v in hints.items() if get_origin(v) is Required)
     return frozenset(hints), required
