@@ -196,7 +196,12 @@ class AnthropicMessages(WireProtocol):
         return self.error_body(429, message), {"retry-after": str(max(1, math.ceil(delay)))}
 
     def reply_body(
-        self, logged: LoggedRequest, text: str, tokens: Tokens, *, ending: Ending
+        self, logged: LoggedRequest, text: str, tokens: Tokens, *, truncated: bool
+    ) -> dict[str, Any]:
+        return self.ended_body(logged, text, tokens, "length" if truncated else "stop")
+
+    def ended_body(
+        self, logged: LoggedRequest, text: str, tokens: Tokens, ending: Ending
     ) -> dict[str, Any]:
         tool = _forced_tool(logged.body)
         content: list[dict[str, Any]] = []

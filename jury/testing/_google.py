@@ -213,7 +213,12 @@ class GeminiGenerateContent(WireProtocol):
         return body, {}
 
     def reply_body(
-        self, logged: LoggedRequest, text: str, tokens: Tokens, *, ending: Ending
+        self, logged: LoggedRequest, text: str, tokens: Tokens, *, truncated: bool
+    ) -> dict[str, Any]:
+        return self.ended_body(logged, text, tokens, "length" if truncated else "stop")
+
+    def ended_body(
+        self, logged: LoggedRequest, text: str, tokens: Tokens, ending: Ending
     ) -> dict[str, Any]:
         usage = {
             "promptTokenCount": tokens.input,

@@ -144,7 +144,12 @@ class OpenAIChatCompletions(WireProtocol):
         }
 
     def reply_body(
-        self, logged: LoggedRequest, text: str, tokens: Tokens, *, ending: Ending
+        self, logged: LoggedRequest, text: str, tokens: Tokens, *, truncated: bool
+    ) -> dict[str, Any]:
+        return self.ended_body(logged, text, tokens, "length" if truncated else "stop")
+
+    def ended_body(
+        self, logged: LoggedRequest, text: str, tokens: Tokens, ending: Ending
     ) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
         finish = {"length": "length", "filtered": "content_filter"}.get(ending, "stop")

@@ -360,7 +360,7 @@ class FakeProviderServer:
         )
         logged.status = 200
         return web.json_response(
-            protocol.reply_body(logged, text, tokens, ending=ending),
+            protocol.ended_body(logged, text, tokens, ending),
             headers=self._limit_headers(protocol),
         )
 

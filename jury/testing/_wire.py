@@ -150,13 +150,15 @@ class WireProtocol(ABC):
         """The body of a refused request (strict mode)."""
         return self.error_body(refusal.status, refusal.message)
 
-    @abstractmethod
     def quota_exhausted(self, message: str) -> tuple[int, dict[str, Any]]:
-        """The status and body of an error that says the account's quota is used up."""
+        """The status and body of an error that says the account's quota is used up (a plain
+        429 unless the protocol says more)."""
+        return 429, self.error_body(429, message or "quota exceeded")
 
-    @abstractmethod
     def overloaded(self) -> tuple[int, dict[str, Any]]:
-        """The status and body of an error that says the service is busy for everyone."""
+        """The status and body of an error that says the service is busy for everyone (a
+        plain 503 unless the protocol says more)."""
+        return 503, self.error_body(503, "overloaded")
 
     def requested_schema(self, body: Any) -> dict[str, Any] | None:
         """The JSON schema the request asks the reply to follow, or None when it asks none."""
@@ -180,9 +182,16 @@ class WireProtocol(ABC):
 
     @abstractmethod
     def reply_body(
-        self, logged: LoggedRequest, text: str, tokens: Tokens, *, ending: Ending
+        self, logged: LoggedRequest, text: str, tokens: Tokens, *, truncated: bool
     ) -> dict[str, Any]:
-        """A 200 body whose reply text is `text`, ended as `ending` says."""
+        """A 200 body whose reply text is `text`; `truncated` says it was cut at the limit."""
+
+    def ended_body(
+        self, logged: LoggedRequest, text: str, tokens: Tokens, ending: Ending
+    ) -> dict[str, Any]:
+        """A 200 body ended as `ending` says. By default a whole reply or one cut at the
+        limit; a protocol whose API says more (a refusal, a filter) renders that too."""
+        return self.reply_body(logged, text, tokens, truncated=ending == "length")
 
     @abstractmethod
     def error_body(self, status: int, message: str) -> dict[str, Any]:
