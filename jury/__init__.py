@@ -23,6 +23,7 @@ from ._case_fields import MustFind
 from ._clock import Clock, FakeClock
 from ._defaults import default_panel
 from ._errors import (
+    AccountError,
     AuthenticationError,
     CaseFileError,
     ConfigError,
@@ -33,6 +34,7 @@ from ._errors import (
     LineError,
     MissingCredentialError,
     ProviderError,
+    QuotaExhaustedError,
     RateLimitedError,
     RubricError,
     TransientError,
@@ -62,6 +64,7 @@ from .cases import iter_cases, load_cases, validate_cases
 from .report._summary import RunSummary, summarize
 
 __all__ = [
+    "AccountError",
     "AuthenticationError",
     "Ballot",
     "CallStats",
@@ -96,6 +99,7 @@ __all__ = [
     "Prompt",
     "ProviderError",
     "ProviderLimits",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "RetrySettings",
     "Rubric",

@@ -106,6 +106,11 @@ def _reply_json(reply: JudgeReply) -> str:
         "model": reply.model,
         "usage": [usage.input_tokens, usage.output_tokens, usage.cached_tokens],
     }
+    if usage.cache_write_tokens or usage.thinking_tokens:
+        data["usage"] += [usage.cache_write_tokens, usage.thinking_tokens]
+    if reply.finish is not None:
+        # A reply cut off or refused is read as such again when it is served from here.
+        data["finish"] = reply.finish
     if reply.parsed is not None:
         # Not JSON? The text still carries the reply; the engine parses it on replay.
         with contextlib.suppress(TypeError, ValueError):
@@ -120,6 +125,7 @@ def _reply_from_json(text: str) -> JudgeReply:
         model=data["model"],
         usage=Usage(*data["usage"]),
         parsed=data.get("parsed"),
+        finish=data.get("finish"),
     )
 
 

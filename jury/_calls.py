@@ -5,6 +5,12 @@ order: cache -> budget -> account limiter -> timeout -> retry (honouring ``retry
 price. It returns the reply and adds the call's accounting to a `CallStats`, the one type in
 which calls are counted everywhere (a vote's calls, a juror's over a run, a run's).
 
+Failures and rate limits are retried on two different budgets: a failure (5xx, timeout, a
+broken body) uses up one of `retry.attempts`; a 429 does not, it only costs time, and a call
+keeps waiting out 429s for up to `retry.rate_limit_wait` seconds. A busy account therefore
+slows a run down without turning its cases INCONCLUSIVE. An account that cannot serve at all
+(a rejected key, a quota no retry clears) stops the run.
+
 `CallLayer` builds the callers of one `Jury`: a caller per model, one limiter per provider
 account (shared by every juror on it), and one budget for the run. The shape is Inspect AI's
 `Model` over `ModelAPI`: adapters never retry, sleep or cache; this module does, once.
@@ -20,7 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ._clock import Clock
-from ._errors import AuthenticationError, ProviderError, RateLimitedError, TransientError
+from ._errors import AccountError, ProviderError, RateLimitedError, TransientError
 from ._limits import AccountLimiter, limits_for
 from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, call_key
 from ._panel import Panel, RetrySettings
@@ -106,10 +112,19 @@ def _backoff(
     return backoff
 
 
+def _out_of_time(error: RateLimitedError, waited: float, retry: RetrySettings) -> ProviderError:
+    return RateLimitedError(
+        f"{error} (still rate-limited after {waited:.0f}s of waiting; "
+        f"retry.rate_limit_wait is {retry.rate_limit_wait:g}s)",
+        retry_after=error.retry_after,
+        status=error.status,
+    )
+
+
 class Caller:
     """One model behind the engine's rules. `call` sends one request and returns its reply;
-    it raises `CallFailed` when the model fails for good, `AuthenticationError` when the
-    account is refused, `OverBudget` when the run may spend no more."""
+    it raises `CallFailed` when the model fails for good, `AccountError` when the account
+    cannot serve (a rejected key, no quota), `OverBudget` when the run may spend no more."""
 
     __slots__ = (
         "_budget",
@@ -183,9 +198,10 @@ class Caller:
             stats.served(served)
 
     async def _attempts(self, request: JudgeRequest, stats: CallStats) -> JudgeReply:
-        model, limiter = self.model, self._limiter
+        model, limiter, retry = self.model, self._limiter, self._retry
         stop = _STOP.get()
-        attempt = 0
+        attempt = failures = throttles = 0
+        limited_since: float | None = None
         while True:
             if stop is not None and stop.stopped:
                 raise asyncio.CancelledError
@@ -205,15 +221,30 @@ class Caller:
                 error = model.classify_error(exc)
             else:
                 stats.latency_s += time.perf_counter() - started
+                if reply.rate_limits:
+                    limiter.learn(reply.rate_limits)
                 return reply
             stats.latency_s += time.perf_counter() - started
-            if isinstance(error, AuthenticationError):
+            if isinstance(error, AccountError):
                 raise error
             if isinstance(error, RateLimitedError):
-                limiter.rate_limited(error.retry_after)
-            if not isinstance(error, TransientError) or attempt >= self._retry.attempts:
+                # A 429 costs time, not an attempt: wait it out within the call's budget.
+                limiter.rate_limited(error.retry_after, error.rate_limits)
+                throttles += 1
+                now = self._clock.monotonic()
+                limited_since = now if limited_since is None else limited_since
+                delay = _backoff(retry, self._rng, throttles, error)
+                if delay is None:
+                    raise CallFailed(model.name, error, attempt)
+                if now + delay - limited_since > retry.rate_limit_wait:
+                    waited = now - limited_since
+                    raise CallFailed(model.name, _out_of_time(error, waited, retry), attempt)
+                await self._clock.sleep(delay)
+                continue
+            failures += 1
+            if not isinstance(error, TransientError) or failures >= retry.attempts:
                 raise CallFailed(model.name, error, attempt)
-            delay = _backoff(self._retry, self._rng, attempt, error)
+            delay = _backoff(retry, self._rng, failures, error)
             if delay is None:
                 raise CallFailed(model.name, error, attempt)
             await self._clock.sleep(delay)

@@ -10,9 +10,12 @@ Every error aiojury raises or records is one of these::
     │   └── MissingCredentialError   a provider's key variable is not set (the variable named)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
     │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
-    │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says
+    │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says,
+    │   │                            within the call's own time budget for rate limits
     │   ├── InvalidRequestError      400, 404, 422: never retried; the vote is unavailable
-    │   └── AuthenticationError      401, 403: stops the whole run (exit 2), names the variable
+    │   └── AccountError             the account cannot serve any call: stops the run (exit 2)
+    │       ├── AuthenticationError  401, 403: names the variable to check
+    │       └── QuotaExhaustedError  a quota that no retry clears (no credit, a per-day quota)
     └── InvalidReply                 a reply that breaks the rubric's schema or rules; re-asked
 
 A provider error never becomes a FAIL: after retries and fallbacks it is an *unavailable*
@@ -21,13 +24,14 @@ vote, and a case short of valid votes is INCONCLUSIVE.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
 __all__ = [
+    "AccountError",
     "AuthenticationError",
     "CaseFileError",
     "ConfigError",
@@ -38,6 +42,7 @@ __all__ = [
     "LineError",
     "MissingCredentialError",
     "ProviderError",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "RubricError",
     "TransientError",
@@ -163,25 +168,49 @@ class TransientError(ProviderError):
 
 
 class RateLimitedError(TransientError):
-    """429. `retry_after` is the server's requested delay in seconds, when it gave one."""
+    """429. `retry_after` is the server's requested delay in seconds, when it gave one;
+    `rate_limits` the rate-limit headers that came with it (the account limiter learns the
+    account's rate from them)."""
 
     def __init__(
-        self, message: str, *, retry_after: float | None = None, status: int | None = 429
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        status: int | None = 429,
+        rate_limits: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message, status=status)
         self.retry_after = retry_after
+        self.rate_limits = rate_limits
 
 
 class InvalidRequestError(ProviderError):
     """The provider refused the request itself (400, 404, 422): trying again cannot help."""
 
 
-class AuthenticationError(ProviderError):
-    """401 or 403. Every call on this account would fail the same way, so the run stops."""
+class AccountError(ProviderError):
+    """Every call on this account would fail the same way, so the run stops (exit 2) and
+    says why: its `cause` in a few words, for the CLI's message."""
+
+    cause = "the provider account cannot serve"
+
+
+class AuthenticationError(AccountError):
+    """401 or 403: the key is missing its rights or wrong; `variable` names where it is set."""
+
+    cause = "authentication failed"
 
     def __init__(self, message: str, *, variable: str | None = None, status: int | None = None):
         super().__init__(message, status=status)
         self.variable = variable
+
+
+class QuotaExhaustedError(AccountError):
+    """A quota that retrying cannot clear: no credit left (OpenAI ``insufficient_quota``), a
+    spend limit reached, a per-day quota used up (a Gemini ``QuotaFailure`` per day)."""
+
+    cause = "the account's quota is used up"
 
 
 class InvalidReply(JuryError):

@@ -21,6 +21,7 @@ from ._case import Case
 from ._clock import Clock
 from ._errors import ConfigError
 from ._judging import CaseJudge, Checker
+from ._lifecycle import refuse_retired
 from ._logging import Events
 from ._model import CallCache, JudgeModel, JudgeReply, Usage
 from ._panel import Juror, Panel
@@ -74,11 +75,13 @@ class Jury:
         cache: CallCache | None = None,
         max_cost: float | None = None,
     ) -> None:
-        """`checks` run before the judges: by default the panel's (its ``[checks]`` table),
-        as under `jury run`; `None` or `False` runs none. A failed required check fails the
-        case and, unless `judge_all`, spares the judges. `cache` keeps replies so that no call
-        is paid twice. `max_cost` (USD) stops new calls once spent; cases left are
-        INCONCLUSIVE ("budget")."""
+        """A panel with a model its provider has retired is refused (`ConfigError`) unless
+        it sets ``allow_retired``. `checks` run before the judges: by default the panel's (its
+        ``[checks]`` table), as under `jury run`; `None` or `False` runs none. A failed
+        required check fails the case and, unless `judge_all`, spares the judges. `cache`
+        keeps replies so that no call is paid twice. `max_cost` (USD) stops new calls once
+        spent; cases left are INCONCLUSIVE ("budget")."""
+        refuse_retired(panel)
         self.panel = panel
         self.rubric = rubric if rubric is not None else load_rubric(panel.rubric, panel.thresholds)
         self.clock = clock or Clock()

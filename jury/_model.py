@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CallCache",
+    "Finish",
     "JudgeModel",
     "JudgeReply",
     "JudgeRequest",
@@ -79,11 +81,21 @@ class JudgeRequest:
 # as much to build. Treat them as read-only.
 @dataclass(slots=True)
 class Usage:
-    """Tokens a call used. `cached_tokens` is the part of `input_tokens` read from a cache."""
+    """Tokens a call used. `cached_tokens` is the part of `input_tokens` read from a cache,
+    `cache_write_tokens` the part written to it (priced higher than plain input by some
+    providers); `thinking_tokens` the part of `output_tokens` the model spent thinking."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    thinking_tokens: int = 0
+
+
+#: Why a reply ended, in the provider's terms mapped to the engine's: "stop" (the model
+#: finished), "length" (cut off at the output limit, thinking included), "refusal" (the model
+#: declined to answer), "filtered" (the provider's safety filter blocked the prompt or reply).
+Finish = Literal["stop", "length", "refusal", "filtered"]
 
 
 @dataclass(slots=True)
@@ -91,13 +103,18 @@ class JudgeReply:
     """What a judge sent back.
 
     `parsed` is set when the provider enforced the schema and returned an object; the engine
-    validates it exactly as it validates `text`.
+    validates it exactly as it validates `text`. `finish` says why the reply ended, when the
+    provider says (a reply cut off, refused or filtered is an invalid vote with that reason).
+    `rate_limits` holds the rate-limit headers of the reply (``x-ratelimit-*``,
+    ``anthropic-ratelimit-*``), from which the account limiter learns the account's rate.
     """
 
     text: str
     model: str
     usage: Usage = field(default_factory=Usage)
     parsed: Any = None
+    finish: Finish | None = None
+    rate_limits: Mapping[str, str] | None = None
 
 
 class JudgeModel(ABC):

@@ -69,6 +69,9 @@ class RetrySettings(BaseModel):
     max_delay: float = Field(default=30.0, ge=0)
     #: A server's retry-after longer than this is not waited for: the call gives up instead.
     retry_after_cap: float = Field(default=120.0, ge=0)
+    #: Seconds one call may spend waiting out rate limits (429s), counted from its first 429.
+    #: Rate limits do not use up `attempts`: those are for failures (5xx, timeouts...).
+    rate_limit_wait: float = Field(default=300.0, ge=0)
 
 
 class Gate(BaseModel):
@@ -157,6 +160,9 @@ class Panel(BaseModel):
     #: Where a case's fields are in the cases file (the ``[fields]`` table, ``--map``):
     #: a case field -> a dotted path in each record (``golden_answer = "expected.answer"``).
     fields: dict[str, str] = {}
+    #: Judge with a model its provider has retired (refused otherwise: its calls would fail,
+    #: or be served by another model at another price).
+    allow_retired: bool = False
 
     @field_validator("jurors", mode="before")
     @classmethod

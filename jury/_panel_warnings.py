@@ -1,18 +1,23 @@
-"""Warnings about a panel before it is trusted: shared families and model aliases.
+"""Warnings about a panel before it is trusted: shared families, model aliases, and models
+their provider has deprecated or retired.
 
 A jury's strength is its diversity (Verga et al. 2024), and a judge tends to prefer answers
 like its own: two jurors of one family, or a juror of the family under test, weaken both.
-Nothing pins a model's weights but a dated snapshot ID: an alias ("gpt-4o", "...-latest", an
-Ollama tag) can be re-pointed to another model without notice, which shows up as judge drift.
+Nothing pins a model's weights but a snapshot ID: an alias ("gpt-4o", "...-latest", an Ollama
+tag) can be re-pointed to another model without notice, which shows up as judge drift. A
+snapshot is told by its date, or by its provider saying it is pinned (`ModelStatus.pinned`:
+Anthropic's dateless IDs since Claude 4.6, Gemini's stable IDs). A deprecated model will stop
+answering on a known date (`jury._lifecycle`).
 """
 
 from __future__ import annotations
 
 import re
 
+from ._lifecycle import lifecycle_warnings, today
 from ._model import JudgeModel
 from ._panel import Juror, Panel
-from ._registry import family_of
+from ._registry import family_of, model_status
 
 __all__ = ["is_snapshot", "panel_warnings"]
 
@@ -78,12 +83,18 @@ def panel_warnings(panel: Panel) -> list[str]:
         f"({panel.system_under_test}): judges tend to prefer answers like their own"
         for juror in by_family.get(tested, [])
     )
+    day = today()
     for juror in panel.jurors:
         for model in (juror.model, *juror.fallbacks):
             model_id = _live_id(model)
-            if model_id is not None and not is_snapshot(model_id):
+            if model_id is None or is_snapshot(model_id):
+                continue
+            spec = model.name if isinstance(model, JudgeModel) else model
+            status = model_status(spec, day)
+            if status is None or not status.pinned:
                 warnings.append(
                     f"{juror.id}: {model_id} is an alias, not a dated snapshot; it can be "
                     "re-pointed to another model without notice (use a dated model ID)"
                 )
+    warnings.extend(lifecycle_warnings(panel, day))
     return warnings

@@ -26,6 +26,9 @@ _PROBE = 1_000
 class _Rates:
     input: float
     cached: float
+    #: Writing to a prompt cache costs more than plain input where a provider charges for it
+    #: (Anthropic: 1.25 times the input rate for the five-minute cache).
+    written: float
     output: float
 
 
@@ -42,15 +45,16 @@ def _rates(provider: str, model: str) -> _Rates | None:
         uncached = float(_calc(provider, model, input_tokens=_PROBE))
         output = float(_calc(provider, model, output_tokens=_PROBE))
         cached = float(_calc(provider, model, input_tokens=_PROBE, cache_read_tokens=_PROBE))
+        written = float(_calc(provider, model, input_tokens=_PROBE, cache_write_tokens=_PROBE))
     except (LookupError, ValueError):
         return None
-    return _Rates(uncached / _PROBE, cached / _PROBE, output / _PROBE)
+    return _Rates(uncached / _PROBE, cached / _PROBE, written / _PROBE, output / _PROBE)
 
 
 def price(provider: str, model: str, usage: Usage) -> float | None:
     """USD for one call of `model` on `provider` ("anthropic", "openai", "google"...), or None
-    when the table does not know the model. `usage.cached_tokens` are part of
-    `usage.input_tokens`."""
+    when the table does not know the model. `usage.cached_tokens` (read from a prompt cache)
+    and `usage.cache_write_tokens` (written to it) are part of `usage.input_tokens`."""
     rates = _rates(provider, model)
     if rates is None:
         return None
@@ -62,11 +66,13 @@ def price(provider: str, model: str, usage: Usage) -> float | None:
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 cache_read_tokens=usage.cached_tokens,
+                cache_write_tokens=usage.cache_write_tokens,
             )
         )
-    fresh = usage.input_tokens - usage.cached_tokens
+    fresh = usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens
     return (
         fresh * rates.input
         + usage.cached_tokens * rates.cached
+        + usage.cache_write_tokens * rates.written
         + usage.output_tokens * rates.output
     )

@@ -11,9 +11,10 @@ import importlib
 import re
 import tomllib
 from collections.abc import Callable
+from datetime import date
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import ConfigError, RubricError
 from ._model import JudgeModel
@@ -25,12 +26,19 @@ __all__ = [
     "builtin_rubrics",
     "family_of",
     "load_rubric",
+    "model_status",
     "register_provider",
     "register_rubric_kind",
     "resolve_model",
 ]
 
+if TYPE_CHECKING:
+    from ._lifecycle import ModelStatus
+
 ModelFactory = Callable[[str], JudgeModel]
+
+#: What a provider knows of a model's lifecycle: (model ID, the day) -> its status, or None.
+Lifecycle = Callable[[str, date], "ModelStatus | None"]
 
 RubricFactory = Callable[[dict[str, Any], str], Rubric]
 
@@ -43,6 +51,7 @@ RUBRICS_PACKAGE = "rubrics"
 # family of every model a provider serves where it serves one family.
 _PROVIDERS: dict[str, str | ModelFactory] = {}
 _PROVIDER_FAMILIES: dict[str, str] = {}
+_LIFECYCLES: dict[str, str | Lifecycle] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -51,13 +60,15 @@ _loaded: set[str] = set()
 def _providers() -> dict[str, str | ModelFactory]:
     if PROVIDERS_PACKAGE not in _loaded:
         _loaded.add(PROVIDERS_PACKAGE)
-        builtin: dict[str, tuple[str, str | None]] = getattr(
-            importlib.import_module(PROVIDERS_PACKAGE), "BUILTIN", {}
-        )
+        package = importlib.import_module(PROVIDERS_PACKAGE)
+        builtin: dict[str, tuple[str, str | None]] = getattr(package, "BUILTIN", {})
         for prefix, (factory, family) in builtin.items():
             _PROVIDERS.setdefault(prefix, factory)
             if family is not None:
                 _PROVIDER_FAMILIES.setdefault(prefix, family)
+        lifecycles: dict[str, str] = getattr(package, "LIFECYCLE", {})
+        for prefix, lifecycle in lifecycles.items():
+            _LIFECYCLES.setdefault(prefix, lifecycle)
     return _PROVIDERS
 
 
@@ -78,15 +89,37 @@ def _load(target: str) -> Any:
 
 
 def register_provider(
-    prefix: str, factory: str | ModelFactory, *, family: str | None = None
+    prefix: str,
+    factory: str | ModelFactory,
+    *,
+    family: str | None = None,
+    lifecycle: Lifecycle | None = None,
 ) -> None:
     """Make ``prefix/model`` resolve through `factory(model_string)`. `family`: the family
-    of every model it serves, when it serves one (else each model's name tells it)."""
+    of every model it serves, when it serves one (else each model's name tells it).
+    `lifecycle(model_id, day)`: the model's `jury.adapters.ModelStatus` on that day, or None
+    when unknown (deprecated models are then warned about, retired ones refused)."""
     _providers()[prefix] = factory
     if family is not None:
         _PROVIDER_FAMILIES[prefix] = family
     else:
         _PROVIDER_FAMILIES.pop(prefix, None)
+    if lifecycle is not None:
+        _LIFECYCLES[prefix] = lifecycle
+    else:
+        _LIFECYCLES.pop(prefix, None)
+
+
+def model_status(spec: str, day: date) -> ModelStatus | None:
+    """What the provider of ``provider/model`` knows of the model's lifecycle on `day`."""
+    prefix, _, model = spec.partition("/")
+    _providers()
+    target = _LIFECYCLES.get(prefix)
+    if target is None or not model:
+        return None
+    if isinstance(target, str):
+        target = _LIFECYCLES[prefix] = _load(target)
+    return target(model, day)
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:

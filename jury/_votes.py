@@ -16,9 +16,9 @@ from typing import Any
 from ._calls import Caller, CallFailed, OverBudget
 from ._case import Case
 from ._decide import Aggregation, aggregate, sample_verdicts
-from ._errors import AuthenticationError, InvalidReply
+from ._errors import AccountError, InvalidReply
 from ._logging import Events
-from ._model import JudgeModel, JudgeRequest, Message
+from ._model import JudgeModel, JudgeReply, JudgeRequest, Message
 from ._panel import Juror
 from ._redact import redact
 from ._rubric import Prompt, Rubric, parse_reply
@@ -32,6 +32,13 @@ REASK = (
     "Your reply could not be used: {reason}. Reply again with one JSON object in the form "
     "the instructions give, and nothing else."
 )
+
+#: Why a reply ended short, in the words of an invalid vote's reason.
+_ENDINGS = {
+    "length": "the reply was cut off at the output limit (max_tokens {max_tokens}{thinking})",
+    "refusal": "the judge refused to answer",
+    "filtered": "the provider's safety filter blocked the reply",
+}
 
 #: Asks one model for one ballot: the vote layer's `Voter._ballot`.
 AskBallot = Callable[[Caller, "Fallback", Case, Prompt, int, CallStats], Awaitable[Ballot | str]]
@@ -159,7 +166,7 @@ class Voter:
                 per_sample.append(combined)
         except Unavailable as exc:
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
-        except AuthenticationError:
+        except AccountError:
             raise
         except OverBudget:
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
@@ -204,15 +211,31 @@ class Voter:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 return self.rubric.read(case, prompt, data)
             except InvalidReply as exc:
-                if reasks >= self.reasks:
-                    return exc.reason
+                ending, mendable = self._ending(reply)
+                reason = f"{ending}: {exc.reason}" if ending else exc.reason
+                if not mendable or reasks >= self.reasks:
+                    return reason
                 reasks += 1
                 stats.reasks += 1
-                messages = (
-                    *messages,
-                    Message("assistant", reply.text),
-                    Message("user", REASK.format(reason=exc.reason)),
-                )
+                # An empty turn is refused by the APIs (Anthropic, Gemini): an empty reply is
+                # re-asked without it.
+                said = (Message("assistant", reply.text),) if reply.text.strip() else ()
+                messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
+
+    def _ending(self, reply: JudgeReply) -> tuple[str, bool]:
+        """How a reply ended short ("" when it did not), and whether asking again can mend
+        it. A refusal or a filter answers the same request the same way. A reply cut at the
+        output limit is asked again (shorter) when it got to write something; one cut before
+        it wrote anything spent the limit thinking, and would again."""
+        template = _ENDINGS.get(reply.finish or "")
+        if template is None:
+            return "", True
+        thinking = reply.usage.thinking_tokens
+        words = template.format(
+            max_tokens=self.max_tokens,
+            thinking=f", {thinking} of the tokens spent thinking" if thinking else "",
+        )
+        return words, reply.finish == "length" and bool(reply.text.strip())
 
     def _from_samples(
         self, chain: Fallback, case: Case, samples: list[Ballot], stats: CallStats

@@ -6,15 +6,20 @@ from `jury`, never from a private module, so that an outside one can do anything
 
 **Judge models** (a provider adapter): subclass `JudgeModel` and implement ``complete``, which
 turns a `JudgeRequest` (system text, `Message` turns, the reply's JSON schema, sampling
-settings) into a `JudgeReply` (text, `Usage`, the model that served). Declare the account's
-`ProviderLimits` (``default_limits``) and the jury-file tables that configure it
-(``limit_names``); `price` a reply from the genai-prices table; give the model a family with
-`family_of`; make ``prefix/model`` strings resolve to it with `register_provider`.
+settings) into a `JudgeReply` (text, `Usage`, the model that served, how the reply ended as a
+`Finish`, the reply's rate-limit headers). Declare the account's `ProviderLimits`
+(``default_limits``) and the jury-file tables that configure it (``limit_names``); `price` a
+reply from the genai-prices table; give the model a family with `family_of`; make
+``prefix/model`` strings resolve to it with `register_provider`, and say what is known of
+each model's lifecycle (a `ModelStatus`: active, deprecated, retired) with its
+``lifecycle=``.
 
 **Provider errors**: ``classify_error`` maps a foreign exception to one of `TransientError`
-(retried), `RateLimitedError` (retried after its delay), `AuthenticationError`,
-`MissingCredentialError` or `InvalidRequestError` (never retried), all `ProviderError`; a
-setting that cannot work is a `ConfigError`. An adapter never retries: the engine does.
+(retried), `RateLimitedError` (waited out, within the call's time for rate limits),
+`InvalidRequestError` (never retried), or an `AccountError` that stops the run:
+`AuthenticationError`, `QuotaExhaustedError`; all are `ProviderError`. A missing key is a
+`MissingCredentialError`, a setting that cannot work a `ConfigError`. An adapter never
+retries: the engine does.
 
 **Rubric kinds**: subclass `Rubric`. It declares the `Metric` values a `Ballot` carries (each
 a `Score` at a `Level` of measurement), renders a `Case` (its `Point` list, for points
@@ -37,18 +42,21 @@ per aspect, a `Judgement` on a statement or a criterion, a `Preference` between 
 from ._case import Case, Point
 from ._decide import single
 from ._errors import (
+    AccountError,
     AuthenticationError,
     ConfigError,
     InvalidReply,
     InvalidRequestError,
     MissingCredentialError,
     ProviderError,
+    QuotaExhaustedError,
     RateLimitedError,
     RubricError,
     TransientError,
 )
+from ._lifecycle import ModelStatus
 from ._limits import ProviderLimits
-from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._prices import price
 from ._registry import family_of, register_provider, register_rubric_kind
 from ._rubric import (
@@ -68,11 +76,13 @@ from ._turns import Turn
 from ._verdict import Ballot, Level, Metric, MetricResult, Score, Verdict
 
 __all__ = [
+    "AccountError",
     "AuthenticationError",
     "Ballot",
     "Case",
     "ConfigError",
     "Decision",
+    "Finish",
     "InvalidReply",
     "InvalidRequestError",
     "JudgeModel",
@@ -84,11 +94,13 @@ __all__ = [
     "Metric",
     "MetricResult",
     "MissingCredentialError",
+    "ModelStatus",
     "Point",
     "Preference",
     "Prompt",
     "ProviderError",
     "ProviderLimits",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "Rating",
     "ReferenceJudge",

@@ -32,6 +32,9 @@
 - An async judged test that no async plugin runs (pytest-asyncio's strict mode without
   ``@pytest.mark.asyncio``) errors with the marker it needs, instead of a bare "not natively
   supported".
+- A panel's warnings (jurors of one family, aliases, models their provider has deprecated)
+  are listed once in the summary, as under ``jury run``; a retired model is refused unless
+  the jury file sets ``allow_retired = true``.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from ._defaults import default_panel
 from ._jury import Jury
 from ._loop_thread import LoopThread
 from ._model import CallCache
-from ._panel import load_panel
+from ._panel import Panel, load_panel
 from ._registry import build_rubric
 from ._verdict import CaseVerdict, Verdict, VoteStatus
 
@@ -107,9 +110,17 @@ class JurySession:
     """The juries of a test session: one per jury file and checks setting, built on first use
     and shared by every test, on an event loop of their own."""
 
-    def __init__(self, factory: JuryFactory, cache: CallCache | None = None) -> None:
+    def __init__(
+        self,
+        factory: JuryFactory,
+        cache: CallCache | None = None,
+        *,
+        vet: Callable[[Panel], Panel] | None = None,
+    ) -> None:
         self.factory = factory
         self.cache = cache
+        #: Sees each panel before its jury is built: its warnings said, a retired model refused.
+        self.vet = vet
         self._loop = LoopThread("aiojury-pytest")
         self._juries: dict[tuple[str | None, bool], Jury] = {}
 
@@ -118,6 +129,8 @@ class JurySession:
         jury = self._juries.get(key)
         if jury is None:
             panel = load_panel(file) if file is not None else default_panel()
+            if self.vet is not None:
+                panel = self.vet(panel)
             jury = self.factory(panel, checks="panel" if checks else None, cache=self.cache)
             self._juries[key] = jury
         return jury
@@ -311,7 +324,7 @@ def jury_session(
         from ._cache import SqliteCache
 
         cache = SqliteCache()
-    session = JurySession(jury_factory, cache)
+    session = JurySession(jury_factory, cache, vet=lambda panel: _warned(request.config, panel))
     yield session
     session.close()
 
@@ -354,6 +367,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         )
 
 
+_WARNINGS = pytest.StashKey[dict[str, None]]()
+
+
+def _warned(config: pytest.Config, panel: Panel) -> Panel:
+    """The panel, its warnings kept for the summary (each said once, whatever the tests)."""
+    from ._panel_warnings import panel_warnings
+
+    said = config.stash.setdefault(_WARNINGS, {})
+    said.update(dict.fromkeys(panel_warnings(panel)))
+    return panel
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
@@ -377,6 +402,11 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    warnings = config.stash.get(_WARNINGS, {})
+    if warnings:
+        terminalreporter.section("jury warnings", yellow=True)
+        for warning in warnings:
+            terminalreporter.line(warning)
     reports = terminalreporter.stats.get("unavailable", [])
     if not reports:
         return

@@ -19,4 +19,12 @@ BUILTIN: dict[str, tuple[str, str | None]] = {
     "openai-moderation": ("providers.openai_moderation:create", "openai"),
 }
 
-__all__ = ["BUILTIN"]
+#: What each built-in provider knows of its models' lifecycles: "module:function" of (model ID,
+#: day) -> `jury.adapters.ModelStatus` or None (see `providers._lifecycle`).
+LIFECYCLE: dict[str, str] = {
+    "anthropic": "providers._lifecycle:anthropic",
+    "openai": "providers._lifecycle:openai",
+    "google": "providers._lifecycle:google",
+}
+
+__all__ = ["BUILTIN", "LIFECYCLE"]

@@ -17,14 +17,15 @@ provider's SDK transport (`WireModel.sdk`), and the choice is made once, here.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import hashlib
 import json
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, NamedTuple
 
 from jury.adapters import (
     AuthenticationError,
@@ -45,6 +46,7 @@ __all__ = [
     "DirectTransport",
     "HttpStatusError",
     "MalformedReplyError",
+    "Posted",
     "SdkTransport",
     "Transport",
     "TransportName",
@@ -53,6 +55,7 @@ __all__ = [
     "error_for_status",
     "parse_retry_after",
     "pick_transport",
+    "rate_limit_headers",
     "read_key",
 ]
 
@@ -77,6 +80,24 @@ class HttpStatusError(Exception):
 
 class MalformedReplyError(Exception):
     """A 2xx reply whose body breaks the protocol (not JSON, or missing what it must carry)."""
+
+
+class Posted(NamedTuple):
+    """A reply as a transport got it: the JSON body, and its rate-limit headers (None when
+    it had none)."""
+
+    body: Mapping[str, Any]
+    rate_limits: dict[str, str] | None = None
+
+
+def rate_limit_headers(headers: Iterable[tuple[str, str]] | None) -> dict[str, str] | None:
+    """The rate-limit headers among `headers` (``x-ratelimit-*``, ``anthropic-ratelimit-*``),
+    by lower-case name; None when there is none. The engine's account limiter learns the
+    account's rate from them."""
+    if headers is None:
+        return None
+    found = {k.lower(): v for k, v in headers if "ratelimit" in k.lower()}
+    return found or None
 
 
 def pick_transport(transport: str | None) -> TransportName:
@@ -144,7 +165,12 @@ def error_for_status(
     other 4xx an invalid request that is never retried."""
     text = f"HTTP {status}: {message}" if message else f"HTTP {status}"
     if status == 429:
-        return RateLimitedError(text, retry_after=parse_retry_after(headers), status=status)
+        return RateLimitedError(
+            text,
+            retry_after=parse_retry_after(headers),
+            status=status,
+            rate_limits=rate_limit_headers(headers.items()) if headers else None,
+        )
     if status in _TRANSIENT_STATUS or status >= 500:
         return TransientError(text, status=status)
     if status in (401, 403):
@@ -193,6 +219,14 @@ class Wire(ABC):
     def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
         """Read a reply body; raise `MalformedReplyError` when it breaks the protocol."""
 
+    def error(
+        self, status: int, body: Any, headers: Mapping[str, str] | None
+    ) -> ProviderError | None:
+        """The project error for an error reply this provider words in its own way (a quota
+        that no retry clears, a delay given in the body); None for the usual mapping of
+        `error_for_status`. `body` is the reply's JSON, or its text."""
+        return None
+
 
 class Transport(ABC):
     """How a request body reaches the provider and the reply body comes back."""
@@ -200,8 +234,13 @@ class Transport(ABC):
     name: TransportName
 
     @abstractmethod
+    async def post(self, model: str, body: dict[str, Any]) -> Posted:
+        """POST `body` and return the reply's JSON with its rate-limit headers; raise on any
+        failure (never retry)."""
+
     async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        """POST `body` and return the reply's JSON; raise on any failure (never retry)."""
+        """POST `body` and return the reply's JSON."""
+        return (await self.post(model, body)).body
 
     async def aclose(self) -> None:  # noqa: B027 - most transports hold nothing
         """Close connections."""
@@ -217,7 +256,7 @@ class DirectTransport(Transport):
         self._headers = {"content-type": "application/json", **wire.headers()}
         self._session: Any = None
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+    async def post(self, model: str, body: dict[str, Any]) -> Posted:
         if self._session is None:
             import aiohttp
 
@@ -235,13 +274,14 @@ class DirectTransport(Transport):
             if response.status >= 400:
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 raise HttpStatusError(response.status, headers, raw.decode(errors="replace"))
+            rate_limits = rate_limit_headers(response.headers.items())
         try:
             data = json.loads(raw)
         except ValueError:
             raise MalformedReplyError(f"reply body is not JSON ({len(raw)} bytes)") from None
         if not isinstance(data, dict):
             raise MalformedReplyError("reply body is not a JSON object")
-        return data
+        return Posted(data, rate_limits)
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -265,17 +305,21 @@ class SdkTransport(Transport):
         """A new client of the SDK, retries off."""
 
     @abstractmethod
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        """Send the wire's `body` through the client; return the reply as the wire's JSON."""
+    async def call(
+        self, client: Any, model: str, body: dict[str, Any]
+    ) -> Posted | Mapping[str, Any]:
+        """Send the wire's `body` through the client; return the reply as the wire's JSON,
+        with the response's rate-limit headers where the SDK shows them (`Posted`)."""
 
     async def disconnect(self, client: Any) -> None:
         await client.close()
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+    async def post(self, model: str, body: dict[str, Any]) -> Posted:
         if self._client is None:
             # Built without awaiting: concurrent first calls cannot build two clients.
             self._client = self.connect()
-        return await self.call(self._client, model, body)
+        reply = await self.call(self._client, model, body)
+        return reply if isinstance(reply, Posted) else Posted(reply)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -356,8 +400,13 @@ class WireModel(JudgeModel):
         return price(self.wire.provider, reply.model or self.model, reply.usage)
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        data = await self.transport.send(self.model, self.wire.body(self.model, request))
-        return self.wire.parse(self.model, data)
+        data, rate_limits = await self.transport.post(
+            self.model, self.wire.body(self.model, request)
+        )
+        reply = self.wire.parse(self.model, data)
+        if rate_limits:
+            reply.rate_limits = rate_limits
+        return reply
 
     def classify_error(self, exc: Exception) -> ProviderError:
         error = self._classify(exc)
@@ -370,12 +419,7 @@ class WireModel(JudgeModel):
         if isinstance(exc, ProviderError):
             return exc
         if isinstance(exc, HttpStatusError):
-            return error_for_status(
-                exc.status,
-                error_message(exc.body),
-                headers=exc.headers,
-                variable=self.wire.key_variable,
-            )
+            return self.status_error(exc.status, error_message(exc.body), exc.headers, exc.body)
         if isinstance(exc, MalformedReplyError):
             # A broken body is the server's glitch, not the judge's answer: try again.
             return TransientError(f"malformed reply: {exc}")
@@ -393,11 +437,20 @@ class WireModel(JudgeModel):
         """The provider SDK's exceptions; None for anything that is not the SDK's."""
         return None
 
-    def status_error(self, status: int, message: str, response: Any) -> ProviderError:
-        """`error_for_status` with the response's headers and this adapter's key variable."""
-        return error_for_status(
-            status, message, headers=_headers_of(response), variable=self.wire.key_variable
-        )
+    def status_error(
+        self, status: int, message: str, response: Any, body: Any = None
+    ) -> ProviderError:
+        """The error for an HTTP status: the wire's own reading of its error `body` first,
+        else `error_for_status` with the response's headers and this adapter's key variable.
+        `response` is the headers, or a response object that has them."""
+        headers = response if isinstance(response, Mapping) else _headers_of(response)
+        if isinstance(body, (str, bytes)):
+            with contextlib.suppress(ValueError):
+                body = json.loads(body)
+        special = self.wire.error(status, body, headers)
+        if special is not None:
+            return special
+        return error_for_status(status, message, headers=headers, variable=self.wire.key_variable)
 
     async def aclose(self) -> None:
         await self.transport.aclose()

@@ -1,10 +1,17 @@
 """``anthropic/<model>``: Claude through the Messages API.
 
 The rubric (system) goes first as one block marked ``cache_control`` so that repeated calls
-read it from Anthropic's prompt cache; the reply is constrained by structured outputs
-(``output_config.format``: a JSON schema). Anthropic's structured outputs take no numeric
-bounds, so ``minimum``/``maximum`` move into the description, as the SDK's own
-`transform_schema` does; the engine still checks the range.
+read it from Anthropic's prompt cache (only a prefix past the model's minimum length is
+cached; below it the mark costs nothing and caches nothing); a cache write is priced at its
+own rate. The reply is constrained by structured outputs (``output_config.format``: a JSON
+schema). Anthropic's structured outputs take no numeric bounds, so ``minimum``/``maximum``
+move into the description, as the SDK's own `transform_schema` does; the engine still checks
+the range.
+
+Models that think by default are told not to (`THINKING_OFF`): a verdict needs no thinking,
+and thinking counts against ``max_tokens``. A reply cut at the limit (``stop_reason:
+"max_tokens"``) or refused (``"refusal"``) says so in `JudgeReply.finish`; a 429 for a spend
+limit is a quota no retry clears, and stops the run.
 
 Reads ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
 """
@@ -15,22 +22,40 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from fnmatch import fnmatchcase
 from typing import Any
 
 from jury.adapters import (
     AuthenticationError,
+    Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
     ProviderError,
     ProviderLimits,
+    QuotaExhaustedError,
     TransientError,
     Usage,
 )
 
-from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
+from ._wire import (
+    MalformedReplyError,
+    Posted,
+    SdkTransport,
+    Wire,
+    WireModel,
+    rate_limit_headers,
+    read_key,
+)
 
-__all__ = ["API_VERSION", "AnthropicJudge", "AnthropicWire", "create", "strict_schema"]
+__all__ = [
+    "API_VERSION",
+    "THINKING_OFF",
+    "AnthropicJudge",
+    "AnthropicWire",
+    "create",
+    "strict_schema",
+]
 
 #: The version the installed SDK sends (anthropic._constants.ANTHROPIC_API_VERSION).
 API_VERSION = "2026-10-21"
@@ -39,6 +64,21 @@ KEY_VARIABLE = "ANTHROPIC_API_KEY"
 #: Converted schemas kept (rubrics whose schema varies by case make one per case).
 _SCHEMA_CACHE = 64
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
+
+#: Model families that think unless told not to, by name pattern. "What happens when you omit
+#: `thinking` depends on the model" (the SDK's types/thinking_config_param.py); Claude Haiku
+#: 5.5 thinks adaptively by default and can be turned off (its overview,
+#: https://platform.claude.com/docs/en/models/haiku-5-5/overview, read 2026-11-30).
+THINKING_OFF: tuple[str, ...] = ("claude-haiku-5*",)
+_STOP: dict[str, Finish] = {
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "refusal",
+}
+#: A 429 whose ``error.details.error_code`` says the organisation's monthly spend limit is
+#: reached: access resumes next month, not after a wait
+#: (https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/anthropic-529-overloaded-error).
+_SPEND_LIMIT = "enforced_spend_limit_reached"
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,6 +140,8 @@ class AnthropicWire(Wire):
                 "format": {"type": "json_schema", "schema": self._schema(request.schema)}
             },
         }
+        if any(fnmatchcase(model, pattern) for pattern in THINKING_OFF):
+            body["thinking"] = {"type": "disabled"}
         # The Messages API of this SDK generation takes no sampling temperature (current
         # Claude models fix it); `request.temperature` is not sent.
         return body
@@ -130,9 +172,26 @@ class AnthropicWire(Wire):
                 input_tokens=int(usage.get("input_tokens") or 0) + read + written,
                 output_tokens=int(usage.get("output_tokens") or 0),
                 cached_tokens=read,
+                cache_write_tokens=written,
             ),
             parsed=parsed,
+            finish=_STOP.get(str(data.get("stop_reason")), "stop"),
         )
+
+    def error(
+        self, status: int, body: Any, headers: Mapping[str, str] | None
+    ) -> ProviderError | None:
+        error = body.get("error") if isinstance(body, Mapping) else None
+        if status != 429 or not isinstance(error, Mapping):
+            return None
+        details = error.get("details")
+        if isinstance(details, Mapping) and details.get("error_code") == _SPEND_LIMIT:
+            return QuotaExhaustedError(
+                f"anthropic: HTTP 429 {_SPEND_LIMIT}: {error.get('message') or ''} "
+                "(the monthly spend limit is reached: no retry clears it)",
+                status=429,
+            )
+        return None
 
 
 class AnthropicSdkTransport(SdkTransport):
@@ -148,10 +207,10 @@ class AnthropicSdkTransport(SdkTransport):
             http_client=anthropic.DefaultAioHttpClient(),
         )
 
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        message = await client.messages.create(**body)
-        data: dict[str, Any] = message.model_dump(mode="json")
-        return data
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
+        raw = await client.messages.with_raw_response.create(**body)
+        data: dict[str, Any] = (await raw.parse()).model_dump(mode="json")
+        return Posted(data, rate_limit_headers(raw.headers.items()))
 
 
 class AnthropicJudge(WireModel):
@@ -163,7 +222,7 @@ class AnthropicJudge(WireModel):
         if anthropic is None or not isinstance(exc, anthropic.AnthropicError):
             return None
         if isinstance(exc, anthropic.APIStatusError):
-            return self.status_error(exc.status_code, exc.api_message or "", exc.response)
+            return self.status_error(exc.status_code, exc.api_message or "", exc.response, exc.body)
         if isinstance(exc, anthropic.APIResponseValidationError):
             return TransientError(f"malformed reply (HTTP {exc.status_code})")
         if isinstance(exc, anthropic.APIConnectionError):  # timeouts included

@@ -9,34 +9,130 @@ which alone knows how to fetch those credentials.
 The reply is constrained with ``responseJsonSchema`` and ``responseMimeType:
 application/json``; the rubric is the system instruction, first, so that Gemini's implicit
 prompt caching applies (``usageMetadata.cachedContentTokenCount``).
+
+What a model takes depends on its family (`FAMILIES`): Gemini 2.5 thinks by default and its
+thinking counts against ``maxOutputTokens`` (an empty or cut reply, ``finishReason:
+MAX_TOKENS``), so it is told how little to think; Gemini 3 ignores a custom temperature, which
+is therefore not sent. A reply cut at the limit or stopped by a safety filter (a candidate's
+``finishReason``, or the prompt's ``promptFeedback.blockReason``) says so in
+`JudgeReply.finish`. A 429 carries its delay in the body (``google.rpc.RetryInfo``), and a
+per-day ``QuotaFailure`` is a quota no retry clears today: it stops the run.
+
+The Gemini API is reached at ``v1beta``; Vertex AI at ``v1beta1``, the SDK's own choice
+(Vertex serves ``v1`` and ``v1beta1``, never ``v1beta``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from jury.adapters import (
     AuthenticationError,
+    Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
     ProviderError,
     ProviderLimits,
+    QuotaExhaustedError,
+    RateLimitedError,
     TransientError,
     Usage,
 )
 
-from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
+from ._wire import (
+    MalformedReplyError,
+    Posted,
+    SdkTransport,
+    Wire,
+    WireModel,
+    parse_retry_after,
+    rate_limit_headers,
+    read_key,
+)
 
-__all__ = ["GeminiWire", "GoogleJudge", "create"]
+__all__ = ["FAMILIES", "Family", "GeminiWire", "GoogleJudge", "create", "family"]
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
+#: Vertex AI serves v1 and v1beta1 (https://cloud.google.com/vertex-ai/docs/reference/rest);
+#: v1beta1 is what google-genai sends by default (_api_client.py), structured output included.
+VERTEX_API_VERSION = "v1beta1"
 KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 VERTEX_VARIABLE = "GOOGLE_APPLICATION_CREDENTIALS"
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """What a family of Gemini models takes: a custom `temperature` (Gemini 3 ignores one),
+    the `thinking` configuration sent (``generationConfig.thinkingConfig``), and the output
+    tokens added for the thinking that cannot be turned off (it counts against
+    ``maxOutputTokens``).
+
+    `thinking` is written as google-genai writes it on the wire (field names as in the proto,
+    enum values by name), so that both transports send the same bytes; the API reads proto
+    JSON, which takes either spelling of a field (https://protobuf.dev/programming-guides/
+    json/)."""
+
+    pattern: str
+    temperature: bool
+    thinking: dict[str, Any] | None = None
+    room: int = 0
+    sources: tuple[str, ...] = field(default=())
+
+
+_THINKING = "https://ai.google.dev/gemini-api/docs/thinking"
+_GEMINI_3 = "https://ai.google.dev/gemini-api/docs/gemini-3"
+#: Gemini families by name pattern, the first match winning.
+FAMILIES: tuple[Family, ...] = (
+    # 2.5 Flash and Flash-Lite can stop thinking (a budget of 0); 2.5 Pro cannot (128 least).
+    Family("gemini-2.5-flash*", True, {"thinking_budget": 0}, 0, (_THINKING,)),
+    Family("gemini-2.5-pro*", True, {"thinking_budget": 128}, 128, (_THINKING,)),
+    # Gemini 3 ignores a custom temperature, top-k and top-p and thinks at a level (Flash-Lite
+    # least at "minimal", its default; 3.x Flash takes low, medium and high).
+    Family(
+        "gemini-3*-flash-lite*",
+        False,
+        {"thinking_level": "MINIMAL"},
+        1024,
+        (
+            _GEMINI_3,
+            "https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/gemini/3-5-flash-lite",
+        ),
+    ),
+    Family(
+        "gemini-3*",
+        False,
+        {"thinking_level": "LOW"},
+        2048,
+        (
+            _GEMINI_3,
+            "https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/guides/gemini-3-8-flash",
+        ),
+    ),
+)
+#: Earlier models (2.0, 1.5) think not at all and take the classic settings.
+_CLASSIC = Family("*", True)
+
+
+def family(model: str) -> Family:
+    """The family of a Gemini model (by `FAMILIES`)."""
+    return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _CLASSIC)
+
+
+#: Reasons a candidate ends that mean a filter, not the model, stopped it (google-genai
+#: types.FinishReason); and the cut at the output limit.
+_FILTERED = frozenset(
+    {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE"}
+)
+_FINISH: dict[str, Finish] = {"MAX_TOKENS": "length", **dict.fromkeys(_FILTERED, "filtered")}
+_DELAY = re.compile(r"^(\d+(?:\.\d+)?)s$")
 
 
 class GeminiWire(Wire):
@@ -54,14 +150,17 @@ class GeminiWire(Wire):
         return {"x-goog-api-key": self._key}
 
     def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
+        kind = family(model)
         config: dict[str, Any] = {}
-        if request.temperature is not None:
+        if request.temperature is not None and kind.temperature:
             config["temperature"] = request.temperature
-        config["maxOutputTokens"] = request.max_tokens
+        config["maxOutputTokens"] = request.max_tokens + kind.room
         if request.seed is not None:
             config["seed"] = request.seed
         config["responseMimeType"] = "application/json"
         config["responseJsonSchema"] = request.schema
+        if kind.thinking is not None:
+            config["thinkingConfig"] = kind.thinking
         return {
             "contents": [
                 {
@@ -76,31 +175,74 @@ class GeminiWire(Wire):
 
     def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
         candidates = data.get("candidates")
+        usage = data.get("usageMetadata") or {}
+        thoughts = int(usage.get("thoughtsTokenCount") or 0)
+        used = Usage(
+            input_tokens=int(usage.get("promptTokenCount") or 0),
+            # Thinking tokens are billed as output.
+            output_tokens=int(usage.get("candidatesTokenCount") or 0) + thoughts,
+            cached_tokens=int(usage.get("cachedContentTokenCount") or 0),
+            thinking_tokens=thoughts,
+        )
+        served = str(data.get("modelVersion") or model)
         if not isinstance(candidates, list) or not candidates:
             feedback = data.get("promptFeedback") or {}
             reason = feedback.get("blockReason") if isinstance(feedback, Mapping) else None
             if reason:
-                raise InvalidRequestError(f"Gemini blocked the prompt: {reason}")
+                # The judge was asked and its provider's filter answered: an invalid vote.
+                text = f"Gemini blocked the prompt: {reason}"
+                return JudgeReply(text=text, model=served, usage=used, finish="filtered")
             raise MalformedReplyError("reply has no candidates")
-        content = candidates[0].get("content") if isinstance(candidates[0], Mapping) else None
+        first = candidates[0] if isinstance(candidates[0], Mapping) else {}
+        content = first.get("content")
         parts = content.get("parts") if isinstance(content, Mapping) else None
         text = "".join(
             str(part.get("text") or "")
             for part in parts or ()
             if isinstance(part, Mapping) and not part.get("thought")
         )
-        usage = data.get("usageMetadata") or {}
         return JudgeReply(
             text=text,
-            model=str(data.get("modelVersion") or model),
-            usage=Usage(
-                input_tokens=int(usage.get("promptTokenCount") or 0),
-                # Thinking tokens are billed as output.
-                output_tokens=int(usage.get("candidatesTokenCount") or 0)
-                + int(usage.get("thoughtsTokenCount") or 0),
-                cached_tokens=int(usage.get("cachedContentTokenCount") or 0),
-            ),
+            model=served,
+            usage=used,
+            finish=_FINISH.get(str(first.get("finishReason")), "stop"),
         )
+
+    def error(
+        self, status: int, body: Any, headers: Mapping[str, str] | None
+    ) -> ProviderError | None:
+        """A 429's delay and quota are in the body's ``details``: ``google.rpc.RetryInfo``
+        (``retryDelay: "45.8s"``) and ``google.rpc.QuotaFailure``, whose per-day quotas no
+        wait within a run clears (https://ai.google.dev/gemini-api/docs/rate-limits; bodies
+        as the API sends them in, e.g., https://discuss.ai.google.dev/t/96899)."""
+        error = body.get("error") if isinstance(body, Mapping) else None
+        if status != 429 or not isinstance(error, Mapping):
+            return None
+        delay: float | None = None
+        per_day: list[str] = []
+        for detail in error.get("details") or ():
+            if not isinstance(detail, Mapping):
+                continue
+            kind = str(detail.get("@type", ""))
+            if kind.endswith("google.rpc.RetryInfo"):
+                found = _DELAY.match(str(detail.get("retryDelay", "")))
+                delay = float(found.group(1)) if found else None
+            elif kind.endswith("google.rpc.QuotaFailure"):
+                per_day += [
+                    str(v.get("quotaId"))
+                    for v in detail.get("violations") or ()
+                    if isinstance(v, Mapping) and "PerDay" in str(v.get("quotaId", ""))
+                ]
+        message = f"HTTP 429: {error.get('message') or 'RESOURCE_EXHAUSTED'}"
+        if delay is None:
+            delay = parse_retry_after(headers)
+        if per_day:
+            return QuotaExhaustedError(
+                f"google: a per-day quota is used up ({', '.join(per_day)}): no retry clears "
+                f"it before the day's reset; {message}",
+                status=429,
+            )
+        return RateLimitedError(message, retry_after=delay, status=429)
 
 
 _SNAKE = {
@@ -108,6 +250,7 @@ _SNAKE = {
     "maxOutputTokens": "max_output_tokens",
     "responseMimeType": "response_mime_type",
     "responseJsonSchema": "response_json_schema",
+    "thinkingConfig": "thinking_config",
 }
 
 
@@ -118,17 +261,26 @@ class GoogleSdkTransport(SdkTransport):
         from google import genai
         from google.genai import types
 
+        vertex = self._key is None
         options = types.HttpOptions(
             base_url=self.base_url,
-            api_version=API_VERSION,
+            api_version=VERTEX_API_VERSION if vertex else API_VERSION,
             # attempts=1 also stops the SDK's own quiet retry of connection errors.
             retry_options=types.HttpRetryOptions(attempts=1),
         )
-        if self._key is None:
-            return genai.Client(vertexai=True, http_options=options)
+        if vertex:
+            # Given explicitly: google-genai takes the project and location from the
+            # environment itself, but then treats a base URL of its own (GOOGLE_VERTEX_BASE_URL)
+            # as a gateway to post to as it is (_api_client.py).
+            return genai.Client(
+                vertexai=True,
+                project=os.environ.get("GOOGLE_CLOUD_PROJECT"),
+                location=os.environ.get("GOOGLE_CLOUD_LOCATION"),
+                http_options=options,
+            )
         return genai.Client(api_key=self._key, http_options=options)
 
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
         config: dict[str, Any] = {
             _SNAKE.get(k, k): v for k, v in body.get("generationConfig", {}).items()
         }
@@ -137,8 +289,12 @@ class GoogleSdkTransport(SdkTransport):
         response = await client.aio.models.generate_content(
             model=model, contents=body["contents"], config=config
         )
-        data: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return data
+        raw = response.sdk_http_response
+        data: dict[str, Any] = response.model_dump(
+            mode="json", by_alias=True, exclude_none=True, exclude={"sdk_http_response"}
+        )
+        headers = (raw.headers or {}) if raw is not None else {}
+        return Posted(data, rate_limit_headers(headers.items()))
 
     async def disconnect(self, client: Any) -> None:
         await client.aio.aclose()
@@ -153,7 +309,9 @@ class GoogleJudge(WireModel):
         if errors is None:
             return None
         if isinstance(exc, errors.APIError):
-            return self.status_error(int(exc.code or 0), str(exc.message or ""), exc.response)
+            return self.status_error(
+                int(exc.code or 0), str(exc.message or ""), exc.response, exc.details
+            )
         auth = sys.modules.get("google.auth.exceptions")
         if auth is not None:
             if isinstance(exc, auth.TransportError):

@@ -5,6 +5,13 @@ rubric schemas are written that way. The rubric goes first (the system message) 
 OpenAI's automatic prompt caching applies; cached tokens come back in
 ``usage.prompt_tokens_details.cached_tokens``.
 
+Which sampling settings a model takes depends on its family (`FAMILIES`): reasoning models
+refuse a temperature other than their default, and spend output tokens reasoning, so they are
+asked for little reasoning and given room for it. A reply cut at the limit
+(``finish_reason: "length"``), stopped by the content filter or refused (``message.refusal``)
+says so in `JudgeReply.finish`. A 429 ``insufficient_quota`` (no credit, a spend limit) is not
+a rate limit: no retry clears it, and it stops the run.
+
 Reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``. The same wire serves every
 OpenAI-compatible server (see `providers.openai_compatible`).
 """
@@ -12,31 +19,93 @@ OpenAI-compatible server (see `providers.openai_compatible`).
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from jury.adapters import (
     AuthenticationError,
+    Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
     ProviderError,
     ProviderLimits,
+    QuotaExhaustedError,
     TransientError,
     Usage,
 )
 
-from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
+from ._wire import (
+    MalformedReplyError,
+    Posted,
+    SdkTransport,
+    Wire,
+    WireModel,
+    rate_limit_headers,
+    read_key,
+)
 
-__all__ = ["OpenAIJudge", "OpenAIWire", "ResponseFormat", "create"]
+__all__ = ["FAMILIES", "Family", "OpenAIJudge", "OpenAIWire", "ResponseFormat", "create", "family"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VARIABLE = "OPENAI_API_KEY"
 
-#: OpenAI's reasoning models refuse any temperature but the default: it is not sent to them.
-_REASONING = re.compile(r"^(?:o\d|gpt-5)")
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """What a family of OpenAI models takes: a sampling `temperature`, and whether it reasons
+    (then it is sent ``reasoning_effort`` and given `REASONING_ROOM` more output tokens, since
+    its reasoning counts against ``max_completion_tokens``)."""
+
+    pattern: str
+    temperature: bool
+    reasoning: bool
+    source: str
+
+
+_REASONING_GUIDE = "https://platform.openai.com/docs/guides/reasoning#limitations"
+#: Model families by name pattern, the first match winning. A model of the API that matches
+#: none is taken to be of the newest kind (reasoning, no temperature): the API is moving that
+#: way, and a temperature sent to such a model is a 400 on every call.
+FAMILIES: tuple[Family, ...] = (
+    # The chat (non-reasoning) snapshots of GPT-5 take a temperature.
+    Family("gpt-5*-chat-latest", True, False, "https://github.com/BerriAI/litellm/issues/13781"),
+    Family("gpt-6*", False, True, "openai SDK 3.57 types/shared/chat_model.py; issue 11"),
+    Family("gpt-5*", False, True, _REASONING_GUIDE),
+    Family("o[1-9]*", False, True, _REASONING_GUIDE),
+    Family("gpt-4*", True, False, "openai SDK types/chat/completion_create_params.py"),
+    Family("gpt-3.5*", True, False, "openai SDK types/chat/completion_create_params.py"),
+    Family("chatgpt-*", True, False, "openai SDK types/chat/completion_create_params.py"),
+)
+_NEWEST = Family("*", False, True, "assumed for a model of no known family")
+#: The effort asked of a reasoning judge: every reasoning family takes "low" (o1 takes only
+#: low, medium and high; gpt-5.1 dropped "minimal"), and a verdict needs little.
+REASONING_EFFORT = "low"
+#: Output tokens added for a reasoning model's reasoning, on top of the reply's own budget.
+REASONING_ROOM = 2048
+
+
+def family(model: str) -> Family:
+    """The family of an OpenAI model (by `FAMILIES`)."""
+    return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _NEWEST)
+
+
+#: OpenAI's reasons for a 429 that waiting does not clear (``error.code``; the type is
+#: ``insufficient_quota``): https://platform.openai.com/docs/guides/error-codes/api-errors and
+#: https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/openai-insufficient-quota
+_QUOTA_CODES = frozenset(
+    {
+        "insufficient_quota",
+        "credit_balance_exhausted",
+        "organization_spend_limit_exceeded",
+        "project_spend_limit_exceeded",
+        "organization_usage_limit_exceeded",
+    }
+)
+_FINISH: dict[str, Finish] = {"length": "length", "content_filter": "filtered"}
 
 #: How a reply is constrained: a strict JSON schema, any JSON object, or only the prompt.
 ResponseFormat = Literal["json_schema", "json_object", "none"]
@@ -69,15 +138,16 @@ class OpenAIWire(Wire):
     def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
         messages = [{"role": "system", "content": request.system}]
         messages += [{"role": m.role, "content": m.content} for m in request.messages]
-        body: dict[str, Any] = {
-            "model": model,
-            "messages": messages,
-            self.tokens_field: request.max_tokens,
-        }
-        if request.temperature is not None and not (
-            self.provider == "openai" and _REASONING.match(model)
-        ):
+        # Compatible servers (Ollama, vLLM...) take the classic settings whatever the model.
+        kind = family(model) if self.provider == "openai" else None
+        tokens = request.max_tokens
+        if kind is not None and kind.reasoning:
+            tokens += REASONING_ROOM
+        body: dict[str, Any] = {"model": model, "messages": messages, self.tokens_field: tokens}
+        if request.temperature is not None and (kind is None or kind.temperature):
             body["temperature"] = request.temperature
+        if kind is not None and kind.reasoning:
+            body["reasoning_effort"] = REASONING_EFFORT
         if request.seed is not None:
             body["seed"] = request.seed
         if self.response_format == "json_schema":
@@ -101,19 +171,39 @@ class OpenAIWire(Wire):
         if not isinstance(message, Mapping):
             raise MalformedReplyError("reply has no message")
         text = message.get("content")
-        if text is None:
+        finish = _FINISH.get(str(choices[0].get("finish_reason")), "stop")
+        if message.get("refusal"):
             # A refusal is the judge's answer: kept as the raw reply, read as invalid.
-            text = message.get("refusal") or ""
+            text, finish = message["refusal"], "refusal"
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
+        reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
         return JudgeReply(
-            text=str(text),
+            text=str(text or ""),
             model=str(data.get("model") or model),
             usage=Usage(
                 input_tokens=int(usage.get("prompt_tokens") or 0),
                 output_tokens=int(usage.get("completion_tokens") or 0),
                 cached_tokens=int(details.get("cached_tokens") or 0),
+                thinking_tokens=int(reasoning or 0),
             ),
+            finish=finish,
+        )
+
+    def error(
+        self, status: int, body: Any, headers: Mapping[str, str] | None
+    ) -> ProviderError | None:
+        error = body.get("error", body) if isinstance(body, Mapping) else None
+        if status != 429 or not isinstance(error, Mapping):
+            return None
+        # The code names the cause more precisely than the type, when it names one.
+        code = next((c for c in (error.get("code"), error.get("type")) if c in _QUOTA_CODES), None)
+        if code is None:
+            return None
+        return QuotaExhaustedError(
+            f"{self.provider}: HTTP 429 {code}: {error.get('message') or 'no quota left'} "
+            "(no retry clears it: add credit or raise the limit)",
+            status=429,
         )
 
 
@@ -137,10 +227,11 @@ class OpenAISdkTransport(SdkTransport):
             http_client=openai.DefaultAioHttpClient(),
         )
 
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        completion = await client.chat.completions.create(**body)
-        data: dict[str, Any] = completion.model_dump(mode="json")
-        return data
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
+        # The legacy raw response of the openai SDK parses synchronously.
+        raw = await client.chat.completions.with_raw_response.create(**body)
+        data: dict[str, Any] = raw.parse().model_dump(mode="json")
+        return Posted(data, rate_limit_headers(raw.headers.items()))
 
 
 class OpenAIJudge(WireModel):
@@ -152,7 +243,9 @@ class OpenAIJudge(WireModel):
         if errors is None or not isinstance(exc, errors.OpenAIError):
             return None
         if isinstance(exc, errors.APIStatusError):
-            return self.status_error(exc.status_code, _sdk_message(exc), exc.response)
+            # The SDK keeps the body's ``error`` object as `body`.
+            body = {"error": exc.body} if isinstance(exc.body, Mapping) else exc.body
+            return self.status_error(exc.status_code, _sdk_message(exc), exc.response, body)
         if isinstance(exc, errors.APIResponseValidationError):
             return TransientError(f"malformed reply (HTTP {exc.status_code})")
         if isinstance(exc, (errors.APIConnectionError, errors.WebSocketConnectionClosedError)):

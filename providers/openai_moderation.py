@@ -19,7 +19,7 @@ from typing import Any
 
 from jury.adapters import JudgeReply, JudgeRequest, Usage
 
-from ._wire import MalformedReplyError, Wire, read_key
+from ._wire import MalformedReplyError, Posted, Wire, rate_limit_headers, read_key
 from .openai import DEFAULT_BASE_URL, KEY_VARIABLE, OpenAIJudge, OpenAISdkTransport
 
 __all__ = ["ModerationModel", "ModerationWire", "create"]
@@ -57,11 +57,11 @@ class ModerationWire(Wire):
 
 
 class ModerationSdkTransport(OpenAISdkTransport):
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        response = await client.moderations.create(**body)
+    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
+        raw = await client.moderations.with_raw_response.create(**body)
         # By alias: the API's category names ("harassment/threatening"), not the SDK's.
-        data: dict[str, Any] = response.model_dump(mode="json", by_alias=True)
-        return data
+        data: dict[str, Any] = raw.parse().model_dump(mode="json", by_alias=True)
+        return Posted(data, rate_limit_headers(raw.headers.items()))
 
 
 class ModerationModel(OpenAIJudge):

@@ -92,6 +92,16 @@ def _no_real_provider(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
             monkeypatch.delenv(variable, raising=False)
 
 
+#: The day the suite judges model lifecycles on (`JURY_TODAY`): the dates the providers
+#: announce do not change a test's outcome as the calendar moves.
+TODAY = "2026-11-30"
+
+
+@pytest.fixture(autouse=True)
+def _lifecycle_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JURY_TODAY", TODAY)
+
+
 @pytest.fixture
 async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeProviderServer]:
     async with FakeProviderServer() as fake:

@@ -34,7 +34,7 @@ def test_dated_snapshots_are_told_from_aliases(model_id: str, snapshot: bool) ->
 def test_two_jurors_of_one_family_and_the_family_under_test() -> None:
     panel = Panel(
         jurors=(
-            Juror(model="openai/gpt-4o-2024-08-06"),
+            Juror(model="openai/gpt-5.4-mini-2026-03-17"),
             Juror(model="ollama/llama3.1:8b", name="local"),
             Juror(model="openai-api/together/Meta-Llama-3.1-70B-Instruct-Turbo-20240723"),
         ),
@@ -48,7 +48,7 @@ def test_two_jurors_of_one_family_and_the_family_under_test() -> None:
     under_test = panel.model_copy(update={"system_under_test": "openai/gpt-4.1-mini"})
     warned = [w for w in panel_warnings(under_test) if "system under test" in w]
     assert warned == [
-        "juror openai/gpt-4o-2024-08-06 is of the openai family, like the system under test "
+        "juror openai/gpt-5.4-mini-2026-03-17 is of the openai family, like the system under test "
         "(openai/gpt-4.1-mini): judges tend to prefer answers like their own"
     ]
 
@@ -56,8 +56,8 @@ def test_two_jurors_of_one_family_and_the_family_under_test() -> None:
 def test_a_diverse_dated_panel_has_no_warning() -> None:
     panel = Panel(
         jurors=(
-            Juror(model="anthropic/claude-3-5-haiku-20241022"),
-            Juror(model="openai/gpt-4o-mini-2024-07-18"),
+            Juror(model="anthropic/claude-haiku-4-5-20251001"),
+            Juror(model="openai/gpt-5.4-mini-2026-03-17"),
             Juror(model="google/gemini-1.5-flash-002"),
         ),
         system_under_test="ollama/qwen2.5:7b",

@@ -9,6 +9,7 @@ import jury
 import jury.adapters
 
 PUBLIC = {
+    "AccountError",
     "AuthenticationError",
     "Ballot",
     "CallStats",
@@ -43,6 +44,7 @@ PUBLIC = {
     "Prompt",
     "ProviderError",
     "ProviderLimits",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "RetrySettings",
     "Rubric",
@@ -81,16 +83,20 @@ ADAPTERS = {
     "Message",
     "ProviderLimits",
     "Usage",
+    "Finish",
+    "ModelStatus",
     "family_of",
     "price",
     "register_provider",
     # provider and rubric errors
+    "AccountError",
     "AuthenticationError",
     "ConfigError",
     "InvalidReply",
     "InvalidRequestError",
     "MissingCredentialError",
     "ProviderError",
+    "QuotaExhaustedError",
     "RateLimitedError",
     "RubricError",
     "TransientError",

@@ -46,9 +46,11 @@ def test_the_jury_file_example_parses() -> None:
     panel = panel_from_mapping(tomllib.loads(block("## Jury file", "toml")))
     assert panel.effective_quorum == 2
     assert panel.retry.retry_after_cap == 120
+    assert panel.retry.rate_limit_wait == 300
+    assert panel.allow_retired is False
     assert [j.id for j in panel.jurors] == [
-        "anthropic/claude-haiku-4-5-20251001",
-        "openai/gpt-4.1-mini-2025-04-14",
+        "anthropic/claude-haiku-5-5",
+        "openai/gpt-5.4-mini-2026-03-17",
     ]
 
 
@@ -70,6 +72,14 @@ def test_the_real_judges_example_parses() -> None:
     panel = panel_from_mapping(tomllib.loads(block("## Real judges", "toml")))
     assert panel.jurors[2].family == "meta"
     assert panel.providers["openai"].rpm == 500
+
+
+def test_the_default_models_the_readme_lists_are_the_default_panels() -> None:
+    from jury._defaults import DEFAULT_JURORS
+
+    section = README[README.index("## Real judges") : README.index("## Rubrics")]
+    listed = re.findall(r"^\| `([a-z]+/[^`]+)` \|", section, re.M)
+    assert listed == [model for model, _ in DEFAULT_JURORS]
 
 
 def run(snippet: str, namespace: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from .._errors import AuthenticationError, ConfigError
+from .._errors import AccountError, ConfigError
 
 __all__ = ["main"]
 
@@ -28,6 +28,7 @@ COMMANDS = (
     "jury.cli._export",
     "jury.cli._report",
     "jury.cli._check_quotes",
+    "jury.cli._doctor",
 )
 
 EXIT_USAGE = 2
@@ -60,9 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with closed_pipe_is_quiet():
             return handler(args)
-    except AuthenticationError as exc:
-        hint = f" (check {exc.variable})" if exc.variable else ""
-        print(f"jury: authentication failed{hint}: {exc}", file=sys.stderr)
+    except AccountError as exc:
+        # A rejected key or a quota no retry clears: no case can be judged on this account.
+        variable = getattr(exc, "variable", None)
+        hint = f" (check {variable})" if variable else ""
+        print(f"jury: {exc.cause}{hint}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as exc:
         print(f"jury: {exc}", file=sys.stderr)

@@ -14,15 +14,18 @@ Test your own harness against the real provider SDKs without a key or a network:
 
 `FakeProviderServer` speaks OpenAI Chat Completions (``POST /v1/chat/completions``), Anthropic
 Messages (``POST /v1/messages``) and Gemini ``generateContent``
-(``POST /v1beta/models/{model}:generateContent``) on 127.0.0.1 only. Each model answers a
-valid reply for the JSON schema its request carries, unless `script` says otherwise (a reply,
-or a callable of the `LoggedRequest`). `inject` queues a `Fault` for the next calls of one
-model or of all: an HTTP status with ``retry-after``/``retry-after-ms``, latency, a hang, a
-dropped connection, a malformed body, a truncated reply, an out-of-range or missing field.
+(``POST /v1beta/models/{model}:generateContent``, and Vertex AI's path) on 127.0.0.1 only.
+It is strict by default: it refuses what the real APIs refuse, with their status and error
+body, and answers their awkward cases as they do (``strict=False`` answers any body). Each
+model answers a valid reply for the JSON schema its request carries, unless `script` says
+otherwise (a reply, or a callable of the `LoggedRequest`). `inject` queues a `Fault` for the
+next calls of one model or of all: an HTTP status with ``retry-after``/``retry-after-ms``,
+latency, a hang, a dropped connection, a malformed body, a truncated reply, an out-of-range or
+missing field, a used-up quota, an overload, a refusal, a safety filter, an empty reply.
 `requests` logs every call (method, path, headers with credentials redacted, parsed body,
 model, the status sent). ``rpm={"openai": 600}`` adds a per-provider rate limit that answers
-429 with ``retry-after``. ``python -m jury.testing --latency 0.1 --rpm openai=600`` runs it on
-its own.
+429 with the delay where the provider puts it. ``python -m jury.testing --latency 0.1 --rpm
+openai=600`` runs it on its own.
 
 `ScriptedModel` is a judge without a server (replies from a list or a callable); `FakeClock`
 makes the engine's retries and rate limits sleep without waiting::

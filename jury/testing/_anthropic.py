@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import json
+import math
+from datetime import UTC, datetime, timedelta
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._wire import Provider, Route, Tokens, WireProtocol, text_of
+from ._wire import (
+    THINKING,
+    Ending,
+    Provider,
+    Refusal,
+    Route,
+    Tokens,
+    WireProtocol,
+    request_keys,
+    text_of,
+)
 
 if TYPE_CHECKING:
     from ._log import LoggedRequest
@@ -21,6 +34,77 @@ _ERROR_TYPES = {
     529: "overloaded_error",
 }
 
+#: The shortest prefix each model caches, in tokens; below it a marked prefix is silently not
+#: cached. Claude 4.x: the prompt-caching page as quoted in
+#: https://github.com/anthropics/anthropic-sdk-python/issues/1194; Claude 5 and 4.7/4.8:
+#: https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1. Claude
+#: Haiku 5.5's was in no source read: it is taken to be Haiku 4.5's, the highest.
+_CACHE_MINIMUM = (
+    ("claude-opus-5*", 512),
+    ("claude-fable-5*", 512),
+    ("claude-mythos-5*", 512),
+    ("claude-sonnet-5*", 1024),
+    ("claude-opus-4-8*", 1024),
+    ("claude-opus-4-7*", 2048),
+    ("claude-opus-4-6*", 4096),
+    ("claude-opus-4-5*", 4096),
+    ("claude-haiku-4-5*", 4096),
+    ("claude-haiku-3*", 2048),
+    ("claude-3-5-haiku*", 2048),
+    ("claude-3-haiku*", 2048),
+    ("claude-haiku-5*", 4096),
+)
+_CACHE_DEFAULT = 1024
+#: Models that think unless the request turns thinking off ("what happens when you omit
+#: `thinking` depends on the model", the SDK's types/thinking_config_param.py): Claude Haiku 5.5
+#: thinks adaptively by default (https://platform.claude.com/docs/en/models/haiku-5-5/overview)
+#: at medium effort.
+_THINKS_BY_DEFAULT = ("claude-haiku-5*",)
+
+
+def _supported_schema(schema: Any) -> str | None:
+    """What structured outputs refuse in `schema`: the keywords the SDK's `transform_schema`
+    (anthropic/lib/_parse/_transform.py) does not carry over to the API but writes into the
+    description ("if there are any props leftover then they aren't supported"), and a schema
+    it cannot read at all."""
+    try:
+        from anthropic.lib._parse._transform import transform_schema
+    except ImportError:
+        return None
+    try:
+        leftover = _leftover(schema, transform_schema(schema))
+    except (ValueError, TypeError) as exc:
+        return str(exc)
+    if leftover is not None:
+        where, words = leftover
+        return f"{where or '/'}: keywords structured outputs do not support: {words}"
+    return None
+
+
+def _leftover(given: Any, accepted: Any, where: str = "") -> tuple[str, str] | None:
+    """Where the transform moved keywords into a description, and which."""
+    if not (isinstance(given, dict) and isinstance(accepted, dict)):
+        return None
+    said = accepted.get("description")
+    if said != given.get("description"):
+        return where, str(said).rsplit("\n\n", 1)[-1]
+    for key in ("properties", "$defs"):
+        for name, sub in (given.get(key) or {}).items():
+            found = _leftover(sub, (accepted.get(key) or {}).get(name), f"{where}/{key}/{name}")
+            if found:
+                return found
+    return _leftover(given.get("items"), accepted.get("items"), f"{where}/items")
+
+
+def _empty(content: Any) -> bool:
+    if isinstance(content, str):
+        return not content
+    if isinstance(content, list):
+        return not content or any(
+            isinstance(b, dict) and b.get("type") == "text" and not b.get("text") for b in content
+        )
+    return content is None
+
 
 class AnthropicMessages(WireProtocol):
     """``POST /v1/messages``: the model in the body, the schema in
@@ -28,6 +112,7 @@ class AnthropicMessages(WireProtocol):
 
     provider: ClassVar[Provider] = "anthropic"
     routes: ClassVar[tuple[Route, ...]] = (Route("POST", "/v1/messages"),)
+    reports_cache_writes: ClassVar[bool] = True
 
     def schema_in(self, body: dict[str, Any]) -> object:
         fmt = (body.get("output_config") or {}).get("format") or {}
@@ -48,29 +133,101 @@ class AnthropicMessages(WireProtocol):
         )
         return text_of(blocks) if marked else ""
 
+    def strict_refusal(self, logged: LoggedRequest) -> Refusal | None:
+        body = logged.body
+        keys = request_keys(
+            "anthropic.types.message_create_params", "MessageCreateParamsNonStreaming"
+        )
+        if keys is not None:
+            allowed, required = keys
+            unknown = sorted(set(body) - allowed)
+            if unknown:
+                return Refusal(f"{unknown[0]}: Extra inputs are not permitted")
+            missing = sorted(required - set(body))
+            if missing:
+                return Refusal(f"{missing[0]}: Field required")
+        messages = body.get("messages") or []
+        # "all messages must have non-empty content except for the optional final assistant
+        # message" (the API's 400, quoted in issue 11; the Messages API reference).
+        for index, message in enumerate(messages):
+            final_assistant = index == len(messages) - 1 and message.get("role") == "assistant"
+            if _empty(message.get("content")) and not final_assistant:
+                return Refusal(
+                    f"messages.{index}: all messages must have non-empty content except for "
+                    "the optional final assistant message"
+                )
+        fmt = (body.get("output_config") or {}).get("format") or {}
+        if fmt.get("type") == "json_schema":
+            problem = _supported_schema(fmt.get("schema"))
+            if problem:
+                return Refusal(f"output_config.format.schema: {problem}")
+        return None
+
+    def thinking_tokens(self, logged: LoggedRequest) -> int:
+        thinking = logged.body.get("thinking") or {}
+        kind = thinking.get("type")
+        if kind == "disabled":
+            return 0
+        if kind == "enabled":
+            return int(thinking.get("budget_tokens") or 0)
+        effort = (logged.body.get("output_config") or {}).get("effort") or "medium"
+        thinks = kind == "adaptive" or any(fnmatchcase(logged.model, p) for p in _THINKS_BY_DEFAULT)
+        return THINKING.get(str(effort), 0) if thinks else 0
+
+    def output_limit(self, body: dict[str, Any]) -> int | None:
+        limit = body.get("max_tokens")
+        return limit if isinstance(limit, int) else None
+
+    def cache_minimum(self, model: str) -> int:
+        return next((m for p, m in _CACHE_MINIMUM if fnmatchcase(model, p)), _CACHE_DEFAULT)
+
+    def limit_headers(self, limit: float, remaining: int, reset: float) -> dict[str, str]:
+        # https://docs.anthropic.com/en/api/rate-limits#response-headers: the reset in RFC 3339.
+        when = datetime.now(UTC) + timedelta(seconds=reset)
+        return {
+            "anthropic-ratelimit-requests-limit": f"{limit:g}",
+            "anthropic-ratelimit-requests-remaining": str(remaining),
+            "anthropic-ratelimit-requests-reset": when.isoformat().replace("+00:00", "Z"),
+        }
+
+    def rate_limited(self, message: str, delay: float) -> tuple[dict[str, Any], dict[str, str]]:
+        # A 429 says how long to wait in whole seconds (https://docs.anthropic.com/en/api/
+        # rate-limits: "retry-after header").
+        return self.error_body(429, message), {"retry-after": str(max(1, math.ceil(delay)))}
+
     def reply_body(
         self, logged: LoggedRequest, text: str, tokens: Tokens, *, truncated: bool
     ) -> dict[str, Any]:
+        return self.ended_body(logged, text, tokens, "length" if truncated else "stop")
+
+    def ended_body(
+        self, logged: LoggedRequest, text: str, tokens: Tokens, ending: Ending
+    ) -> dict[str, Any]:
         tool = _forced_tool(logged.body)
-        content: dict[str, Any]
-        if tool is not None and not truncated:
-            content = {"type": "tool_use", "id": f"toolu_{logged.index}", "name": tool}
-            content["input"] = json.loads(text) if text.startswith("{") else {"text": text}
-        else:
-            content = {"type": "text", "text": text}
+        content: list[dict[str, Any]] = []
+        if tokens.thinking:
+            content.append({"type": "thinking", "thinking": "...", "signature": "fake"})
+        if tool is not None and ending == "stop":
+            given = json.loads(text) if text.startswith("{") else {"text": text}
+            content.append(
+                {"type": "tool_use", "id": f"toolu_{logged.index}", "name": tool, "input": given}
+            )
+        elif text:
+            content.append({"type": "text", "text": text})
+        stop = {"length": "max_tokens", "refusal": "refusal", "filtered": "refusal"}
         return {
             "id": f"msg_{logged.index}",
             "type": "message",
             "role": "assistant",
             "model": logged.model,
-            "content": [content],
-            "stop_reason": "max_tokens" if truncated else "end_turn",
+            "content": content,
+            "stop_reason": stop.get(ending, "end_turn"),
             "stop_sequence": None,
             "usage": {
                 # Anthropic counts cached input apart from `input_tokens`.
-                "input_tokens": tokens.input - tokens.cached,
+                "input_tokens": tokens.input - tokens.cached - tokens.written,
                 "output_tokens": tokens.output,
-                "cache_creation_input_tokens": 0,
+                "cache_creation_input_tokens": tokens.written,
                 "cache_read_input_tokens": tokens.cached,
             },
         }
@@ -78,6 +235,20 @@ class AnthropicMessages(WireProtocol):
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         kind = _ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+
+    def quota_exhausted(self, message: str) -> tuple[int, dict[str, Any]]:
+        # A 429 whose details name the monthly spend limit (https://learn.microsoft.com/
+        # microsoft-cloud/dev/dev-proxy/concepts/anthropic-529-overloaded-error).
+        error = {
+            "type": "rate_limit_error",
+            "message": message or "You have reached your monthly spend limit.",
+            "details": {"error_code": "enforced_spend_limit_reached"},
+        }
+        return 429, {"type": "error", "error": error}
+
+    def overloaded(self) -> tuple[int, dict[str, Any]]:
+        # https://docs.anthropic.com/en/api/errors: "529 - overloaded_error".
+        return 529, self.error_body(529, "Overloaded")
 
 
 def _forced_tool(body: Any) -> str | None:

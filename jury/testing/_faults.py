@@ -5,6 +5,7 @@ the protocol the request came in."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,15 +30,34 @@ MALFORMED_BODY = b'{"id": "broken", "choices": [{"message": '
 class Fault:
     """Something to go wrong with one call. Build one with the class methods.
 
-    ``status``: answer with an HTTP error (and ``retry-after``/``retry-after-ms`` headers);
-    ``latency``: answer normally after a delay; ``hang``: never answer (until the server
-    closes); ``drop``: close the connection without an answer; ``malformed``: a 200 whose body
-    is not JSON; ``truncated``: the judge's text cut off at the token limit;
+    ``status``: answer with an HTTP error (a 429's delay as the provider gives it: headers, or
+    Gemini's ``RetryInfo``); ``quota``: the provider's "no quota left" (OpenAI
+    ``insufficient_quota``, a Gemini per-day ``QuotaFailure``, Anthropic's spend limit);
+    ``overloaded``: its "busy for everyone" (Anthropic 529 ``overloaded_error``, 503
+    elsewhere); ``latency``: answer normally after a delay; ``hang``: never answer (until the
+    server closes); ``drop``: close the connection without an answer; ``malformed``: a 200
+    whose body is not JSON; ``truncated``: the judge's text cut off at the token limit;
+    ``refusal``: the model declines (Anthropic ``stop_reason: "refusal"``, OpenAI
+    ``message.refusal``, a Gemini candidate stopped for ``SAFETY``); ``filtered``: a safety
+    filter blocks it (OpenAI ``finish_reason: "content_filter"``, Gemini's
+    ``promptFeedback.blockReason``); ``empty``: an empty reply;
     ``out_of_range``/``missing``: the reply with one field out of its range, or left out.
     """
 
     kind: Literal[
-        "status", "latency", "hang", "drop", "malformed", "truncated", "out_of_range", "missing"
+        "status",
+        "quota",
+        "overloaded",
+        "latency",
+        "hang",
+        "drop",
+        "malformed",
+        "truncated",
+        "refusal",
+        "filtered",
+        "empty",
+        "out_of_range",
+        "missing",
     ]
     status: int = 0
     retry_after: float | str | None = None
@@ -57,6 +77,31 @@ class Fault:
     ) -> Fault:
         """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string."""
         return cls("status", status, retry_after, retry_after_ms, message=message)
+
+    @classmethod
+    def quota(cls, message: str = "") -> Fault:
+        """The account's quota is used up: no retry clears it."""
+        return cls("quota", message=message)
+
+    @classmethod
+    def overloaded(cls) -> Fault:
+        """The service is busy for everyone (worth retrying)."""
+        return cls("overloaded")
+
+    @classmethod
+    def refusal(cls, message: str = "") -> Fault:
+        """The model declines to answer (`message`: its words, where the protocol has them)."""
+        return cls("refusal", message=message)
+
+    @classmethod
+    def filtered(cls) -> Fault:
+        """The provider's safety filter blocks the prompt or the reply."""
+        return cls("filtered")
+
+    @classmethod
+    def empty(cls) -> Fault:
+        """An empty reply."""
+        return cls("empty")
 
     @classmethod
     def latency(cls, seconds: float) -> Fault:
@@ -125,6 +170,9 @@ class Injections:
         self._queue.clear()
 
 
+_MAXIMUM = re.compile(r"\bmaximum: (-?\d+)")
+
+
 def valid_reply(schema: Mapping[str, Any] | None, *, score: int | None = None) -> dict[str, Any]:
     """A reply that satisfies `schema` (a flat object schema such as a rubric's): strings say
     "scripted reply", integers take `score` or the top of their range, booleans true."""
@@ -136,8 +184,7 @@ def valid_reply(schema: Mapping[str, Any] | None, *, score: int | None = None) -
         if "enum" in prop:
             reply[name] = prop["enum"][-1]
         elif kind == "integer":
-            top = prop.get("maximum", 5)
-            reply[name] = score if score is not None else top
+            reply[name] = score if score is not None else _top(prop, 5)
         elif kind == "number":
             reply[name] = float(score if score is not None else prop.get("maximum", 1.0))
         elif kind == "boolean":
@@ -149,6 +196,16 @@ def valid_reply(schema: Mapping[str, Any] | None, *, score: int | None = None) -
         else:
             reply[name] = "scripted reply"
     return reply
+
+
+def _top(prop: Mapping[str, Any], default: int) -> int:
+    """An integer's maximum: in the schema, or where a provider that takes no bounds moved it,
+    into the description (``{minimum: 1, maximum: 4}``, the anthropic SDK's transform_schema
+    rule: lib/_parse/_transform.py), which the model reads."""
+    if "maximum" in prop:
+        return int(prop["maximum"])
+    found = _MAXIMUM.search(str(prop.get("description") or ""))
+    return int(found.group(1)) if found else default
 
 
 def spoil(

@@ -10,12 +10,9 @@ It binds 127.0.0.1 only: nothing it serves is reachable from another machine.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import math
-import signal
-import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -26,9 +23,9 @@ from aiohttp import web
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
-from ._wire import Tokens, WireProtocol, estimate_tokens
+from ._wire import Ending, Tokens, WireProtocol, estimate_tokens
 
-__all__ = ["FakeProviderServer", "main"]
+__all__ = ["FakeProviderServer"]
 
 Script = ScriptReply | Callable[[LoggedRequest], ScriptReply]
 
@@ -44,8 +41,18 @@ class FakeProviderServer:
             assert server.requests[0].body["response_format"]["type"] == "json_schema"
 
     Every model answers a valid reply for the schema its request carries unless scripted.
-    `rpm` limits requests per minute per provider (``{"openai": 600}``), answering 429 with
-    ``retry-after`` once a provider's sliding window is full.
+    `rpm` limits requests per minute per provider (``{"openai": 600}``), answering 429 once a
+    provider's sliding window is full (with its delay where the provider puts it).
+
+    `strict` (the default) holds every request to what the real API accepts, answering what
+    it refuses with the real status and error body (body keys the provider's request type
+    does not have, empty messages, sampling settings a model refuses, a wrong API version,
+    schema keywords structured outputs refuse), and answers the way the real API does where it
+    is awkward: a thinking model left to think at its default effort spends the output budget
+    (a reply cut at the limit), a prefix shorter than the model's minimum is never cached,
+    replies carry the provider's rate-limit headers. Each rule is its protocol's
+    (`jury.testing._wire.WireProtocol`). ``strict=False`` answers any body, as a lenient
+    double.
     """
 
     def __init__(
@@ -56,7 +63,9 @@ class FakeProviderServer:
         window: float = 60.0,
         port: int = 0,
         log: bool = True,
+        strict: bool = True,
     ) -> None:
+        self.strict = strict
         self.latency = latency
         self.rpm = dict(rpm or {})
         self.window = window
@@ -195,19 +204,16 @@ class FakeProviderServer:
         refusal = protocol.refusal(body)
         if refusal is not None:
             return self._error(protocol, logged, 400, refusal)
+        strict = protocol.strict_refusal(logged) if self.strict else None
+        if strict is not None:
+            logged.status = strict.status
+            return web.json_response(protocol.refused_body(strict), status=strict.status)
         limited = self._rate_limit(protocol.provider)
         if limited is not None:
             self.throttled.setdefault(protocol.provider, []).append(
                 time.monotonic() - self._started
             )
-            return self._error(
-                protocol,
-                logged,
-                429,
-                "rate limit reached",
-                retry_after=math.ceil(limited),
-                ms=limited * 1000,
-            )
+            return self._rate_limited(protocol, logged, limited)
         reply = self._next(logged)
         delay = self.latency
         if isinstance(reply, Fault) and reply.kind == "latency":
@@ -217,7 +223,7 @@ class FakeProviderServer:
         self.served[protocol.provider] = self.served.get(protocol.provider, 0) + 1
         if isinstance(reply, Fault):
             return await self._fault(request, protocol, logged, reply)
-        return self._reply(protocol, logged, reply, truncated=False)
+        return self._reply(protocol, logged, reply)
 
     def _next(self, logged: LoggedRequest) -> ScriptReply:
         """The injected fault for this call, else the scripted (or default) reply."""
@@ -244,11 +250,43 @@ class FakeProviderServer:
         times.append(now)
         return None
 
+    def _limit_headers(self, protocol: WireProtocol) -> dict[str, str]:
+        """The provider's rate-limit headers for its window as it stands (strict mode)."""
+        limit = self.rpm.get(protocol.provider)
+        if not (self.strict and limit):
+            return {}
+        times = self._windows.get(protocol.provider) or deque()
+        allowed = int(self.window * limit / 60.0)
+        reset = times[0] + self.window - time.monotonic() if times else 0.0
+        return protocol.limit_headers(limit, max(allowed - len(times), 0), reset)
+
+    def _rate_limited(
+        self, protocol: WireProtocol, logged: LoggedRequest, delay: float
+    ) -> web.Response:
+        logged.status = 429
+        message = "rate limit reached"
+        if not self.strict:
+            headers = _delay_headers(math.ceil(delay), delay * 1000)
+            body = protocol.error_body(429, message)
+        else:
+            body, headers = protocol.rate_limited(message, delay)
+            headers = {**headers, **self._limit_headers(protocol)}
+        return web.json_response(body, status=429, headers=headers)
+
     async def _fault(
         self, request: web.Request, protocol: WireProtocol, logged: LoggedRequest, fault: Fault
     ) -> web.StreamResponse:
         logged.fault = fault.kind
         if fault.kind == "status":
+            seconds = fault.retry_after
+            if (
+                fault.status == 429
+                and self.strict
+                and isinstance(seconds, (int, float))
+                and fault.retry_after_ms is None
+            ):
+                # The delay travels where the provider puts it (Gemini: in the body).
+                return self._rate_limited(protocol, logged, float(seconds))
             return self._error(
                 protocol,
                 logged,
@@ -257,6 +295,14 @@ class FakeProviderServer:
                 retry_after=fault.retry_after,
                 ms=fault.retry_after_ms,
             )
+        if fault.kind in ("quota", "overloaded"):
+            status, body = (
+                protocol.quota_exhausted(fault.message)
+                if fault.kind == "quota"
+                else protocol.overloaded()
+            )
+            logged.status = status
+            return web.json_response(body, status=status)
         if fault.kind == "hang":
             await self._closing.wait()
             return web.Response(status=503)  # nobody is listening by now
@@ -275,9 +321,16 @@ class FakeProviderServer:
             if scripted is None or isinstance(scripted, Fault)
             else scripted
         )
-        if fault.kind in ("latency", "truncated"):
-            return self._reply(protocol, logged, reply, truncated=fault.kind == "truncated")
-        return self._reply(protocol, logged, spoil(reply, fault, logged.schema), truncated=False)
+        if fault.kind == "latency":
+            return self._reply(protocol, logged, reply)
+        if fault.kind == "truncated":
+            text = reply if isinstance(reply, str) else json.dumps(reply)
+            return self._reply(protocol, logged, text[: max(1, len(text) // 2)], "length")
+        if fault.kind in ("refusal", "filtered", "empty"):
+            words = fault.message or "I can't help with evaluating this."
+            ending: Ending = "stop" if fault.kind == "empty" else fault.kind
+            return self._reply(protocol, logged, words if fault.kind == "refusal" else "", ending)
+        return self._reply(protocol, logged, spoil(reply, fault, logged.schema))
 
     # --- answers, in the request's protocol ----------------------------------------------
 
@@ -286,32 +339,47 @@ class FakeProviderServer:
         protocol: WireProtocol,
         logged: LoggedRequest,
         reply: str | Mapping[str, Any],
-        *,
-        truncated: bool,
+        ending: Ending = "stop",
     ) -> web.Response:
         text = reply if isinstance(reply, str) else json.dumps(reply)
-        if truncated:
-            text = text[: max(1, len(text) // 2)]
+        thinking = protocol.thinking_tokens(logged) if self.strict else 0
+        limit = protocol.output_limit(logged.body)
+        if ending == "stop" and limit is not None and thinking + estimate_tokens(text) > limit:
+            # Thinking counts against the output limit: what is left of it is all the reply
+            # gets, cut there (possibly to nothing).
+            thinking = min(thinking, limit)
+            text, ending = text[: (limit - thinking) * 4], "length"
         system, rest = protocol.prompt_parts(logged.body)
+        read, written = self._cached(protocol, logged)
         tokens = Tokens(
             input=estimate_tokens(system + rest),
-            output=estimate_tokens(text),
-            cached=self._cached(protocol, logged.body),
+            output=(estimate_tokens(text) if text else 0) + thinking,
+            cached=read,
+            written=written,
+            thinking=thinking,
         )
         logged.status = 200
-        return web.json_response(protocol.reply_body(logged, text, tokens, truncated=truncated))
+        return web.json_response(
+            protocol.ended_body(logged, text, tokens, ending),
+            headers=self._limit_headers(protocol),
+        )
 
-    def _cached(self, protocol: WireProtocol, body: dict[str, Any]) -> int:
-        """Prompt caching as the providers do it: what the protocol caches is read from the
-        cache when this server has seen it before."""
-        prefix = protocol.cached_prefix(body)
+    def _cached(self, protocol: WireProtocol, logged: LoggedRequest) -> tuple[int, int]:
+        """Prompt caching as the providers do it: the tokens read from the cache (what the
+        protocol caches, when this server has seen it before) and written to it (the first
+        time, where the protocol reports writes). In strict mode a prefix shorter than the
+        model's minimum is never cached."""
+        prefix = protocol.cached_prefix(logged.body)
         if not prefix:
-            return 0
+            return 0, 0
+        size = estimate_tokens(prefix)
+        if self.strict and size < protocol.cache_minimum(logged.model):
+            return 0, 0
         key = (protocol.provider, prefix)
         if key in self._seen_prefixes:
-            return estimate_tokens(prefix)
+            return size, 0
         self._seen_prefixes.add(key)
-        return 0
+        return 0, size if protocol.reports_cache_writes else 0
 
     def _error(
         self,
@@ -324,58 +392,19 @@ class FakeProviderServer:
         ms: float | None = None,
     ) -> web.Response:
         logged.status = status
-        headers: dict[str, str] = {}
-        if isinstance(retry_after, str):
-            headers["retry-after"] = retry_after
-        elif retry_after is not None:
-            headers["retry-after"] = f"{retry_after:g}"
-        if ms is not None:
-            headers["retry-after-ms"] = f"{ms:g}"
         return web.json_response(
-            protocol.error_body(status, message), status=status, headers=headers
+            protocol.error_body(status, message),
+            status=status,
+            headers=_delay_headers(retry_after, ms),
         )
 
 
-# --- `python -m jury.testing`: the server on its own, for benchmarks and manual tries -----
-
-
-def _parse_rpm(items: list[str]) -> dict[str, float]:
-    limits = {}
-    for item in items:
-        provider, _, value = item.partition("=")
-        limits[provider] = float(value)
-    return limits
-
-
-async def _serve(args: argparse.Namespace) -> None:
-    server = FakeProviderServer(
-        latency=args.latency, rpm=_parse_rpm(args.rpm), port=args.port, log=False
-    )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    async with server:
-        print(server.url, flush=True)
-        await stop.wait()
-    counts = {"served": server.served, "throttled": server.throttled}
-    print(json.dumps(counts), flush=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m jury.testing",
-        description="Run the fake provider server on 127.0.0.1 until interrupted; print its "
-        "URL first and, at exit, the requests served and the 429s sent (JSON).",
-    )
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
-    parser.add_argument(
-        "--rpm", action="append", default=[], metavar="PROVIDER=N", help="requests per minute"
-    )
-    asyncio.run(_serve(parser.parse_args(argv)))
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+def _delay_headers(retry_after: float | str | None, ms: float | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    if isinstance(retry_after, str):
+        headers["retry-after"] = retry_after
+    elif retry_after is not None:
+        headers["retry-after"] = f"{retry_after:g}"
+    if ms is not None:
+        headers["retry-after-ms"] = f"{ms:g}"
+    return headers

@@ -4,6 +4,7 @@ transport, against the fake server: same request bytes, same vote."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import anthropic.lib._parse._transform as anthropic_schema
 import pytest
@@ -103,6 +104,8 @@ async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
         {"type": "text", "text": PROMPT.system, "cache_control": {"type": "ephemeral"}}
     ]
     assert body["messages"] == [{"role": "user", "content": PROMPT.user}]
+    # Claude Haiku 5.5 thinks unless told not to; a verdict needs no thinking.
+    assert body["thinking"] == {"type": "disabled"}
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -112,7 +115,7 @@ async def test_gemini_asks_for_a_response_json_schema(
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     await judge(panel(GOOGLE))
     request = server.requests[0]
-    assert request.path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    assert request.path == "/v1beta/models/gemini-3.5-flash-lite:generateContent"
     config = request.body["generationConfig"]
     assert config["responseMimeType"] == "application/json"
     assert config["responseJsonSchema"] == PROMPT.schema
@@ -147,18 +150,40 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
     assert vote.calls.reasks == 1
 
 
+#: A rubric's system prompt past every model's minimum cacheable prefix (4,096 tokens for the
+#: longest, Claude Haiku's), as a long rubric with worked examples is.
+LONG_SYSTEM = PROMPT.system + "\n\nWorked example: " + "a judged case and its scores. " * 600
+
+
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_cached_tokens_are_reported(
+async def test_cached_tokens_are_reported_past_the_models_minimum_prefix(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str, transport: str
 ) -> None:
     monkeypatch.setenv("JURY_TRANSPORT", transport)
+    long = RUBRIC.prompts(CASE)[0]
+    rubric = load_rubric("five-metric")
+    monkeypatch.setattr(
+        type(rubric), "prompts", lambda self, case: (replace(long, system=LONG_SYSTEM),)
+    )
     first = await judge(panel(spec))
     second = await judge(panel(spec))
     assert first.votes[0].calls.cached_tokens == 0
     # The rubric (system) was seen before: the provider reads it from its cache.
-    assert second.votes[0].calls.cached_tokens == len(PROMPT.system) // 4
+    assert second.votes[0].calls.cached_tokens == len(LONG_SYSTEM) // 4
     assert second.votes[0].calls.input_tokens >= second.votes[0].calls.cached_tokens
+
+
+@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
+async def test_a_rubric_shorter_than_the_minimum_prefix_is_never_cached(
+    server: FakeProviderServer, spec: str
+) -> None:
+    # The five-metric rubric is some 900 tokens: under Claude Haiku's 4,096, OpenAI's and
+    # Gemini Flash's 1,024. The providers cache nothing, silently; so must the fake.
+    assert len(PROMPT.system) // 4 < 1024
+    await judge(panel(spec))
+    second = await judge(panel(spec))
+    assert second.votes[0].calls.cached_tokens == 0
 
 
 async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:

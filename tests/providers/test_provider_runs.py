@@ -3,16 +3,13 @@ key, credentials that never leak."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
 import structlog
-from provider_helpers import ANTHROPIC, CASE, GOOGLE, OPENAI, judge, model_id, panel
+from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel, run_cli
 
 from conftest import FAKE_KEY
 from jury import Juror, MissingCredentialError, Verdict, VoteStatus
@@ -82,33 +79,6 @@ def test_a_missing_key_is_a_configuration_error_naming_the_variable(
     assert caught.value.variable == "ANTHROPIC_API_KEY"
     with pytest.raises(MissingCredentialError, match="GOOGLE_API_KEY or GEMINI_API_KEY"):
         Jury(panel(GOOGLE))
-
-
-async def run_cli(server: FakeProviderServer, tmp_path: Path, jury_toml: str) -> tuple[int, str]:
-    cases = tmp_path / "cases.jsonl"
-    cases.write_text(
-        "\n".join(json.dumps(CASE.model_dump(mode="json", exclude_none=True)) for _ in range(1))
-        + "\n"
-    )
-    jury_file = tmp_path / "jury.toml"
-    jury_file.write_text(jury_toml)
-    env = {**os.environ, **server.env(FAKE_KEY), "PYTHONPATH": str(ROOT)}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "jury",
-        "run",
-        str(cases),
-        "--jury",
-        str(jury_file),
-        "-vv",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    output, _ = await asyncio.wait_for(process.communicate(), timeout=30)
-    return process.returncode or 0, output.decode()
 
 
 @pytest.mark.timeout(60)

@@ -1,0 +1,61 @@
+"""`python -m jury.testing`: the fake provider server on its own, for benchmarks and manual
+tries. It prints its URL first and, at exit, the requests served and the 429s sent (JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+
+from ._server import FakeProviderServer
+
+__all__ = ["main"]
+
+
+def _parse_rpm(items: list[str]) -> dict[str, float]:
+    limits = {}
+    for item in items:
+        provider, _, value = item.partition("=")
+        limits[provider] = float(value)
+    return limits
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    server = FakeProviderServer(
+        latency=args.latency,
+        rpm=_parse_rpm(args.rpm),
+        port=args.port,
+        log=False,
+        strict=not args.lenient,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with server:
+        print(server.url, flush=True)
+        await stop.wait()
+    counts = {"served": server.served, "throttled": server.throttled}
+    print(json.dumps(counts), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m jury.testing",
+        description="Run the fake provider server on 127.0.0.1 until interrupted; print its "
+        "URL first and, at exit, the requests served and the 429s sent (JSON).",
+    )
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
+    parser.add_argument(
+        "--rpm", action="append", default=[], metavar="PROVIDER=N", help="requests per minute"
+    )
+    parser.add_argument("--lenient", action="store_true", help="answer any body (strict rules off)")
+    asyncio.run(_serve(parser.parse_args(argv)))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
