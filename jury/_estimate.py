@@ -143,7 +143,7 @@ def estimate(
     seats = []
     for juror in panel.jurors:
         name, offline, pricing = _first_choice(juror, result.notes)
-        row = JurorEstimate(juror.id, name, offline=offline)
+        row = JurorEstimate(juror.id, name, offline=offline, always=juror.tier == 1)
         seats.append((row, pricing, panel.samples_for(juror)))
         result.jurors.append(row)
     rounds = 1 + panel.reasks

@@ -5,6 +5,10 @@ and spares the judges. Otherwise the rubric renders the case, every juror votes 
 task each, so that one juror's failure never cancels another), and the votes are decided
 under the panel's rules. A case past its deadline keeps the votes already cast; the missing
 ones are unavailable, with what their calls cost so far.
+
+With ``[[tier]]`` groups the jurors vote tier by tier: tier 1 on every case, a later tier only
+when the votes so far leave the verdict unsure (`jury._cascade`), each escalation recorded
+with its reason and the calls of the tiers never asked counted as saved.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
+from ._cascade import Decider
 from ._case import Case
-from ._decide import decide_case
+from ._learned import Fit
 from ._panel import Panel
 from ._rubric import Prompt, Rubric
 from ._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict, Vote, VoteStatus
@@ -41,6 +46,7 @@ class CaseJudge:
         judge_all: bool,
         quorum: int,
         over_budget: Callable[[], str | None],
+        fit: Fit | None = None,
     ) -> None:
         self.panel = panel
         self.rubric = rubric
@@ -50,7 +56,21 @@ class CaseJudge:
         self.judge_all = judge_all
         self.quorum = quorum
         self._over_budget = over_budget
-        self._weights: Mapping[str, float] = {seat.id: seat.weight for seat in self.seats}
+        weights: Mapping[str, float] = {seat.id: seat.weight for seat in self.seats}
+        tiers = {seat.id: seat.juror.tier for seat in self.seats}
+        self.tiers = tuple(
+            tuple(seat for seat in self.seats if seat.juror.tier == tier)
+            for tier in range(1, max(tiers.values()) + 1)
+        )
+        samples = {seat.id: seat.samples for seat in self.seats}
+        self.decider = Decider(
+            panel,
+            rubric,
+            tiers,
+            weights,
+            lambda case, juror: self._prompts(case) * samples[juror],
+            fit,
+        )
 
     async def judge(self, case: Case) -> CaseVerdict:
         started = time.perf_counter()
@@ -61,7 +81,9 @@ class CaseJudge:
         if not self.judge_all and any(
             c.required and c.outcome is CheckOutcome.FAIL for c in checks
         ):
-            spared = self.decide(case, (), checks=checks, duration_s=time.perf_counter() - started)
+            spared = self.decider.decide(
+                case, (), checks=checks, duration_s=time.perf_counter() - started
+            )
             return spared.model_copy(update={"calls_saved": self.calls_for(case)})
         budget = self._over_budget()
         if budget is not None:
@@ -71,10 +93,17 @@ class CaseJudge:
         except ValueError as exc:
             reason = f"the {self.rubric.kind} rubric cannot judge this case: {exc}"
             return self._inconclusive(case, reason, checks)
-        votes = await self._votes(case, prompts)
-        return self.decide(
-            case, votes, checks=checks, duration_s=time.perf_counter() - started, fresh=True
-        )
+        votes: list[Vote] = []
+        escalations: list[str] = []
+        for stage, seats in enumerate(self.tiers):
+            votes += await self._votes(case, prompts, seats)
+            step = self.decider.step(
+                case, votes, stage, duration_s=time.perf_counter() - started, fresh=True
+            )
+            if step.escalate is None:
+                break
+            escalations.append(step.escalate)
+        return self.decider.finish(case, step, votes, escalations, stage, checks)
 
     def _inconclusive(
         self, case: Case, reason: str, checks: tuple[CheckResult, ...]
@@ -88,31 +117,33 @@ class CaseJudge:
             checks=checks,
         )
 
-    async def _votes(self, case: Case, prompts: Sequence[Prompt]) -> list[Vote]:
+    async def _votes(
+        self, case: Case, prompts: Sequence[Prompt], seats: Sequence[Seat]
+    ) -> list[Vote]:
         """Every juror's vote, at once. Votes still missing at the case's deadline are
         unavailable; the ones already cast are kept."""
-        stats = [CallStats() for _ in self.seats]
+        stats = [CallStats() for _ in seats]
         timeout = self.panel.case_timeout
         tasks: list[asyncio.Task[Vote]] = []
         try:
             async with asyncio.timeout(timeout):
-                if len(self.seats) == 1:
+                if len(seats) == 1:
                     # One juror needs no task of its own.
-                    return [await self.voter.vote(self.seats[0], case, prompts, stats[0])]
+                    return [await self.voter.vote(seats[0], case, prompts, stats[0])]
                 async with asyncio.TaskGroup() as group:
                     tasks.extend(
                         group.create_task(self.voter.vote(seat, case, prompts, calls))
-                        for seat, calls in zip(self.seats, stats, strict=True)
+                        for seat, calls in zip(seats, stats, strict=True)
                     )
         except TimeoutError:
             pass
         votes = []
-        for index in range(len(self.seats)):
+        for index, seat in enumerate(seats):
             task = tasks[index] if tasks else None
             if task is not None and task.done() and not task.cancelled():
                 votes.append(task.result())
             else:
-                votes.append(self._late(self.seats[index], stats[index]))
+                votes.append(self._late(seat, stats[index]))
         return votes
 
     def _late(self, seat: Seat, calls: CallStats) -> Vote:
@@ -124,35 +155,12 @@ class CaseJudge:
             calls=calls,
         )
 
-    def calls_for(self, case: Case) -> int:
-        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+    def _prompts(self, case: Case) -> int:
         try:
-            prompts = len(self.rubric.prompts(case))
+            return len(self.rubric.prompts(case))
         except ValueError:
             return 0
-        return prompts * sum(seat.samples for seat in self.seats)
 
-    def decide(
-        self,
-        case: Case,
-        votes: Sequence[Vote],
-        *,
-        checks: Sequence[CheckResult] = (),
-        duration_s: float = 0.0,
-        fresh: bool = False,
-    ) -> CaseVerdict:
-        """The verdict these votes and checks give under this panel's rules (no calls)."""
-        return decide_case(
-            case,
-            votes,
-            self.rubric,
-            jurors=len(self.seats),
-            quorum=self.quorum,
-            weights=self._weights,
-            aggregation=self.panel.aggregation,
-            ties=self.panel.ties,
-            spread_alert=self.panel.disagreement_spread,
-            checks=checks,
-            duration_s=duration_s,
-            fresh=fresh,
-        )
+    def calls_for(self, case: Case) -> int:
+        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+        return self._prompts(case) * sum(seat.samples for seat in self.seats)

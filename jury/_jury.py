@@ -17,10 +17,12 @@ from collections.abc import AsyncIterable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from ._calls import CallLayer
+from ._cascade import reducer
 from ._case import Case
 from ._clock import Clock
 from ._errors import ConfigError
 from ._judging import CaseJudge, Checker
+from ._learned import Fit, load_fit
 from ._lifecycle import refuse_retired
 from ._logging import Events
 from ._model import CallCache, JudgeModel, JudgeReply, Usage
@@ -122,7 +124,7 @@ class Jury:
             rubric,
             reasks=panel.reasks,
             max_tokens=panel.max_tokens,
-            aggregation=panel.aggregation,
+            aggregation=reducer(panel.aggregation),
             # Provider errors sometimes echo what they were sent; no key may reach a vote.
             secrets=secret_values(os.environ),
             events=self._events,
@@ -137,6 +139,7 @@ class Jury:
             judge_all=self.judge_all,
             quorum=self.quorum,
             over_budget=self._over_budget,
+            fit=self._fit(),
         )
 
     def with_rubric(self, rubric: Rubric) -> Jury:
@@ -147,6 +150,22 @@ class Jury:
         other.rubric = rubric
         other._bind(rubric)
         return other
+
+    def _fit(self) -> Fit | None:
+        """The learned jury of ``aggregation = "learned"``, checked against this panel."""
+        if self.panel.calibration is None:
+            return None
+        fit = load_fit(self.panel.calibration)
+        tiers = {seat.id: seat.juror.tier for seat in self._seats}
+        fit.check_panel(tiers, self.rubric, self.panel.calibration)
+        wanted = (self.panel.target_agreement, self.panel.risk)
+        if self.panel.target_agreement is not None and (fit.target_agreement, fit.risk) != wanted:
+            raise ConfigError(
+                f"{self.panel.calibration}: calibrated for agreement {fit.target_agreement} at "
+                f"risk {fit.risk}; the jury file asks {wanted[0]} at risk {wanted[1]}: "
+                "calibrate again"
+            )
+        return fit
 
     def _resolve(self, panel: Panel) -> tuple[Seat, ...]:
         firsts = [_as_model(juror.model) for juror in panel.jurors]
@@ -242,7 +261,9 @@ class Jury:
 
         `fresh` votes were just cast under these rules, so their own verdicts stand; recorded
         votes (a re-score) have them recomputed."""
-        return self._cases.decide(case, votes, checks=checks, duration_s=duration_s, fresh=fresh)
+        return self._cases.decider.decide(
+            case, votes, checks=checks, duration_s=duration_s, fresh=fresh
+        )
 
     def _log(self, verdict: CaseVerdict) -> None:
         self._events.info(

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ._decide import Aggregation, TiePolicy
+from ._decide import TiePolicy
 from ._errors import JuryFileError
 from ._limits import ProviderLimits
 from ._model import JudgeModel
@@ -43,6 +43,9 @@ class Juror(BaseModel):
     fallbacks: tuple[str | JudgeModel, ...] = ()
     #: The model family, when it cannot be inferred from the name.
     family: str | None = None
+    #: Its cascade tier: tier 1 judges every case, a later tier only the cases the tiers
+    #: before it left unsure (``[[tier]]`` groups in a jury file set it).
+    tier: int = Field(default=1, ge=1)
 
     @field_validator("model")
     @classmethod
@@ -131,7 +134,14 @@ class Panel(BaseModel):
     thresholds: dict[str, float] = {}
     #: Valid votes a verdict needs; default a majority of the jurors.
     quorum: int | None = Field(default=None, ge=1)
-    aggregation: Aggregation = "median"
+    #: A reducer, or "learned": the jury fitted on labels in the `calibration` file.
+    aggregation: Literal["median", "mean", "minimum", "majority", "learned"] = "median"
+    #: The fit file `jury calibrate --fit` wrote, for ``aggregation = "learned"``.
+    calibration: str | None = None
+    #: Selective verdicts: the agreement with the labels that decided cases must reach, with
+    #: probability at least 1 - `risk`; a verdict less sure than that is INCONCLUSIVE.
+    target_agreement: float | None = Field(default=None, gt=0, lt=1)
+    risk: float = Field(default=0.1, gt=0, lt=1)
     ties: TiePolicy = "inconclusive"
     #: A metric whose scores spread this far apart flags disagreement (default: the rubric's).
     disagreement_spread: float | None = Field(default=None, gt=0)
@@ -188,6 +198,19 @@ class Panel(BaseModel):
             raise ValueError("; ".join(found))
         return value
 
+    @model_validator(mode="after")
+    def _learned_needs_a_fit(self) -> Panel:
+        if (self.aggregation == "learned") != (self.calibration is not None):
+            raise ValueError('aggregation = "learned" and calibration = "<fit file>" go together')
+        tiers = sorted({juror.tier for juror in self.jurors})
+        if tiers != list(range(1, len(tiers) + 1)):
+            raise ValueError(f"tiers must run 1, 2, ... without a gap; got {tiers}")
+        return self
+
+    @property
+    def tiers(self) -> int:
+        return max(juror.tier for juror in self.jurors)
+
     @property
     def effective_quorum(self) -> int:
         return self.quorum if self.quorum is not None else len(self.jurors) // 2 + 1
@@ -205,6 +228,8 @@ def panel_from_mapping(data: Mapping[str, Any], source: str = "<jury>") -> Panel
         if "jurors" in data:
             found.append(("juror", "give jurors either as 'jurors' or as [[juror]]"))
         data["jurors"] = data.pop("juror")
+    if "tier" in data:
+        data["jurors"] = _tiered_jurors(data, source)
     if "threshold" in data:
         if "thresholds" in data:
             found.append(("threshold", "give either 'threshold' or 'thresholds'"))
@@ -220,6 +245,31 @@ def panel_from_mapping(data: Mapping[str, Any], source: str = "<jury>") -> Panel
     return panel
 
 
+def _tiered_jurors(data: dict[str, Any], source: str) -> list[Any]:
+    """``[[tier]]`` groups, each with its ``jurors``, as jurors with their `tier` set."""
+    tiers = data.pop("tier")
+    if "jurors" in data:
+        raise JuryFileError(source, "tier", "give jurors either in [[tier]] groups or as jurors")
+    if not isinstance(tiers, list) or not tiers:
+        raise JuryFileError(source, "tier", "expected [[tier]] tables, each with its jurors")
+    jurors: list[Any] = []
+    for number, group in enumerate(tiers, start=1):
+        where = f"tier[{number - 1}]"
+        if not isinstance(group, dict) or set(group) != {"jurors"}:
+            raise JuryFileError(source, where, "a [[tier]] table holds one key, jurors")
+        members = group["jurors"]
+        if not isinstance(members, list) or not members:
+            raise JuryFileError(source, f"{where}.jurors", "expected a list of jurors")
+        for member in members:
+            juror = {"model": member} if isinstance(member, str) else member
+            if not isinstance(juror, dict) or juror.get("tier", number) != number:
+                raise JuryFileError(
+                    source, f"{where}.jurors", "a juror of this tier, with no other tier"
+                )
+            jurors.append({**juror, "tier": number})
+    return jurors
+
+
 def load_panel(path: str | Path) -> Panel:
     """Read a jury file. A rubric given as a relative path is taken from the file's folder."""
     from ._problems import read_toml
@@ -231,6 +281,8 @@ def load_panel(path: str | Path) -> Panel:
     update: dict[str, Any] = {"checks": panel.checks.relative_to(path.parent)}
     if rubric.endswith(".toml") and not os.path.isabs(rubric):
         update["rubric"] = str(path.parent / rubric)
+    if panel.calibration is not None and not os.path.isabs(panel.calibration):
+        update["calibration"] = str(path.parent / panel.calibration)
     panel = panel.model_copy(update=update)
     problem = thresholds_problem(panel)
     if problem is not None:

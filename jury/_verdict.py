@@ -260,6 +260,14 @@ class CaseVerdict(BaseModel):
     duration_s: float = 0.0
     #: Every vote came from an offline reference juror or replayed record.
     offline: bool = False
+    #: A learned jury's confidence in its verdict: the estimated chance that it agrees with
+    #: the labels it was fitted on (`aggregation = "learned"`); None under other aggregations.
+    confidence: float | None = None
+    #: Why each later tier of a cascade was asked, in order (``[[tier]]`` in the jury file).
+    escalations: tuple[str, ...] = ()
+    #: Jurors of later tiers a cascade did not need to ask, and the calls that spared.
+    not_asked: tuple[str, ...] = ()
+    tier_calls_saved: int = 0
 
     def with_checks(self, checks: Sequence[CheckResult]) -> CaseVerdict:
         """This jury verdict joined with the case's checks (AND): a failed required check

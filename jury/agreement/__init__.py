@@ -18,11 +18,16 @@ Conventions
 - Weighted kappa measures distances on the rubric's *declared* scale: on 1-5, 2 and 4 are
   two steps apart even if nobody used 3. ``convention="observed"`` uses only the levels in
   the data (scikit-learn's ``cohen_kappa_score`` and most other tools).
-- Gwet's AC1 counts q over the declared scale.
+- Gwet's AC1 counts q over the declared scale. With every rating one value it is undefined,
+  as every coefficient here (Gwet's formula would give 1: no variation, nothing to agree on).
+- Ratings: NaN (of any float type) is missing; an infinite rating, and a rating off a declared
+  scale (7 on 1-5, "MAYBE" on FAIL/PASS), raise `ValueError`, never a new category.
 - Fleiss' kappa and AC1 with missing ratings follow Gwet (2014): agreement over cases with
   two or more ratings, prevalence over every rated case.
 - Intervals are percentile bootstraps over cases (units), with a fixed default seed so that
-  the same run gives the same interval.
+  the same run gives the same interval; ``Bootstrap(method="bca")`` (``jury agreement
+  --interval bca``) gives bias-corrected and accelerated ones, which cover better on small
+  samples (coverage measured in ``benchmarks/bootstrap_coverage.py``).
 
 References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Cohen (1960,
 1968); Fleiss (1971); Gwet (2008, 2014); Light (1971) for the mean of pairwise kappas; Kish

@@ -212,7 +212,7 @@ def with_labels(ratings: Ratings, labels: Mapping[str, Score]) -> Ratings:
     return Ratings.from_rows(
         rows,
         level=ratings.level,
-        values=ratings.values,
+        values=ratings.values if ratings.declared else (),
         raters=[*ratings.raters, HUMAN],
         units=ratings.units,
         name=ratings.name,
@@ -543,6 +543,7 @@ def summarize_agreement(
     confidence: float = 0.95,
     seed: int | None = 0,
     widest: int = 10,
+    interval: Literal["percentile", "bca"] = "percentile",
 ) -> AgreementSummary:
     """The agreement of a run's jurors, for reports: per metric (alpha at the metric's level,
     Fleiss' kappa, AC1, percent agreement, the juror x juror matrix, each juror against the
@@ -553,7 +554,7 @@ def summarize_agreement(
     the votes (`infer_metrics`).
     """
     verdicts = list(verdicts)
-    boot = Bootstrap(bootstrap, confidence, seed)
+    boot = Bootstrap(bootstrap, confidence, seed, interval)
     metrics = tuple(metrics) if metrics is not None else infer_metrics(verdicts)
     jurors = tuple(sorted({v.juror for c in verdicts for v in c.votes}))
 

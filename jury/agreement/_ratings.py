@@ -76,7 +76,8 @@ def _is_number(value: object) -> bool:
 
 
 def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    # Any float NaN (numpy's float32 too) is missing, as None is.
+    return value is None or (_is_number(value) and math.isnan(float(value)))  # type: ignore[arg-type]
 
 
 def _key(value: Score) -> tuple[str, Any]:
@@ -105,6 +106,7 @@ class Ratings:
         level: Level,
         *,
         name: str = "",
+        declared: bool = False,
     ) -> None:
         if codes.shape != (len(units), len(raters)):
             raise ValueError(f"codes are {codes.shape}, expected {(len(units), len(raters))}")
@@ -118,6 +120,8 @@ class Ratings:
         self.values = tuple(values)
         self.level: Level = level
         self.name = name
+        #: The values are a declared scale (a rating off it is an error), not those observed.
+        self.declared = declared
 
     # --- construction ----------------------------------------------------------------------
 
@@ -134,7 +138,8 @@ class Ratings:
     ) -> Ratings:
         """Ratings from one row per unit, one column per rater; None (or NaN) is missing.
 
-        `values` declares the scale (worst to best), including values nobody used.
+        `values` declares the scale (worst to best), including values nobody used; a rating
+        off it, or an infinite one, raises `ValueError`.
         """
         width = len(rows[0]) if rows else len(raters or ())
         if any(len(row) != width for row in rows):
@@ -150,7 +155,7 @@ class Ratings:
             [[_MISSING if v is None else index[_key(v)] for v in row] for row in cells],
             dtype=np.int64,
         ).reshape(len(units), len(raters))
-        return cls(units, raters, codes, domain, level, name=name)
+        return cls(units, raters, codes, domain, level, name=name, declared=bool(values))
 
     @classmethod
     def from_verdicts(
@@ -235,14 +240,28 @@ class Ratings:
         """The same units, rated by `raters` only."""
         columns = [self.raters.index(r) for r in raters]
         return Ratings(
-            self.units, raters, self.codes[:, columns], self.values, self.level, name=self.name
+            self.units,
+            raters,
+            self.codes[:, columns],
+            self.values,
+            self.level,
+            name=self.name,
+            declared=self.declared,
         )
 
     def without(self, rater: str) -> Ratings:
         return self.select([r for r in self.raters if r != rater])
 
     def with_level(self, level: Level) -> Ratings:
-        return Ratings(self.units, self.raters, self.codes, self.values, level, name=self.name)
+        return Ratings(
+            self.units,
+            self.raters,
+            self.codes,
+            self.values,
+            level,
+            name=self.name,
+            declared=self.declared,
+        )
 
     def rows(self) -> list[list[Score | None]]:
         """Back to values: one row per unit, None where missing."""
@@ -270,15 +289,25 @@ def _vote_value(
 def _domain(
     declared: Sequence[Score], observed: Iterable[Score], level: Level, name: str
 ) -> tuple[Score, ...]:
-    """Declared values in their order, plus observed extras placed where they belong."""
+    """The declared values in their order; without a declaration, the values observed.
+
+    Rules: a rating off a declared scale (a 7 on 1-5, "MAYBE" on FAIL/PASS) is an error, never
+    a new category; an infinite rating is an error (no distance to it is finite); numbers
+    order themselves, other values sort by their text.
+    """
+    label = name or "ratings"
+    observed = list(observed)
+    infinite = [v for v in observed if _is_number(v) and math.isinf(float(v))]
+    if infinite:
+        raise ValueError(f"{label}: {infinite[0]!r} is not a finite rating")
     domain: dict[tuple[str, Any], Score] = {_key(v): v for v in declared}
     extras = {_key(v): v for v in observed if _key(v) not in domain}
     if not extras:
         return tuple(domain.values())
-    everything = [*domain.values(), *extras.values()]
-    if all(_is_number(v) for v in everything):
-        return tuple(sorted(everything, key=float))
-    if declared and level != "nominal":
+    if declared:
         shown = ", ".join(repr(v) for v in list(extras.values())[:3])
-        raise ValueError(f"{name or 'ratings'}: {shown} is not on the declared {level} scale")
-    return (*domain.values(), *sorted(extras.values(), key=str))
+        scale = ", ".join(repr(v) for v in declared[:6]) + (", ..." if len(declared) > 6 else "")
+        raise ValueError(f"{label}: {shown} is not on the declared {level} scale ({scale})")
+    if all(_is_number(v) for v in extras.values()):
+        return tuple(sorted(extras.values(), key=float))
+    return tuple(sorted(extras.values(), key=str))

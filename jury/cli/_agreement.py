@@ -82,6 +82,12 @@ def register(sub: Any) -> None:
         default=SEED,
         help=f"seed of the bootstrap and of --sample (default {SEED})",
     )
+    parser.add_argument(
+        "--interval",
+        choices=("percentile", "bca"),
+        default="percentile",
+        help="bootstrap interval: percentile, or bias-corrected and accelerated (small samples)",
+    )
     parser.add_argument("--top", type=int, default=5, help="cases with the widest disagreement")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     add_subset_options(parser, seed=False)
@@ -136,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         seed=args.seed,
         widest=args.top,
+        interval=args.interval,
     )
     if metrics is None and args.metric:
         summary = summary.model_copy(

@@ -18,6 +18,15 @@ Hand-labelled cases
     that a later ``--baseline`` run shows drift after a silent model update.
 Panel warnings
     Two jurors of one family, a juror of the family under test, a model alias.
+A learned jury (``--fit FIT.toml``)
+    Fits the jury to the hand labels of one target (``--target``: "pass" or a metric): log-odds
+    weights and a stacked logistic regression, with k-fold held-out accuracy beside the naive
+    majority and each juror alone; ``--unsupervised`` fits Dawid-Skene without labels. With
+    ``target_agreement`` in the jury file, the thresholds of selective verdicts are calibrated
+    on labelled cases the model was not fitted on; exit 1 when none meets the target (no fit
+    is written). ``--select`` ranks subsets of the jurors by held-out accuracy per dollar;
+    ``--html FILE`` draws the accuracy-coverage trade-off; ``--votes RUN`` takes the votes of
+    a recorded run instead of judging again.
 
 Exit 1 when a gold check fails or agreement drifts beyond ``--drift-tolerance``; 3 when a
 check could not be decided (judges unavailable) and nothing failed; 2 on usage errors.
@@ -72,6 +81,18 @@ def register(sub: Any) -> None:
         default=0.05,
         help="largest drop in a juror's accuracy against the labels that is not drift",
     )
+    learned = parser.add_argument_group("learned jury")
+    learned.add_argument("--fit", metavar="FIT", help="fit the jury to the labels; write it here")
+    learned.add_argument("--target", help='the label to learn: "pass" or a metric (default: found)')
+    learned.add_argument(
+        "--model", choices=("auto", "weights", "stacked"), default="auto", help="which model"
+    )
+    learned.add_argument("--unsupervised", action="store_true", help="Dawid-Skene, no labels")
+    learned.add_argument("--select", action="store_true", help="rank subsets of the jurors")
+    learned.add_argument("--seed", type=int, default=0, help="seed of the folds and the split")
+    learned.add_argument("--folds", type=int, default=5, help="folds of the held-out estimates")
+    learned.add_argument("--votes", metavar="RUN", help="the votes of this recorded run")
+    learned.add_argument("--html", metavar="FILE", help="write the trade-off page here")
     parser.set_defaults(handler=run)
 
 
@@ -226,6 +247,10 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for warning in panel_warnings(panel):
         print(f"warning: {warning}", file=sys.stderr)
+    if args.fit or args.select or args.unsupervised:
+        from ..agreement._fit_command import learn
+
+        return learn(panel, cases, args, out)
     # A calibration tests the judges on the answers it swaps in; the trace checks of the
     # cases would only spare the judges it means to test.
     jury = Jury(panel, checks=None)

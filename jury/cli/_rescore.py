@@ -1,8 +1,11 @@
 """`jury rescore RUN`: the verdicts a recorded run gives under other rules, with no judge call.
 
-The recorded votes are decided again with `decide_case` (the engine's own decision step)
-under a new aggregation, quorum, tie policy or threshold. Nothing is resolved but the rubric:
-no provider, no key, no network. The result is a new run directory, reported like a run.
+The recorded votes are decided again by the engine's own decision step (`jury._cascade`)
+under a new aggregation, quorum, tie policy or threshold, or by a learned jury
+(``--calibration FIT``, from `jury calibrate --fit`). A cascaded run is walked tier by tier as
+it was judged; a tier the new rules want but the run never asked leaves its case INCONCLUSIVE.
+Nothing is resolved but the rubric: no provider, no key, no network. The result is a new run
+directory, reported like a run.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._cascade import Decider
 from .._case import Case
-from .._decide import AGGREGATIONS, decide_case
+from .._decide import AGGREGATIONS
 from .._errors import ConfigError
 from .._panel import Panel
 from .._records import (
@@ -46,6 +50,11 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("run", metavar="RUN", help="a run directory")
     parser.add_argument("--aggregation", choices=AGGREGATIONS, help="how votes combine")
+    parser.add_argument(
+        "--calibration",
+        metavar="FIT",
+        help="decide with the learned jury of this fit file (jury calibrate --fit)",
+    )
     parser.add_argument("--quorum", type=int, help="valid votes a verdict needs")
     parser.add_argument("--ties", choices=("inconclusive", "fail", "pass"), help="tie policy")
     parser.add_argument(
@@ -83,6 +92,12 @@ def _updated_panel(panel: Panel, args: argparse.Namespace) -> tuple[Panel, dict[
     changes: dict[str, Any] = {}
     if args.aggregation:
         changes["aggregation"] = args.aggregation
+        changes["calibration"] = None
+    if args.calibration:
+        if args.aggregation:
+            raise ConfigError("give either --aggregation or --calibration")
+        changes["aggregation"] = "learned"
+        changes["calibration"] = os.path.abspath(args.calibration)
     if args.quorum is not None:
         changes["quorum"] = args.quorum
     if args.ties:
@@ -102,23 +117,32 @@ def _updated_panel(panel: Panel, args: argparse.Namespace) -> tuple[Panel, dict[
     return updated, changes
 
 
-def rescore_verdict(verdict: CaseVerdict, case: Case, panel: Panel, rubric: Rubric) -> CaseVerdict:
+def decider(panel: Panel, rubric: Rubric) -> Decider:
+    """The panel's decision rules, its learned jury loaded and checked when it has one."""
+    fit = None
+    tiers = {juror.id: juror.tier for juror in panel.jurors}
+    if panel.calibration is not None:
+        from .._learned import load_fit
+
+        fit = load_fit(panel.calibration)
+        fit.check_panel(tiers, rubric, panel.calibration)
+    samples = {juror.id: panel.samples_for(juror) for juror in panel.jurors}
+
+    def calls(case: Case, juror: str) -> int:
+        try:
+            return len(rubric.prompts(case)) * samples[juror]
+        except ValueError:
+            return 0
+
+    weights = {juror.id: juror.weight for juror in panel.jurors}
+    return Decider(panel, rubric, tiers, weights, calls, fit)
+
+
+def rescore_verdict(verdict: CaseVerdict, case: Case, rules: Decider) -> CaseVerdict:
     """One case decided again from its recorded votes and checks."""
     if not verdict.votes and not verdict.judges_spared:
         return verdict  # the rubric could not judge the case: nothing to decide again
-    return decide_case(
-        case,
-        verdict.votes,
-        rubric,
-        jurors=len(panel.jurors),
-        quorum=panel.effective_quorum,
-        weights={juror.id: juror.weight for juror in panel.jurors},
-        aggregation=panel.aggregation,
-        ties=panel.ties,
-        spread_alert=panel.disagreement_spread,
-        checks=verdict.checks,
-        duration_s=verdict.duration_s,
-    )
+    return rules.decide(case, verdict.votes, checks=verdict.checks, duration_s=verdict.duration_s)
 
 
 def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, Panel, Rubric]:
@@ -127,7 +151,12 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
     recorded = Panel.model_validate(manifest["jury"])
     _check_rubric(manifest, recorded)
     panel, changes = _updated_panel(recorded, args)
+    if panel.calibration is not None and not os.path.isabs(panel.calibration):
+        # A fit named relative to where the run was started, as its rubric file is.
+        where = os.path.join(manifest.get("cwd") or ".", panel.calibration)
+        panel = panel.model_copy(update={"calibration": where})
     rubric = _rubric(manifest, panel)
+    rules = decider(panel, rubric)
     subset = subset_from(args)
     verdicts = select_verdicts(str(run), subset)
     kept = {v.case_id for v in verdicts}
@@ -155,7 +184,7 @@ def rescore(run: Path, out: Path, args: argparse.Namespace) -> tuple[RunRecord, 
             case = cases.get(verdict.case_id)
             if case is None:
                 raise ConfigError(f"{run}: verdict for {verdict.case_id!r} has no recorded case")
-            record.append(rescore_verdict(verdict, case, panel, rubric))
+            record.append(rescore_verdict(verdict, case, rules))
     return record, panel, rubric
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._case import Case
 from .._errors import ConfigError
@@ -69,6 +69,7 @@ def run_agreement(
     confidence: float = CONFIDENCE,
     seed: int | None = SEED,
     widest: int = 10,
+    interval: Literal["percentile", "bca"] = "percentile",
 ) -> AgreementSummary:
     from ..agreement._panel import summarize_agreement
 
@@ -80,6 +81,7 @@ def run_agreement(
         confidence=confidence,
         seed=seed,
         widest=widest,
+        interval=interval,
     )
 
 

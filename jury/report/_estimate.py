@@ -63,6 +63,21 @@ def print_estimate(
         f"Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice models; retries, "
         "fallbacks and cache hits not counted."
     )
+    if panel.tiers > 1:
+        tier = {juror.id: juror.tier for juror in panel.jurors}
+        first = [r for r in result.jurors if tier.get(r.juror) == 1]
+        low = None if any(r.cost is None for r in first) else sum(r.cost or 0.0 for r in first)
+        full = (
+            None
+            if any(r.cost is None for r in result.jurors)
+            else sum(r.cost or 0.0 for r in result.jurors)
+        )
+        console.print(
+            f"Cascade of {panel.tiers} tiers: from {sum(r.calls for r in first):,} calls "
+            f"({_usd(low)}), when tier 1 decides every case, to "
+            f"{sum(r.calls for r in result.jurors):,} ({_usd(full)}), when every case reaches "
+            "the last tier."
+        )
     for note in result.notes:
         console.print(f"Note: {escape(note)}")
     return 0

@@ -74,6 +74,13 @@ def render_html(
     manifest: Mapping[str, Any],
 ) -> str:
     """The report page of a run."""
+    from markupsafe import Markup
+
+    from ._calibration import run_tradeoff
+
+    tradeoff = run_tradeoff(verdicts, cases)
+    if tradeoff is not None:
+        tradeoff["svg"] = Markup(tradeoff["svg"])  # built from escaped text in _calibration
     durations = sorted(v.duration_s for v in verdicts)
     code = summary.exit_code(gate)
     listed = sorted(verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], v.case_id))
@@ -112,4 +119,5 @@ def render_html(
             "max": durations[-1] if durations else None,
         },
         cost=summary.cost,
+        tradeoff=tradeoff,
     )

@@ -115,6 +115,7 @@ def publish(
 def _summary_json(summary: RunSummary, gate: Gate) -> str:
     data = summary.model_dump(mode="json")
     data["pass_rate"] = summary.pass_rate
+    data["coverage"] = summary.coverage
     data["cost"] = summary.cost
     data["gate"] = gate.model_dump(mode="json")
     data["exit_code"] = summary.exit_code(gate)

@@ -80,6 +80,17 @@ class RunSummary(BaseModel):
     offline: bool = False
     #: Results per split ("dev", "heldout"), for the cases that name one.
     by_split: dict[str, CategoryStats] = {}
+    #: Cascades: cases that asked a later tier, the calls the tiers not asked did not make,
+    #: and what those calls would have cost (each juror's mean cost of a vote in this run;
+    #: None when a juror's is unknown or it never voted).
+    escalated: int = 0
+    tier_calls_saved: int = 0
+    tier_cost_saved: float | None = 0.0
+
+    @property
+    def coverage(self) -> float | None:
+        """Decided (passed or failed) cases over all cases."""
+        return (self.passed + self.failed) / self.total if self.total else None
 
     @property
     def pass_rate(self) -> float | None:
@@ -132,6 +143,8 @@ class Tally:
         self.inconclusives: list[CaseNote] = []
         self.disagreements: list[CaseNote] = []
         self.jurors: dict[str, JurorStats] = {name: JurorStats() for name in jurors}
+        self.escalated = self.tier_calls_saved = 0
+        self.not_asked: dict[str, int] = {}
 
     def add(self, verdict: CaseVerdict) -> None:
         self.total += 1
@@ -168,6 +181,11 @@ class Tally:
             self.disagreements.append(note(verdict, verdict.disagreement_reasons))
         self.spared += verdict.judges_spared
         self.calls_saved += verdict.calls_saved
+        if verdict.escalations or verdict.not_asked:
+            self.escalated += bool(verdict.escalations)
+            self.tier_calls_saved += verdict.tier_calls_saved
+            for juror in verdict.not_asked:
+                self.not_asked[juror] = self.not_asked.get(juror, 0) + 1
         if verdict.checks:
             self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
         self.offline = self.offline or verdict.offline
@@ -207,7 +225,19 @@ class Tally:
             checks_failed=self.checks_failed,
             offline=self.offline,
             by_split=dict(sorted(self.splits.items())),
+            escalated=self.escalated,
+            tier_calls_saved=self.tier_calls_saved,
+            tier_cost_saved=self._cost_saved(),
         )
+
+    def _cost_saved(self) -> float | None:
+        saved = 0.0
+        for juror, skipped in self.not_asked.items():
+            stats = self.jurors.get(juror)
+            if stats is None or not stats.votes or stats.calls.cost is None:
+                return None
+            saved += skipped * stats.calls.cost / stats.votes
+        return saved
 
 
 def _count(stats: CategoryStats, verdict: CaseVerdict) -> None:

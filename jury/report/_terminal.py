@@ -303,6 +303,15 @@ def render_report(
     console.print()
     _jurors(summary, console)
     _print_checks_summary(summary, console)
+    if summary.escalated or summary.tier_calls_saved:
+        saved = summary.tier_cost_saved
+        console.print(
+            f"Cascade: {summary.escalated} case(s) escalated to a later tier; "
+            f"{summary.tier_calls_saved} call(s) not made against the full panel"
+            + (f", about {_cost(saved)} saved." if saved is not None else ".")
+        )
+    if summary.inconclusive and summary.coverage is not None:
+        console.print(f"Coverage: {_pct(summary.coverage)} of the cases decided.")
 
     console.print()
     code = summary.exit_code(gate)

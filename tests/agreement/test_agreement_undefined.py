@@ -45,8 +45,12 @@ def test_kappa_family_without_variation_or_overlap() -> None:
         assert "chance agreement is total" in estimate.reason
     # Percent agreement is defined (and 100%): it is not chance-corrected.
     assert percent_agreement(same).value == 1.0
-    # Gwet's AC1 is defined by construction when everyone agrees (Gwet 2008).
-    assert gwet_ac1(same).value == 1.0
+    # Gwet's formula says 1 when every rating is one value; aiojury says undefined, as the
+    # README promises for every coefficient: no variation, nothing to agree about.
+    ac1 = gwet_ac1(same)
+    assert ac1.value is None
+    assert ac1.reason is not None
+    assert "no variation to agree about" in ac1.reason
 
     apart = Ratings.from_rows([["PASS", None], [None, "FAIL"]], values=["FAIL", "PASS"])
     assert cohen_kappa(apart).reason == "no case was rated by both"

@@ -1,0 +1,404 @@
+"""Juries that beat their best juror? Learned weights, stacking, Dawid-Skene, selective verdicts
+and cascades on recorded judges (LLMBar: both presentation orders; PandaLM: one order), over
+seeded random 50/50 splits: fit on one half, measure on the other.
+
+The recorded verdicts go through the engine once (replay jurors); each panel's votes are then
+decided again, per split, by the engine's own decision step (`jury._cascade.Decider`, what
+`jury rescore` runs) under each way of combining them, with fits from
+`jury.agreement._fitting` (what `jury calibrate --fit` runs). Nothing is chosen on a test
+half: the best juror, the model, the thresholds and the tier orders come from the training
+half, and a threshold is calibrated on training cases its model was not fitted on.
+
+Figures are fractions, means over the splits: accuracy_all (right / all test items, undecided
+counted wrong), accuracy_decided (right / decided; the mean over splits that decided any),
+coverage (decided / all). The best juror's `accuracy` is the LLMBar authors' measure (mean
+over both orders of agreement with gold); on PandaLM its one order.
+
+Run: ``python benchmarks/juries.py [--splits 20] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import _preference as pandalm
+from benchmarks import llmbar
+from benchmarks._machine import machine
+from jury import Case, CaseVerdict, Juror, Jury, Panel, Rubric, Verdict
+from jury._cascade import Decider
+from jury._learned import Fit, value_key
+from jury._logging import configure_logging
+from jury.agreement._evidence import Labelled, labelled_table
+from jury.agreement._fitting import fit_jury, fit_unsupervised
+from providers.replay import Record, write_records
+
+#: Relative cost of one call (list prices of the time, assumed; GPT-4 0613 = 30): they set the
+#: "cheapest first" order and the cost ratio, nothing else.
+PRICE = {"GPT-4": 30.0, "ChatGPT": 1.0, "PaLM2": 1.0, "LLaMA2": 0.5, "gpt35": 1.0, "pandalm7b": 0.1}
+VNR, MR = "Vanilla_NoRules", "Metrics_Reference"
+LLMBAR_PANELS: dict[str, tuple[str, ...]] = {
+    "LLMBar GPT-4+PaLM2+LLaMA2 Vanilla_NoRules": (f"GPT-4/{VNR}", f"PaLM2/{VNR}", f"LLaMA2/{VNR}"),
+    "LLMBar ChatGPT+PaLM2+LLaMA2 Vanilla_NoRules": (
+        f"ChatGPT/{VNR}",
+        f"PaLM2/{VNR}",
+        f"LLaMA2/{VNR}",
+    ),
+    "LLMBar GPT-4+PaLM2+LLaMA2 Metrics_Reference": (f"GPT-4/{MR}", f"PaLM2/{MR}", f"LLaMA2/{MR}"),
+}
+PANDALM_PANEL = ("gpt35", "pandalm7b")
+TARGETS = (0.85, 0.80)
+RISK = 0.1
+
+
+def price(juror: str) -> float:
+    return PRICE[juror.split("/", maxsplit=1)[0]]
+
+
+@dataclass(slots=True)
+class Data:
+    """One dataset, judged once: cases, every juror's recorded verdicts, gold, and each
+    juror's score alone per case (the authors' measure)."""
+
+    rubric: Rubric
+    prompts: int
+    cases: list[Case]
+    verdicts: list[CaseVerdict]
+    alone: dict[str, np.ndarray]
+
+
+async def judge(
+    cases: Sequence[Case], files: Mapping[str, Sequence[Record]], rubric: Rubric
+) -> list[CaseVerdict]:
+    with tempfile.TemporaryDirectory() as folder:
+        jurors = []
+        for name, recs in files.items():
+            path = Path(folder) / f"{name.replace('/', '_')}.jsonl"
+            write_records(path, recs)
+            jurors.append(Juror(model=f"replay/{path}", name=name))
+        panel = Panel(jurors=tuple(jurors), quorum=1, reasks=0, concurrency=64, case_timeout=None)
+        async with Jury(panel, rubric=rubric, checks=None) as jury:
+            found = {v.case_id: v async for v in jury.evaluate(cases)}
+    return [found[case.id] for case in cases]
+
+
+def llmbar_data(folder: Path) -> Data:
+    items = llmbar.load_items(folder)
+    judges = sorted({j for jurors in LLMBAR_PANELS.values() for j in jurors})
+    cases = [
+        case.model_copy(update={"labels": {"winner": "A" if item["gold"] == 1 else "B"}})
+        for case, item in zip(llmbar.cases(items), items, strict=True)
+    ]
+    verdicts = asyncio.run(
+        judge(cases, {j: llmbar.records(items, j) for j in judges}, llmbar.RUBRIC)
+    )
+    alone = {
+        j: np.array(
+            [
+                (
+                    (it["judges"][j]["noswap"] == str(it["gold"]))
+                    + (it["judges"][j]["swap"] == str(it["gold"]))
+                )
+                / 2
+                for it in items
+            ]
+        )
+        for j in judges
+    }
+    return Data(llmbar.RUBRIC, 2, cases, verdicts, alone)
+
+
+def pandalm_data(folder: Path) -> Data:
+    items = [it for it in pandalm.load_items(folder) if pandalm.majority(it) is not None]
+    cases = pandalm.cases(items)
+    files = {j: pandalm.records(items, j) for j in PANDALM_PANEL}
+    verdicts = asyncio.run(judge(cases, files, pandalm.PREFERENCE))
+    alone = {
+        j: np.array([float(pandalm.said(it, j) == pandalm.majority(it)) for it in items])
+        for j in PANDALM_PANEL
+    }
+    return Data(pandalm.PREFERENCE, 1, cases, verdicts, alone)
+
+
+# --- deciding a test half ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Tally:
+    right: int = 0
+    decided: int = 0
+    cases: int = 0
+    calls: int = 0
+    full_calls: int = 0
+    cost: float = 0.0
+    full_cost: float = 0.0
+
+
+def decide(
+    data: Data,
+    members: Sequence[int],
+    jurors: Sequence[str],
+    gold: Sequence[str],
+    *,
+    fit: Fit | None = None,
+    tiers: Mapping[str, int] | None = None,
+) -> Tally:
+    """The engine's verdicts on these cases: majority (quorum 1, the LLMBar benchmark's rule)
+    without a fit, the learned jury (and its cascade) with one."""
+    tiers = dict(tiers or dict.fromkeys(jurors, 1))
+    panel = Panel(
+        jurors=tuple(Juror(model=f"replay/{j}", name=j, tier=tiers[j]) for j in jurors),
+        aggregation="learned" if fit else "majority",
+        calibration="(in memory)" if fit else None,
+        quorum=1,
+    )
+    rules = Decider(
+        panel, data.rubric, tiers, dict.fromkeys(jurors, 1.0), lambda c, j: data.prompts, fit
+    )
+    tally = Tally()
+    for i in members:
+        votes = tuple(v for v in data.verdicts[i].votes if v.juror in jurors)
+        verdict = rules.decide(data.cases[i], votes)
+        asked = [j for j in jurors if j not in verdict.not_asked]
+        tally.cases += 1
+        tally.calls += data.prompts * len(asked)
+        tally.full_calls += data.prompts * len(jurors)
+        tally.cost += data.prompts * sum(price(j) for j in asked)
+        tally.full_cost += data.prompts * sum(price(j) for j in jurors)
+        winner = verdict.metrics["winner"].value if "winner" in verdict.metrics else None
+        if verdict.verdict is Verdict.INCONCLUSIVE or winner is None:
+            continue
+        tally.decided += 1
+        tally.right += value_key(winner) == gold[i]
+    return tally
+
+
+# --- one panel over the splits ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Series:
+    """One way of deciding, split after split."""
+
+    all: list[float] = field(default_factory=list)
+    decided: list[float] = field(default_factory=list)
+    coverage: list[float] = field(default_factory=list)
+    calls: list[float] = field(default_factory=list)
+    cost: list[float] = field(default_factory=list)
+    met: int = 0
+    empty: int = 0
+
+    def add(self, tally: Tally, target: float | None = None) -> None:
+        self.all.append(tally.right / tally.cases)
+        self.coverage.append(tally.decided / tally.cases)
+        self.calls.append(tally.calls / tally.full_calls)
+        self.cost.append(tally.cost / tally.full_cost)
+        if tally.decided:
+            agreement = tally.right / tally.decided
+            self.decided.append(agreement)
+            self.met += target is not None and agreement >= target
+        else:
+            self.empty += 1
+
+    def nothing(self) -> None:
+        """A split where no threshold met the target: nothing decided."""
+        self.all.append(0.0)
+        self.coverage.append(0.0)
+        self.empty += 1
+
+    def figures(self) -> dict[str, Any]:
+        def mean(values: list[float]) -> float | None:
+            return round(float(np.mean(values)), 4) if values else None
+
+        return {
+            "accuracy_all": mean(self.all),
+            "accuracy_decided": mean(self.decided),
+            "coverage": mean(self.coverage),
+        }
+
+
+def run_panel(name: str, data: Data, jurors: Sequence[str], splits: int) -> dict[str, Any]:
+    everyone = labelled_table(data.cases, data.verdicts, data.rubric, "winner")
+    rows = [{k: v for k, v in row.items() if k[0] in jurors} for row in everyone.rows]
+    table = Labelled(
+        everyone.target, everyone.classes, everyone.ids, rows, everyone.jurors, everyone.labels
+    )
+    gold = [table.keys[label] if label >= 0 else "" for label in table.labels]
+    labelled = [i for i, label in enumerate(table.labels) if label >= 0]
+    n = len(labelled)
+    series: dict[str, Series] = {}
+    best: list[tuple[str, float]] = []
+
+    def record(key: str, tally: Tally | None, target: float | None = None) -> None:
+        entry = series.setdefault(key, Series())
+        if tally is None:
+            entry.nothing()
+        else:
+            entry.add(tally, target)
+
+    one_tier = dict.fromkeys(jurors, 1)
+    for split in range(splits):
+        order = np.random.default_rng(split).permutation(labelled)
+        train, test = sorted(order[: n // 2].tolist()), sorted(order[n // 2 :].tolist())
+        half = Labelled(
+            table.target,
+            table.classes,
+            table.ids,
+            table.rows,
+            table.jurors,
+            [label if i in set(train) else -1 for i, label in enumerate(table.labels)],
+        )
+        strength = {j: float(data.alone[j][train].mean()) for j in jurors}
+        top = max(jurors, key=lambda j: strength[j])
+        best.append((top, float(data.alone[top][test].mean())))
+        record("naive", decide(data, test, jurors, gold))
+        for kind in ("weights", "stacked"):
+            found = fit_jury(half, one_tier, data.rubric, model=kind, seed=split)
+            record(
+                "learned" if kind == "weights" else "stacked",
+                decide(data, test, jurors, gold, fit=found.fit),
+            )
+        subset = Labelled(
+            table.target,
+            table.classes,
+            [table.ids[i] for i in train],
+            [table.rows[i] for i in train],
+            [table.jurors[i] for i in train],
+            [table.labels[i] for i in train],
+        )
+        unsupervised = fit_unsupervised(subset, jurors, data.rubric)
+        record("dawid_skene", decide(data, test, jurors, gold, fit=unsupervised.fit))
+        for target in TARGETS:
+            found = fit_jury(
+                half, one_tier, data.rubric, target_agreement=target, risk=RISK, seed=split
+            )
+            tally = decide(data, test, jurors, gold, fit=found.fit) if found.fit else None
+            record(f"selective {target}", tally, target)
+        orders = {
+            "strongest first": sorted(jurors, key=lambda j: -strength[j]),
+            "cheapest first": sorted(jurors, key=lambda j: (price(j), -strength[j])),
+        }
+        for label, ranked in orders.items():
+            tiers = {j: i + 1 for i, j in enumerate(ranked)}
+            found = fit_jury(half, tiers, data.rubric, seed=split)
+            record(f"cascade {label}", decide(data, test, jurors, gold, fit=found.fit, tiers=tiers))
+    names = [b[0] for b in best]
+    chosen = max(set(names), key=names.count)
+    out: dict[str, Any] = {
+        "name": name,
+        "jurors": list(jurors),
+        "test_items": n - n // 2,
+        "best_juror": {"name": chosen, "accuracy": round(float(np.mean([b[1] for b in best])), 4)},
+    }
+    for key in ("naive", "learned", "stacked", "dawid_skene"):
+        out[key] = series[key].figures()
+    out["selective"] = [
+        {
+            **series[f"selective {t}"].figures(),
+            "target": t,
+            "risk": RISK,
+            "splits_meeting_target": series[f"selective {t}"].met,
+            "splits_empty": series[f"selective {t}"].empty,
+        }
+        for t in TARGETS
+    ]
+    cascades = []
+    for label in ("strongest first", "cheapest first"):
+        entry = series[f"cascade {label}"]
+        cascades.append(
+            {
+                **entry.figures(),
+                "order": label,
+                "calls_ratio": round(float(np.mean(entry.calls)), 4),
+                "cost_ratio": round(float(np.mean(entry.cost)), 4),
+            }
+        )
+    # Recommended: the order that makes fewer calls (a figure that reads no label).
+    out["cascade"] = min(cascades, key=lambda c: c["calls_ratio"])
+    out["cascades"] = cascades
+    return out
+
+
+def markdown(panels: Sequence[Mapping[str, Any]], splits: int) -> str:
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}"
+
+    def row(name: str, way: str, figures: Mapping[str, Any], note: str = "") -> str:
+        cells = [figures["accuracy_all"], figures["accuracy_decided"], figures["coverage"]]
+        return f"| {name} | {way} | " + " | ".join(pct(c) for c in cells) + f" | {note} |"
+
+    lines = [
+        "| panel | way | accuracy, all items | accuracy, decided | coverage | notes |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for panel in panels:
+        name, best = panel["name"], panel["best_juror"]
+        accuracy = best["accuracy"]
+        alone = {"accuracy_all": accuracy, "accuracy_decided": accuracy, "coverage": 1.0}
+        lines.append(row(name, f"best juror alone ({best['name']})", alone, "authors' measure"))
+        for key, label in (
+            ("naive", "naive majority"),
+            ("learned", "learned weights"),
+            ("stacked", "stacked"),
+            ("dawid_skene", "Dawid-Skene"),
+        ):
+            lines.append(row(name, label, panel[key]))
+        for s in panel["selective"]:
+            decided = splits - s["splits_empty"]
+            note = (
+                f"target met in {s['splits_meeting_target']} of the {decided} splits that "
+                f"decided anything; {s['splits_empty']} decided nothing"
+            )
+            lines.append(row(name, f"selective, target {s['target']:.2f}", s, note))
+        for c in panel["cascades"]:
+            note = f"calls {pct(c['calls_ratio'])} %, cost {pct(c['cost_ratio'])} %"
+            lines.append(row(name, f"cascade, {c['order']}", c, note))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--splits", type=int, default=20)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--llmbar", help="the llmbar folder (default: ../shared/data/llmbar)")
+    parser.add_argument("--pandalm", help="the pandalm folder (default: beside llmbar's)")
+    args = parser.parse_args(argv)
+    configure_logging(0)
+    bar = llmbar.find_data(args.llmbar)
+    # The PandaLM folder sits beside LLMBar's in shared/data.
+    panda = Path(args.pandalm) if args.pandalm else bar.parent / "pandalm" if bar else None
+    if bar is None or panda is None or not (panda / pandalm.DATA_FILE).is_file():
+        print("juries: no data folder found (--llmbar, --pandalm)", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    panels = []
+    data = llmbar_data(bar)
+    for name, jurors in LLMBAR_PANELS.items():
+        panels.append(run_panel(name, data, jurors, args.splits))
+    panels.append(
+        run_panel("PandaLM gpt-3.5+PandaLM-7B", pandalm_data(panda), PANDALM_PANEL, args.splits)
+    )
+    elapsed = time.perf_counter() - started
+    if args.json:
+        import json
+
+        print(json.dumps({"panels": panels}, indent=1))
+        return 0
+    print(f"{args.splits} seeded 50/50 splits; {elapsed:.0f} s; {machine()}")
+    print(markdown(panels, args.splits))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,399 @@
+"""From labelled verdicts to a fit file: what `jury calibrate --fit` does.
+
+1. Each case becomes a row of evidence (`jury._learned.signals`: a source per juror, or per
+   presentation order of a pairwise juror) and, where labelled, a class of the target.
+2. With a target agreement, the labelled cases are split, seeded and by class, into a part the
+   models are fitted on and a part the thresholds are calibrated on: a threshold is never
+   calibrated on the cases its model was fitted on.
+3. For each stage (tier 1, tiers 1-2, ...): k-fold held-out accuracy of the log-odds weights,
+   the stacked model, the naive majority and each juror alone, on the fitting part; the
+   better model (or the one asked for) is fitted on the whole fitting part, and its
+   probabilities are mapped to the agreement its held-out predictions had (isotonic).
+4. Thresholds: with a target, fixed-sequence testing on the calibration cases that reach each
+   stage, at risk / stages (a union bound over the stages); without one, a tier before the
+   last stands when its estimated agreement reaches the whole panel's held-out accuracy, and
+   the last stage decides whatever its quorum allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from .._errors import ConfigError
+from .._learned import FORMAT, Fit, FitSource, FitStage, SourceKey, value_key
+from ._evidence import Labelled, Method, Rows, alone, method, naive
+from ._learn import Linear, fit_dawid_skene, fit_stacked, fit_weights, folds_of
+from ._selective import Threshold, curve, fixed_sequence, isotonic_steps
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from .._rubric import Rubric
+
+__all__ = ["MIN_LABELLED", "FitResult", "StageResult", "fit_jury", "fit_unsupervised"]
+
+#: The fewest labelled cases a fit accepts.
+MIN_LABELLED = 20
+Choice = Literal["auto", "weights", "stacked"]
+Maker = Callable[[Rows, list[int]], Linear]
+
+
+@dataclass(slots=True)
+class StageResult:
+    """One stage as `jury calibrate` reports it."""
+
+    number: int
+    jurors: tuple[str, ...]
+    methods: list[Method]
+    model: str
+    penalty: float | None = None
+    threshold: float = 0.0
+    certified: Threshold | None = None
+
+    def method(self, name: str) -> Method:
+        return next(m for m in self.methods if m.name == name)
+
+
+@dataclass(slots=True)
+class FitResult:
+    """A fit, and everything `jury calibrate` prints about it."""
+
+    fit: Fit | None
+    stages: list[StageResult]
+    warnings: list[str]
+    #: Why no fit can be written (no threshold meets the target), else None.
+    failure: str | None
+    #: Accuracy-coverage on held-out cases: the fitted jury, the naive majority, each juror.
+    curves: dict[str, list[tuple[float, float]]]
+    labelled: int
+    fitted_on: int
+    calibrated_on: int
+    #: The fitting part, and the held-out class index and probability of the fitted jury.
+    fitting: list[int] = field(default_factory=list)
+    held_out: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+
+
+def held_out(
+    rows: Rows, labels: Sequence[int], assigned: NDArray[np.int64], make: Maker
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Each case's class index (-1: a tie) and probability from a model fitted on the
+    other folds."""
+    index = np.full(len(rows), -1, dtype=np.int64)
+    probability = np.zeros(len(rows))
+    y = np.asarray(labels)
+    for fold in np.unique(assigned):
+        train, test = np.nonzero(assigned != fold)[0], np.nonzero(assigned == fold)[0]
+        model = make([rows[i] for i in train], y[train].tolist())
+        index[test], probability[test] = model.predict([rows[i] for i in test])
+    return index, probability
+
+
+def _folds(labels: Sequence[int], folds: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    counts = np.bincount(np.asarray(labels))
+    return folds_of(labels, max(2, min(folds, int(counts[counts > 0].min()))), rng)
+
+
+def _split(
+    members: Sequence[int], labels: Sequence[int], share: float, rng: np.random.Generator
+) -> tuple[list[int], list[int]]:
+    """Stratified: each class's cases shuffled, the first `share` of them to fitting."""
+    fitting: list[int] = []
+    by_class: dict[int, list[int]] = {}
+    for member, label in zip(members, labels, strict=True):
+        by_class.setdefault(label, []).append(member)
+    for label in sorted(by_class):
+        shuffled = rng.permutation(by_class[label]).tolist()
+        fitting += shuffled[: round(share * len(shuffled))]
+    chosen = set(fitting)
+    return sorted(fitting), [m for m in members if m not in chosen]
+
+
+def _stage(model: Linear, jurors: Sequence[str], steps: Any, keys: Sequence[str]) -> FitStage:
+    by_source: dict[SourceKey, dict[str, list[float]]] = {}
+    for (source, value), row in zip(model.columns, model.coef.tolist(), strict=True):
+        by_source.setdefault(source, {})[value] = [round(x, 6) for x in row]
+    rows = []
+    for source, scores in by_source.items():
+        weight = model.weights.get(source) if model.weights else None
+        rows.append(
+            FitSource(
+                juror=source[0],
+                order=source[1],
+                scores=scores,
+                weight=None if weight is None else round(weight[0], 6),
+                accuracy=None if weight is None else round(weight[1], 6),
+                rated=None if weight is None else weight[2],
+            )
+        )
+    return FitStage(
+        jurors=tuple(jurors),
+        intercept=[round(x, 6) for x in model.intercept.tolist()],
+        source=tuple(rows),
+        confidence=tuple((round(b, 6), round(v, 6)) for b, v in steps),
+    )
+
+
+def _indistinct(rows: Rows, labels: Sequence[int], keys: Sequence[str]) -> list[str]:
+    """Sources whose accuracy a two-sided binomial test cannot tell from chance (5 %)."""
+    from scipy.stats import binomtest
+
+    tally: dict[SourceKey, list[int]] = {}
+    for row, label in zip(rows, labels, strict=True):
+        for source, value in row.items():
+            counts = tally.setdefault(source, [0, 0])
+            counts[0] += value == keys[label]
+            counts[1] += 1
+    out = []
+    for (juror, order), (right, rated) in sorted(tally.items(), key=lambda t: str(t[0])):
+        p_value = binomtest(right, rated, 1 / len(keys)).pvalue
+        if p_value > 0.05:
+            name = juror if order is None else f"{juror} ({order})"
+            out.append(
+                f"{name}: right on {right} of {rated} labelled cases, not distinguishable from "
+                f"chance (p = {p_value:.2f}): its weight is not distinguishable from zero"
+            )
+    return out
+
+
+def _models(table: Labelled, seed: int, folds: int) -> dict[str, Maker]:
+    keys, k = table.keys, len(table.classes)
+
+    def stacked(rows: Rows, labels: list[int]) -> Linear:
+        return fit_stacked(rows, labels, k, folds=folds, rng=np.random.default_rng(seed))[0]
+
+    def weights(rows: Rows, labels: list[int]) -> Linear:
+        return fit_weights(rows, labels, keys)
+
+    return {"weights": weights, "stacked": stacked}
+
+
+def fit_jury(
+    table: Labelled,
+    tiers: Mapping[str, int],
+    rubric: Rubric,
+    *,
+    model: Choice = "auto",
+    target_agreement: float | None = None,
+    risk: float = 0.1,
+    seed: int = 0,
+    folds: int = 5,
+    fit_share: float = 0.5,
+) -> FitResult:
+    """Fit the learned jury of `table` for a panel whose jurors sit in `tiers`."""
+    labelled = [i for i, label in enumerate(table.labels) if label >= 0]
+    present = sorted({table.labels[i] for i in labelled})
+    if len(labelled) < MIN_LABELLED:
+        raise ConfigError(
+            f"{len(labelled)} case(s) labelled on {table.target}: a fit needs at least "
+            f"{MIN_LABELLED}"
+        )
+    if len(present) < 2:
+        raise ConfigError(
+            f"every label of {table.target} is {table.keys[present[0]]}: a fit needs two classes"
+        )
+    rng = np.random.default_rng(seed)
+    if target_agreement is not None:
+        fitting, calibrating = _split(labelled, [table.labels[i] for i in labelled], fit_share, rng)
+    else:
+        fitting, calibrating = labelled, []
+    y = [table.labels[i] for i in fitting]
+    assigned = _folds(y, folds, rng)
+    makers = _models(table, seed, folds)
+    stages = max(tiers.values())
+    results: list[StageResult] = []
+    fitted: list[FitStage] = []
+    warnings: list[str] = []
+    final_oof: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+    for number in range(1, stages + 1):
+        jurors = tuple(sorted(j for j, t in tiers.items() if t <= number))
+        rows = table.only(jurors, fitting)
+        oof = {name: held_out(rows, y, assigned, make) for name, make in makers.items()}
+        methods = [method(name, found[0], y) for name, found in oof.items()]
+        methods.append(method("naive majority", naive(table, fitting, jurors), y))
+        methods += [method(j, alone(table, fitting, j), y) for j in jurors]
+        chosen = model
+        if chosen == "auto":
+            better = methods[1].right > methods[0].right
+            chosen = "stacked" if better else "weights"
+        index, probability = oof[chosen]
+        steps = isotonic_steps(probability.tolist(), (index == np.asarray(y)).tolist())
+        penalty = None
+        if chosen == "stacked":
+            final, penalty = fit_stacked(
+                rows, y, len(table.classes), folds=folds, rng=np.random.default_rng(seed)
+            )
+        else:
+            final = makers["weights"](rows, y)
+        results.append(StageResult(number, jurors, methods, chosen, penalty))
+        fitted.append(_stage(final, jurors, steps, table.keys))
+        if number == stages:
+            final_oof = oof[chosen]
+            warnings += _indistinct(rows, y, table.keys)
+    failure = _thresholds(table, results, fitted, calibrating, target_agreement, risk)
+    curves = _curves(table, fitting, y, final_oof, results[-1].jurors)
+    fit = None
+    if failure is None:
+        fit = Fit(
+            format=FORMAT,
+            target=table.target,
+            classes=tuple(table.classes),
+            model=results[-1].model,
+            rubric=rubric.name,
+            fingerprint=rubric.fingerprint(),
+            target_agreement=target_agreement,
+            risk=risk if target_agreement is not None else None,
+            stage=tuple(fitted),
+            about=_about(seed, folds, labelled, fitting, calibrating, results),
+        )
+    return FitResult(
+        fit,
+        results,
+        warnings,
+        failure,
+        curves,
+        len(labelled),
+        len(fitting),
+        len(calibrating),
+        fitting,
+        final_oof,
+    )
+
+
+def _thresholds(
+    table: Labelled,
+    results: list[StageResult],
+    fitted: list[FitStage],
+    calibrating: list[int],
+    target: float | None,
+    risk: float,
+) -> str | None:
+    """Set each stage's threshold (in place); why the target cannot be met, else None."""
+    stages = len(results)
+    last = results[-1]
+    whole = last.method(last.model).accuracy_all
+    reaching = list(calibrating)
+    for number, result in enumerate(results, start=1):
+        final = number == stages
+        stage = fitted[number - 1]
+        if target is None:
+            value = 0.0 if final else whole
+            means = "" if final else f"the whole panel's held-out accuracy ({whole:.0%})"
+            result.threshold = value
+            fitted[number - 1] = stage.model_copy(
+                update={"threshold": value, "threshold_means": means}
+            )
+            continue
+        predictions = [
+            stage.predict(row, table.classes) for row in table.only(result.jurors, reaching)
+        ]
+        confidence = [p.confidence for p in predictions]
+        correct = [
+            p.value is not None and value_key(p.value) == table.keys[table.labels[i]]
+            for p, i in zip(predictions, reaching, strict=True)
+        ]
+        kept = fixed_sequence(confidence, correct, target, risk / stages)
+        result.threshold = kept.value if kept is not None else float("inf")
+        result.certified = kept
+        fitted[number - 1] = stage.model_copy(
+            update={
+                "threshold": result.threshold,
+                "threshold_means": f"{target:.0%} agreement",
+                "coverage": None if kept is None else round(kept.coverage, 4),
+                "agreement": None if kept is None else round(kept.agreement, 4),
+            }
+        )
+        if kept is not None:
+            reaching = [i for i, c in zip(reaching, confidence, strict=True) if c < kept.value]
+        if final and kept is None:
+            return (
+                f"no threshold meets {target:.0%} agreement at risk {risk:g} on the "
+                f"{len(calibrating)} calibration cases"
+            )
+    return None
+
+
+def _curves(
+    table: Labelled,
+    fitting: list[int],
+    y: list[int],
+    oof: tuple[NDArray[np.int64], NDArray[np.float64]] | None,
+    jurors: Sequence[str],
+) -> dict[str, list[tuple[float, float]]]:
+    out: dict[str, list[tuple[float, float]]] = {}
+    labels = np.asarray(y)
+    if oof is not None:
+        index, probability = oof
+        decided = [p if i >= 0 else None for i, p in zip(index.tolist(), probability, strict=True)]
+        out["fitted jury"] = curve(decided, (index == labels).tolist())
+    votes = naive(table, fitting, jurors)
+    margin: list[float | None] = []
+    for i, decided_class in zip(fitting, votes, strict=True):
+        said = [v for j, v in table.jurors[i].items() if j in jurors]
+        margin.append(
+            said.count(table.keys[decided_class]) / len(said) if decided_class >= 0 else None
+        )
+    out["naive majority"] = curve(margin, (np.asarray(votes) == labels).tolist())
+    for juror in jurors:
+        own = np.asarray(alone(table, fitting, juror))
+        out[juror] = curve([1.0 if o >= 0 else None for o in own], (own == labels).tolist())
+    return out
+
+
+def _about(
+    seed: int,
+    folds: int,
+    labelled: list[int],
+    fitting: list[int],
+    calibrating: list[int],
+    results: list[StageResult],
+) -> dict[str, Any]:
+    return {
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "seed": seed,
+        "folds": folds,
+        "labelled": len(labelled),
+        "fitted_on": len(fitting),
+        "calibrated_on": len(calibrating),
+        "held_out_accuracy": {
+            f"stage {r.number} {m.name}": round(m.accuracy_all, 4)
+            for r in results
+            for m in r.methods[:3]
+        },
+    }
+
+
+def fit_unsupervised(table: Labelled, jurors: Sequence[str], rubric: Rubric) -> FitResult:
+    """Dawid-Skene over every case's votes; labels, where there are any, only to report."""
+    rows = table.only(jurors, range(len(table.rows)))
+    if not any(rows):
+        raise ConfigError("no case has a readable vote: nothing to fit")
+    model, _ = fit_dawid_skene(rows, table.keys)
+    labelled = [i for i, label in enumerate(table.labels) if label >= 0]
+    methods = []
+    if labelled:
+        index, _ = model.predict([rows[i] for i in labelled])
+        y = [table.labels[i] for i in labelled]
+        methods = [method("dawid-skene", index, y)]
+        methods.append(method("naive majority", naive(table, labelled, jurors), y))
+    stage = _stage(model, jurors, (), table.keys)
+    fit = Fit(
+        format=FORMAT,
+        target=table.target,
+        classes=tuple(table.classes),
+        model="dawid-skene",
+        rubric=rubric.name,
+        fingerprint=rubric.fingerprint(),
+        stage=(stage,),
+        about={
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "cases": len(rows),
+            "labelled (reported only)": len(labelled),
+        },
+    )
+    result = StageResult(1, tuple(jurors), methods, "dawid-skene")
+    return FitResult(fit, [result], [], None, {}, len(labelled), len(rows), 0)
