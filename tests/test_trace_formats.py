@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from jury import Case, CaseFileError, load_cases
+from jury import Case, CaseFileError, CheckOutcome, Verdict, load_cases
+from jury._records import read_verdicts
 from jury.checks import CheckSuite
 from jury.cli._main import main
 
@@ -187,5 +188,12 @@ def test_a_trace_file_runs_offline_and_says_the_shape_it_read(
     out = tmp_path / "run"
     code = main(["run", str(TRACES / "otel_export.json"), "--out", str(out), "--progress", "none"])
     err = capsys.readouterr().err
-    assert code == 1, err  # the booking whose tool failed
+    assert code == 1, err
     assert "read 2 of 2 as OpenTelemetry traces" in err
+    verdicts = {v.case_id: v for v in read_verdicts(out)}
+    booking = verdicts["5b8efff798038103d269b633813fc60c"]
+    failed_checks = {c.name for c in booking.checks if c.outcome is CheckOutcome.FAIL}
+    # The booking whose tool failed is failed by the check, and no judge is paid for it.
+    assert booking.verdict is Verdict.FAIL
+    assert "tools_healthy" in failed_checks
+    assert not booking.votes
