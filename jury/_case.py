@@ -201,8 +201,8 @@ class Case(BaseModel):
         default_factory=dict, validation_alias=_aliases("labels", "human", "human_labels")
     )
     metadata: dict[str, Any] = Field(default_factory=dict)
-    #: A conversation (any recorded shape of messages): the answer is its last assistant
-    #: turn, or, when it ends with the user, the case's ``answer`` replying to it.
+    #: A conversation (any recorded shape of messages, or an agent trace): the answer is its
+    #: last assistant turn, or, when it ends with the user, the case's ``answer`` replying to it.
     turns: Annotated[tuple[Turn, ...], BeforeValidator(read_turns)] = Field(
         default=(), validation_alias=_aliases("turns", "messages", "conversation")
     )

@@ -23,8 +23,13 @@ The shapes read, message by message (a file may mix them):
   https://python.langchain.com/api_reference/core/messages.html;
 - DeepEval turns (``role``, ``content``, ``tools_called`` with ``input_parameters`` and
   ``output``, ``retrieval_context``), https://deepeval.com/docs/evaluation-test-cases;
+- Inspect messages (a tool call's ``function`` is its name; a tool message's ``error``,
+  ``{type, message}``, marks it failed), from ``inspect_ai/model/_chat_message.py``;
 - this project's own: ``tool_calls`` of ``{name, arguments, result, error}`` and
   ``context``.
+
+An agent trace given as the turns (an OTLP export of one trace's GenAI spans, or an MLflow
+trace) is read by `jury._trace_formats` into these messages first.
 
 Only what was said and done is kept: IDs, timestamps, token counts and the like are read
 past. Content that is not text (an image, a file, audio) is shown as ``[image]`` and so on.
@@ -39,6 +44,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from ._trace_formats import trace_fields
 
 if TYPE_CHECKING:
     from ._case import Case
@@ -230,12 +237,17 @@ class _Reader:
         if "parts" in message:
             self._gemini(role, message["parts"])
         elif role == "tool":
+            error = message.get("error")
+            if isinstance(error, Mapping):  # Inspect's ToolCallError: {type, message}
+                error = error.get("message") or error.get("type") or "the tool failed"
             failed = message.get("status") == "error" or bool(message.get("is_error"))
+            content = message.get("content")
             self.result(
                 message.get("tool_call_id"),
-                message.get("name"),
-                _text(message.get("content"), "content"),
-                failed=failed,
+                message.get("name", message.get("function")),
+                None if content is None else _text(content, "content"),  # None: not recorded
+                error,
+                failed=failed or error is not None,
             )
         else:
             self._message(role, message)
@@ -295,6 +307,8 @@ class _Reader:
                 calls.append(
                     (item.get("id"), function.get("name"), function.get("arguments"), None)
                 )
+            elif isinstance(item.get("function"), str):  # Inspect: the function's name
+                calls.append((item.get("id"), item["function"], item.get("arguments"), None))
             elif isinstance(item.get("custom"), Mapping):
                 custom = item["custom"]
                 calls.append((item.get("id"), custom.get("name"), custom.get("input"), None))
@@ -356,6 +370,12 @@ def read_turns(messages: Any) -> Any:
     """The turns of a conversation given in any of the shapes above. Raises `TurnsError`
     naming the message (``turns[3]``) that cannot be read. Anything but a list of messages
     is left to the field's own validation (turns already read, or not a list at all)."""
+    if isinstance(messages, Mapping):  # an agent trace
+        try:
+            fields = trace_fields(messages)
+        except ValueError as exc:
+            raise TurnsError(str(exc)) from None
+        messages = messages if fields is None else fields["turns"]
     if not isinstance(messages, Sequence) or isinstance(messages, str):
         return messages
     if all(isinstance(m, Turn) for m in messages):
@@ -373,9 +393,11 @@ def read_turns(messages: Any) -> Any:
 
 
 def conversation_update(case: Case) -> dict[str, Any]:
-    """What a conversation gives its case: the answer (its last assistant turn), the question
-    (the user's last words before it, unless given) and the trace (the turns' tool calls and
-    context, in order). Raises `ValueError` where the case says otherwise."""
+    """What a conversation gives its case: the answer (its last assistant turn; a conversation
+    that ends with the user is answered by the case's ``answer``, or not yet, as a question
+    without an answer: a dataset's prompt), the question (the user's last words before it,
+    unless given) and the trace (the turns' tool calls and context, in order). Raises
+    `ValueError` where the case says otherwise."""
     if not case.turns:
         return {}
     last = case.turns[-1]
@@ -388,11 +410,6 @@ def conversation_update(case: Case) -> dict[str, Any]:
                 "answer is that reply; give one or the other"
             )
         update["answer"] = last.content
-    elif case.answer is None:
-        raise ValueError(
-            "the turns end with the user: give the reply to judge as answer, or end the "
-            "turns with the assistant's reply"
-        )
     if not case.question:
         asked = [t.content for t in case.history if t.role == "user" and t.content]
         update["question"] = asked[-1] if asked else ""

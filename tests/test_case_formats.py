@@ -196,9 +196,17 @@ def test_openai_evals_samples() -> None:
     cases = by_question("openai_evals.jsonl")
     status = cases["Where is my order ORD-101?"]
     assert status.golden_answer == "ORD-101 has been shipped."
-    # The system message is not the question; the whole conversation is kept.
-    assert status.metadata["input"][0]["role"] == "system"
+    # Several messages are a conversation, judged as one: the system message is a turn, the
+    # question the user's last words, and the sample has no answer yet.
+    assert [(t.role, t.content) for t in status.turns] == [
+        ("system", "You are ShopNest's support agent."),
+        ("user", "Where is my order ORD-101?"),
+    ]
+    assert status.answer is None
+    assert "input" not in status.metadata
     returns = cases["Can I return a used item?"]
+    # One user message stays a plain question.
+    assert returns.turns == ()
     assert returns.golden_answer is not None
     assert "- Yes, within 30 days." in returns.golden_answer
     assert returns.metadata["ideal"] == [
@@ -213,6 +221,21 @@ def test_inspect_samples() -> None:
     assert cases["mc-2"].question == "Which carrier ships ORD-101?\n\nA) ParcelCo\nB) FastShip"
     assert cases["mc-2"].golden_answer == "A"
     assert cases["chat-3"].question == "Is ORD-102 delivered?"
+    assert [t.role for t in cases["chat-3"].turns] == ["system", "user"]
+    # Inspect's tool calls (the function named as text) and the error its tool message flags.
+    agent = cases["agent-4"]
+    assert agent.question == "Did it work?"
+    assert [(c.name, c.arguments, c.error) for c in agent.trace.tool_calls] == [
+        ("issue_refund", {"order": "ORD-204"}, "payment service timed out")
+    ]
+
+
+def test_a_chat_input_that_cannot_be_read_names_its_message(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    chat = [{"role": "user", "content": "hi"}, {"role": "bot", "content": "hello"}]
+    path.write_text(json.dumps({"input": chat, "ideal": "hello"}) + "\n")
+    with pytest.raises(CaseFileError, match=r"input\[1\]: unknown role 'bot'.*OpenAI evals"):
+        load_cases(path)
 
 
 def test_langsmith_examples_and_runs() -> None:
@@ -226,6 +249,11 @@ def test_langsmith_examples_and_runs() -> None:
     assert run.answer == "Yes, within 30 days of delivery."
     assert run.golden_answer == "Used items can be returned within 30 days."
     assert run.metadata["inputs"]["customer"] == "c-42"
+    chat = cases["Is ORD-102 delivered?"]
+    # inputs.messages is the conversation; of the outputs' messages, the assistant's is the answer.
+    assert [t.role for t in chat.turns] == ["system", "user"]
+    assert chat.answer == "Yes, on Monday."
+    assert chat.metadata["inputs"] == {"customer": "c-7"}
 
 
 def test_braintrust_records() -> None:

@@ -208,6 +208,22 @@ def test_a_conversation_ending_with_the_user_is_judged_on_the_answer_given() -> 
     assert case.question == "Can I return ORD-102?"
 
 
+def test_a_conversation_ending_with_the_user_without_an_answer_has_none_yet() -> None:
+    # A dataset's prompt (an OpenAI evals or Inspect sample): it loads, as a question without
+    # an answer does, and the answer check says what is missing.
+    case = booking(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Can I return ORD-102?"},
+        ]
+    )
+    assert (case.question, case.answer) == ("Can I return ORD-102?", None)
+    results = CheckSuite.from_settings()(case)
+    assert isinstance(results, tuple)
+    present = next(r for r in results if r.name == "answer_present")
+    assert (present.outcome.value, present.reason) == ("fail", "the case has no answer")
+
+
 def test_a_written_case_loads_back_the_same() -> None:
     case = booking(
         [
@@ -246,7 +262,6 @@ def test_a_written_case_loads_back_the_same() -> None:
             {},
             "turns[0]: no content, tool call or tool result (keys: contnet, role)",
         ),
-        ([{"role": "user", "content": "hi"}], {}, "the turns end with the user: give the reply"),
         (
             [{"role": "assistant", "content": "A"}],
             {"answer": "B"},

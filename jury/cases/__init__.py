@@ -4,7 +4,8 @@ A source is a file (JSONL, JSON as a list or ``{"cases": [...]}``, CSV, TSV, YAM
 with ``aiojury[parquet]``), ``-`` for standard input, ``hf://owner/name[:split]`` for a Hugging
 Face dataset (``aiojury[datasets]``), or a ``datasets.Dataset`` object. The format comes from
 the file's extension, else from its content. Records in other tools' shapes (OpenAI evals,
-Inspect, LangSmith, Braintrust, DeepEval, RAGAS, promptfoo) load as they are; a field map
+Inspect, LangSmith, Braintrust, DeepEval, RAGAS, promptfoo) and agent traces (OpenTelemetry
+GenAI spans as OTLP JSON, MLflow traces) load as they are; a field map
 (``{"golden_answer": "expected.answer"}``) says where a case's fields are in anything else.
 
 A source with bad records is refused as a whole, with every problem of every record named

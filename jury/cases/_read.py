@@ -24,6 +24,7 @@ import jiter
 from .._case import Case
 from .._errors import CaseFileError, ConfigError, LineError
 from .._problems import spellings, utf8_problem
+from .._trace_formats import trace_format
 
 __all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff"]
 
@@ -232,7 +233,9 @@ def _items(document: Any, name: str, kind: str, opener: Opener) -> Iterator[Item
     """The records of a JSON or YAML document: a list of cases, ``{"cases": [...]}``, or a
     promptfoo configuration's ``tests`` (with its ``defaultTest``)."""
     unit = "item"
-    if isinstance(document, dict) and "tests" in document and "cases" not in document:
+    if trace_format(document) is not None:  # one trace (or an OTLP export): one record
+        document = [document]
+    elif isinstance(document, dict) and "tests" in document and "cases" not in document:
         from ._shapes import promptfoo_tests
 
         document, unit = promptfoo_tests(document, name), "test"

@@ -2,14 +2,20 @@
 
 Each shape is recognised by keys no case has, and turned into a case's fields. Nothing is
 dropped on the way: what a case has no field for goes to its ``metadata``, and where a
-structured value (a list of chat messages, a table of inputs) is reduced to the text a judge
-reads, the original is kept in ``metadata`` too.
+structured value (a table of inputs) is reduced to the text a judge reads, the original is
+kept in ``metadata`` too. A chat input of several messages is the case's ``turns`` (judged
+as a conversation); of one message, its text is the question.
 
 ================  ==========================================================================
+OpenTelemetry     an OTLP JSON export of GenAI spans (``resourceSpans``): a case per trace
+                  (`jury._traces_otel`)
+MLflow            a trace as ``Trace.to_json()`` writes it (``info``, ``data.spans``)
+                  (`jury._traces_mlflow`)
 OpenAI evals      ``input`` (chat messages), ``ideal`` (one answer or a list of answers)
 Inspect           ``input`` (text or chat messages), ``target`` (text or list), ``choices``
-LangSmith         ``inputs``, ``outputs`` and ``reference_outputs`` (tables); in a dataset's
-                  examples (no ``reference_outputs``) ``outputs`` is the reference
+LangSmith         ``inputs`` (``messages``: a conversation), ``outputs`` and
+                  ``reference_outputs`` (tables); in a dataset's examples (no
+                  ``reference_outputs``) ``outputs`` is the reference
 Braintrust        ``input``, ``output``, ``expected``, ``metadata``, ``tags``
 DeepEval          ``input``, ``actual_output``, ``expected_output``, ``retrieval_context``,
                   ``context`` (the ideal context), ``tools_called``, ``expected_tools``
@@ -28,6 +34,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import ConfigError
+from .._trace_formats import TRACE_KEYS, trace_format, trace_record
+from .._turns import TurnsError, read_turns
 
 __all__ = ["SHAPES", "promptfoo_tests", "recognise"]
 
@@ -57,8 +65,10 @@ def _is_chat(value: Any) -> bool:
 def _text(value: Any, keys: tuple[str, ...]) -> tuple[Any, bool]:
     """The text a judge reads from a structured value, and whether anything was left out."""
     if _is_chat(value):
-        users = [m for m in value if m.get("role") in ("user", "human")]
-        last = users[-1] if users else value[-1]
+        # Of a question, the user's last message; of an answer, the assistant's.
+        roles = ("assistant", "ai") if keys is _ANSWER_KEYS else ("user", "human")
+        said = [m for m in value if m.get("role") in roles]
+        last = said[-1] if said else value[-1]
         return _content(last), len(value) > 1
     if isinstance(value, Mapping):
         if len(value) == 1:
@@ -113,6 +123,23 @@ class _Builder:
         if lost:
             self.metadata[key] = value
 
+    def question(self, key: str) -> None:
+        """The question, or the conversation: a chat of several messages (as `key` or as its
+        ``messages``) is the case's turns, judged as a conversation; one message is text."""
+        value = self.rest.get(key)
+        chat = value.get("messages") if isinstance(value, Mapping) else value
+        if not (_is_chat(chat) and isinstance(chat, list) and len(chat) > 1):
+            self.text(key, "question")
+            return
+        try:
+            self.out["turns"] = read_turns(chat)
+        except TurnsError as exc:
+            where = f"{key}.messages" if chat is not value else key
+            raise ValueError(f"{where}{str(exc).removeprefix('turns')}") from None
+        del self.rest[key]
+        if isinstance(value, Mapping) and len(value) > 1:  # LangSmith's other inputs
+            self.metadata[key] = {k: v for k, v in value.items() if k != "messages"}
+
     def answers(self, key: str, field: str) -> None:
         if key not in self.rest:
             return
@@ -141,19 +168,21 @@ class _Builder:
 
 def _openai_evals(record: Record) -> Record:
     case = _Builder(record)
-    case.text("input", "question")
+    case.question("input")
     case.answers("ideal", "golden_answer")
     return case.done()
 
 
 def _inspect(record: Record) -> Record:
     case = _Builder(record)
-    case.text("input", "question")
+    case.question("input")
     choices = case.take("choices")
     if isinstance(choices, list) and choices:
         letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
         lines = [f"{letters[i]}) {choice}" for i, choice in enumerate(choices[:26])]
-        case.out["question"] = f"{case.out.get('question', '')}\n\n" + "\n".join(lines)
+        asked = [t["content"] for t in case.out.get("turns", ()) if t["role"] == "user"]
+        question = case.out.get("question", asked[-1] if asked else "")
+        case.out["question"] = f"{question}\n\n" + "\n".join(lines)
         case.metadata["choices"] = choices
     case.answers("target", "golden_answer")
     case.keep("sandbox", "files", "setup")
@@ -162,7 +191,7 @@ def _inspect(record: Record) -> Record:
 
 def _langsmith(record: Record) -> Record:
     case = _Builder(record)
-    case.text("inputs", "question")
+    case.question("inputs")
     if "reference_outputs" in case.rest:
         case.answers("outputs", "answer")
         case.answers("reference_outputs", "golden_answer")
@@ -182,7 +211,7 @@ _BRAINTRUST_SYSTEM = (
 
 def _braintrust(record: Record) -> Record:
     case = _Builder(record)
-    case.text("input", "question")
+    case.question("input")
     case.answers("output", "answer")
     case.answers("expected", "golden_answer")
     case.keep(*_BRAINTRUST_SYSTEM)
@@ -373,6 +402,8 @@ def _has(*keys: str) -> Callable[[Record], bool]:
 
 #: The shapes, in the order they are tried: (name, recognises, reads).
 SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], ...] = (
+    ("OpenTelemetry traces", lambda r: trace_format(r) == "OpenTelemetry traces", trace_record),
+    ("MLflow traces", lambda r: trace_format(r) == "MLflow traces", trace_record),
     ("promptfoo tests", _has("vars", "assert", "__expected", "__expected1"), _promptfoo),
     ("LangSmith examples", lambda r: isinstance(r.get("inputs"), Mapping), _langsmith),
     ("RAGAS samples", _has(*_RAGAS_KEYS), _ragas),
@@ -389,6 +420,7 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
 _SIGNS = frozenset(
     {"vars", "assert", "__expected", "__expected1", "inputs", "expected", "ideal", "target"}
     | {*_RAGAS_KEYS, *_DEEPEVAL_KEYS, *_SNAKE}
+    | {key for keys in TRACE_KEYS.values() for key in keys}
 )
 
 

@@ -27,6 +27,7 @@ from .._case import Case
 from .._errors import CaseFileError, ConfigError, LineError
 from .._logging import Events
 from .._problems import problems, spellings
+from .._trace_formats import split_traces
 from ._fields import FieldMap, field_map_problems, paths
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shapes import recognise
@@ -208,39 +209,52 @@ class CaseSource:
         total = 0
         for number, record in self.records():
             if isinstance(record, LineError):
-                result = _Read(None, [record])
+                results = [_Read(None, [record])]
             else:
                 if fields and len(keys) < 1000:
                     keys.update(paths(record))
-                result = self._case(number, record, fields)
-            total += 1
-            if result.shape:
-                shapes[result.shape] += 1
-            case = result.case
-            if case is not None:
-                first = seen.setdefault(case.id, number)
-                if first != number:
-                    reason = (
-                        f"the same content as {self.unit} {first} (give the cases IDs)"
-                        if result.made
-                        else f"duplicate id {case.id!r} (first on {self.unit} {first})"
-                    )
-                    result.problems.append(LineError(number, "id", reason, self.unit))
-                    case = None
-                elif result.made:
-                    made.append(case.id)
-            if result.problems:
-                if errors is None:
-                    raise CaseFileError(self.name, result.problems)
-                errors.extend(result.problems)
-                continue
-            assert case is not None
-            yield case
+                # An OTLP export of several traces: a case each.
+                results = [self._case(number, part, fields) for part in split_traces(record)]
+            for result in results:
+                total += 1
+                yield from self._checked(result, number, seen, shapes, made, errors)
         if errors is not None:
             unused = fields.unused(keys)
             if unused:
                 raise ConfigError(f"{self.name}: field map: {'; '.join(unused)}")
             self._note(total, shapes, made)
+
+    def _checked(
+        self,
+        result: _Read,
+        number: int,
+        seen: dict[str, int],
+        shapes: Counter[str],
+        made: list[str],
+        errors: list[LineError] | None,
+    ) -> Iterator[Case]:
+        """The case a record gave, unless it has problems (or its ID was seen before)."""
+        if result.shape:
+            shapes[result.shape] += 1
+        case = result.case
+        if case is not None:
+            first = seen.setdefault(case.id, number)
+            if first != number:
+                reason = (
+                    f"the same content as {self.unit} {first} (give the cases IDs)"
+                    if result.made
+                    else f"duplicate id {case.id!r} (first on {self.unit} {first})"
+                )
+                result.problems.append(LineError(number, "id", reason, self.unit))
+                case = None
+            elif result.made:
+                made.append(case.id)
+        if result.problems:
+            if errors is None:
+                raise CaseFileError(self.name, result.problems)
+            errors.extend(result.problems)
+        elif case is not None:
+            yield case
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
