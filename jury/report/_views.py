@@ -148,9 +148,11 @@ def case_view(
     metrics = verdict.metrics
     numeric = _numeric(result.value for result in metrics.values())
     spreads = [r.spread for r in metrics.values() if r.spread is not None]
-    cost = sum(v.calls.cost or 0.0 for v in verdict.votes)
-    unknown_cost = any(v.calls.cost is None for v in verdict.votes)
     checks = verdict.checks
+    # The case's calls: its votes' and those of its checks that ask a model (moderation).
+    calls = [v.calls for v in verdict.votes] + [c.calls for c in checks if c.calls is not None]
+    cost = sum(c.cost or 0.0 for c in calls)
+    unknown_cost = any(c.cost is None for c in calls)
     return {
         "id": verdict.case_id,
         "anchor": anchor("case", verdict.case_id),
