@@ -106,3 +106,36 @@ def test_jury_run_reports_the_moderation_calls_everywhere(
     row = summary["check_calls"][ROW]  # type: ignore[index]
     assert (row["attempts"], row["cache_hits"]) == (0, 3)
     assert "cached" in printed
+
+
+def test_a_moderation_outage_is_listed_once_with_the_judge_errors(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served.server.inject(Fault.http(503), model=MODEL, times=None)
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        "".join(
+            json.dumps({"id": f"c{n}", "question": "What is 2+2?", "answer": "4", "gold": "4"})
+            + "\n"
+            for n in range(3)
+        )
+    )
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text(
+        'jurors = ["offline/reference"]\nretry = {attempts = 2, base_delay = 0.01}\n'
+        "[checks.moderation]\nenabled = true\n"
+    )
+    # The jury passes every case; the check could not run: the gate is undecided.
+    command = ["run", str(cases), "--jury", str(jury_file), "--out", "run", "--progress", "none"]
+    assert main(command) == 3
+    capsys.readouterr()
+    html = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    errors = html[html.index('id="errors"') : html.index('<section id="cases">')]
+    assert "Judge errors (3 checks that could not ask their model)" in errors
+    assert "the moderation check × 3 cases (unavailable)" in errors
+    assert html.count("did not answer") == 1
+    for n in range(3):
+        start = html.index(f'<article class="case" id="case-c{n}"')
+        card = html[start : html.index("</article>", start)]
+        assert 'check moderation unavailable: <a href="#error-1">judge error 1</a>' in card
+        assert 'could not run: moderation (<a href="#error-1">judge error 1</a>)' in card

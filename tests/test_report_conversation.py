@@ -121,6 +121,7 @@ def test_the_card_shows_every_turn_in_order_with_its_tools(recorded: tuple[Path,
     # After the question and answer, before the votes; open (a short conversation).
     assert card.index('class="text answer"') < card.index('class="conversation"')
     assert card.index('class="conversation"') < card.index("<h3>Votes</h3>")
+    assert card.index("<h3>Votes</h3>") < card.index('<div class="checks">')
     assert '<details class="conversation" open>' in card
     assert "6 turns, 2 tool calls" in card
     tools = _turn(card, 5)
@@ -170,6 +171,12 @@ def test_a_long_conversation_opens_folded_and_says_what_it_holds(
     assert '<details class="conversation">' in card
     assert "14 turns · judged turns 2, 4, 6, 8, 10, 12, 14" in card
     assert "failing turn 12</span>" in card
+    # Seven judged turns of five metrics each: the heading names the one that failed.
+    heading = card[: card.index("</summary>")]
+    assert '<span class="chip-fail">turn12.relevance 2</span> · 34 more metrics not failed' in (
+        heading
+    )
+    assert "turn2.relevance" not in heading
 
 
 def test_the_terminal_failure_list_says_it_in_one_line(recorded: tuple[Path, str]) -> None:

@@ -51,6 +51,12 @@ def _errored(call: ToolCall) -> bool:
     return call.error is not None and call.error != ""
 
 
+def _tool_calls(case: Case) -> tuple[int, int]:
+    """How many tool calls the conversation made, and how many of them errored."""
+    calls = [call for turn in case.turns for call in turn.tool_calls]
+    return len(calls), sum(map(_errored, calls))
+
+
 def failing_turns(case: Case, verdict: CaseVerdict) -> tuple[int, ...]:
     """The turns (numbered from 1) known to have failed: a judged turn that failed a metric,
     a turn whose tool call errored."""
@@ -103,7 +109,7 @@ def conversation_view(case: Case | None, verdict: CaseVerdict) -> dict[str, Any]
         return None
     judged = _per_turn(verdict.metrics)
     failing = failing_turns(case, verdict)
-    turns = []
+    turns: list[dict[str, Any]] = []
     for n, turn in enumerate(case.turns, start=1):
         turns.append(
             {
@@ -124,8 +130,7 @@ def conversation_view(case: Case | None, verdict: CaseVerdict) -> dict[str, Any]
                 "failed": n in failing,
             }
         )
-    calls = sum(len(t["calls"]) for t in turns)
-    errors = sum(1 for t in turns for c in t["calls"] if c["error"])
+    calls, errors = _tool_calls(case)
     return {
         "turns": turns,
         "count": len(turns),
@@ -140,11 +145,10 @@ def conversation_view(case: Case | None, verdict: CaseVerdict) -> dict[str, Any]
 def conversation_line(case: Case, verdict: CaseVerdict) -> str:
     """A conversation in a few words: "conversation: 7 turns, 3 tool calls (1 errored);
     failing turn 4"."""
-    calls = [call for turn in case.turns for call in turn.tool_calls]
-    errors = sum(map(_errored, calls))
+    calls, errors = _tool_calls(case)
     line = f"conversation: {len(case.turns)} turn{'s' * (len(case.turns) != 1)}"
     if calls:
-        line += f", {len(calls)} tool call{'s' * (len(calls) != 1)}"
+        line += f", {calls} tool call{'s' * (calls != 1)}"
         line += f" ({errors} errored)" if errors else ""
     failing = failing_turns(case, verdict)
     if failing:
