@@ -222,6 +222,10 @@ class CheckResult(BaseModel):
     #: The debugging stage it belongs to: retrieval, tool choice, tool argument, generation.
     stage: str = "generation"
     required: bool = True
+    #: A check that asks a model (moderation): the model, as ``provider/model``, and what its
+    #: calls on this case cost (the run's accounting adds them up: `RunSummary.check_calls`).
+    model: str | None = None
+    calls: CallStats | None = None
 
 
 def check_reasons(checks: Sequence[CheckResult], outcome: CheckOutcome) -> tuple[str, ...]:

@@ -5,9 +5,11 @@ A request's user messages are the texts to classify, sent as one ``input`` array
 text is the JSON list of results, one per input, as the API gives them (``flagged``,
 ``categories`` and ``category_scores`` by the API's category names, such as
 ``harassment/threatening``). The endpoint is free (https://platform.openai.com/docs/guides/
-moderation), so a call costs 0. The retries, limits and cache of the engine's call layer
-apply as to any juror; the account is the OpenAI account of the key, shared with OpenAI
-jurors. Reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``.
+moderation; the model page, https://platform.openai.com/docs/models/omni-moderation-latest:
+"moderation models are free models"), so a call costs 0, and the run's accounting counts it
+at 0 under its own row (`RunSummary.check_calls`). The retries, limits and cache of the
+engine's call layer apply as to any juror; the account is the OpenAI account of the key,
+shared with OpenAI jurors. Reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``.
 """
 
 from __future__ import annotations

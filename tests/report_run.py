@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from conftest import case, panel_of, scores, scripted
-from jury import JudgeRequest, Jury, TransientError
+from jury import Case, JudgeRequest, Jury, Rubric, TransientError
 from jury._records import Redactor, RunRecord, build_manifest, prompt_hashes
 from jury.checks import CheckSuite
 from jury.report._publish import publish
@@ -50,29 +51,41 @@ CASES = [
 ]
 
 
-def record_run(path: Path, cases_file: Path) -> Path:
-    jurors = [scripted(_reply(name), name=f"scripted/{name}") for name in ("a", "b", "c")]
+def record_run(
+    path: Path,
+    cases_file: Path,
+    cases: Sequence[Case] = CASES,
+    *,
+    reply: Callable[[str], Any] = _reply,
+    rubric: Rubric | None = None,
+    stream: io.StringIO | None = None,
+    judge_all: bool = False,
+) -> Path:
+    """Judge `cases` with jurors a, b and c (`reply` makes each one's replies), record the
+    run in `path` and publish its reports (the terminal's into `stream`)."""
+    jurors = [scripted(reply(name), name=f"scripted/{name}") for name in ("a", "b", "c")]
     panel = panel_of(*jurors, retry={"attempts": 1})
-    cases_file.write_text("".join(c.model_dump_json() + "\n" for c in CASES))
-    jury = Jury(panel, checks=CheckSuite.from_settings(panel.checks))
+    cases_file.write_text("".join(c.model_dump_json() + "\n" for c in cases))
+    checks = CheckSuite.from_settings(panel.checks)
+    jury = Jury(panel, checks=checks, rubric=rubric, judge_all=judge_all)
     manifest = build_manifest(
         run_id=path.name,
         panel=panel,
         rubric=jury.rubric,
         cases_path=cases_file,
-        cases_count=len(CASES),
-        prompts=prompt_hashes(jury.rubric, CASES),
+        cases_count=len(cases),
+        prompts=prompt_hashes(jury.rubric, cases),
         jury_file=None,
         cache=None,
         redact_patterns=(),
     )
 
     async def judge() -> None:
-        with RunRecord.create(path, manifest, CASES, Redactor()) as record:
+        with RunRecord.create(path, manifest, cases, Redactor()) as record:
             async with jury:
-                async for verdict in jury.evaluate(CASES):
+                async for verdict in jury.evaluate(cases):
                     record.append(verdict)
 
     asyncio.run(judge())
-    publish(path, panel, jury.rubric.name, jurors=jury.jurors, stream=io.StringIO())
+    publish(path, panel, jury.rubric.name, jurors=jury.jurors, stream=stream or io.StringIO())
     return path

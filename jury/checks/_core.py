@@ -133,10 +133,12 @@ class Check:
         return failed(f"the check raised {type(exc).__name__}: {exc}")
 
     def _result(self, found: object) -> CheckResult:
+        model, calls = None, None
         if isinstance(found, Finding):
             outcome, reason, evidence = found
         elif isinstance(found, CheckResult):
             outcome, reason, evidence = found.outcome, found.reason, found.evidence
+            model, calls = found.model, found.calls
         elif found is None:
             outcome, reason, evidence = CheckOutcome.NOT_APPLICABLE, "", None
         elif isinstance(found, bool):
@@ -158,6 +160,8 @@ class Check:
             evidence=clip(scrub(evidence)) if evidence else evidence,
             stage=self.stage,
             required=self.required,
+            model=model,
+            calls=calls,
         )
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._case import Case
 from .._errors import MissingCredentialError
 from .._model import JudgeRequest, Message
-from .._verdict import CallStats
+from .._verdict import CallStats, CheckResult
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed, unavailable
 from ._settings import ModerationRule
 
@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["bound_moderation", "moderation", "unbound_moderation"]
 
-#: Sends texts to the model; their results, one per text, as the API gives them.
-Ask = Callable[[Sequence[str]], Awaitable[list[Mapping[str, Any]]]]
+#: Sends texts to the model, counting its calls into the `CallStats`; their results, one per
+#: text, as the API gives them.
+Ask = Callable[[Sequence[str], CallStats], Awaitable[list[Mapping[str, Any]]]]
 
 
 class ModerationUnavailable(Exception):
@@ -52,25 +53,43 @@ def _hits(rule: ModerationRule, result: Mapping[str, Any]) -> list[str]:
 
 
 def moderation(rule: ModerationRule, ask: Ask) -> CheckFunction:
-    async def moderation(case: Case) -> Finding:
+    """The check asking its model with `ask`. Its result carries the calls it made, answered
+    or not, so that the run's accounting has them (`CheckResult.calls`)."""
+
+    async def moderation(case: Case) -> Finding | CheckResult:
         replies = case.replies
         if not replies:
             return not_applicable("no answer")
-        try:
-            results = await ask(replies)
-        except ModerationUnavailable as exc:
-            return unavailable(str(exc))
-        flagged = [
-            f"reply {n}: {', '.join(hits)}" if len(replies) > 1 else ", ".join(hits)
-            for n, result in enumerate(results, start=1)
-            if (hits := _hits(rule, result))
-        ]
-        if flagged:
-            listed = "; ".join(flagged)
-            return failed(f"flagged by {rule.model}: {clip(listed, 120)}", listed)
-        return passed(f"nothing flagged by {rule.model}")
+        stats = CallStats()
+        found = await _moderate(rule, ask, replies, stats)
+        return CheckResult(
+            name="moderation",
+            outcome=found.outcome,
+            reason=found.reason,
+            evidence=found.evidence,
+            model=rule.model,
+            calls=stats,
+        )
 
     return moderation
+
+
+async def _moderate(
+    rule: ModerationRule, ask: Ask, replies: Sequence[str], stats: CallStats
+) -> Finding:
+    try:
+        results = await ask(replies, stats)
+    except ModerationUnavailable as exc:
+        return unavailable(str(exc))
+    flagged = [
+        f"reply {n}: {', '.join(hits)}" if len(replies) > 1 else ", ".join(hits)
+        for n, result in enumerate(results, start=1)
+        if (hits := _hits(rule, result))
+    ]
+    if flagged:
+        listed = "; ".join(flagged)
+        return failed(f"flagged by {rule.model}: {clip(listed, 120)}", listed)
+    return passed(f"nothing flagged by {rule.model}")
 
 
 def unbound_moderation(rule: ModerationRule) -> CheckFunction:
@@ -94,7 +113,7 @@ def bound_moderation(rule: ModerationRule, calls: CallLayer) -> CheckFunction:
         return lambda case: not_applicable(why)
     caller = calls.caller(model)
 
-    async def ask(texts: Sequence[str]) -> list[Mapping[str, Any]]:
+    async def ask(texts: Sequence[str], stats: CallStats) -> list[Mapping[str, Any]]:
         request = JudgeRequest(
             system="",
             messages=tuple(Message("user", text) for text in texts),
@@ -103,7 +122,7 @@ def bound_moderation(rule: ModerationRule, calls: CallLayer) -> CheckFunction:
             temperature=None,
         )
         try:
-            reply = await caller.call(request, 0, CallStats())
+            reply = await caller.call(request, 0, stats)
         except CallFailed as exc:
             raise ModerationUnavailable(f"the moderation model did not answer: {exc}") from None
         except OverBudget:

@@ -26,6 +26,7 @@ from ._agreement import (
     rubric_metrics,
     run_agreement,
 )
+from ._conversation import conversation_view
 from ._page import render_page
 from ._prompts import prompt_book
 from ._summary import RunSummary
@@ -96,6 +97,8 @@ def render_html(
         )
         for position, verdict in enumerate(listed)
     ]
+    for view, verdict in zip(views, listed, strict=True):
+        view["conversation"] = conversation_view(cases.get(verdict.case_id), verdict)
     return render_page(
         "report.html.j2",
         title=f"aiojury report · {manifest.get('run_id', '')}",

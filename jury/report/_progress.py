@@ -85,6 +85,9 @@ class RunProgress:
             self.calls.add(vote.calls)
             if vote.status is not VoteStatus.VALID:
                 self.errors[vote.status.value] += 1
+        for check in verdict.checks:  # a check that asks a model (moderation) calls too
+            if check.calls is not None:
+                self.calls.add(check.calls)
         if self.mode == "plain" and self.clock() - self._last_line >= self.interval:
             self._print_line()
 

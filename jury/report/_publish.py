@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +59,13 @@ def publish(
     `jury rescore` publishes the same way. The reports go into the run directory (unless
     `into_run` is false: `jury report` leaves a recorded run as it is) and to `paths`.
     """
+    from ._conversation import conversation_line
     from ._html import render_html
     from ._junit import render_junit
     from ._terminal import CaseLine, ReportHeader, render_report
 
     verdicts = sorted(read_verdicts(run_dir), key=lambda v: v.case_id)
+    cases = {case.id: case for case in read_cases(run_dir)}
     summary = summarize(verdicts, jurors)
     gate = panel.gate
     header = ReportHeader(
@@ -82,7 +84,7 @@ def publish(
             lambda: render_html(
                 summary,
                 verdicts,
-                {case.id: case for case in read_cases(run_dir)},
+                cases,
                 header,
                 gate,
                 read_manifest(run_dir),
@@ -101,7 +103,12 @@ def publish(
             write_atomic(copy, text)
     console = console_for(stream)
     lines = [CaseLine.of(v) for v in verdicts] if len(verdicts) <= CASE_TABLE_LIMIT else []
-    render_report(summary, header, console, gate=gate, cases=lines)
+    conversations = {
+        v.case_id: conversation_line(cases[v.case_id], v)
+        for v in verdicts
+        if v.case_id in cases and cases[v.case_id].turns
+    }
+    render_report(summary, header, console, gate=gate, cases=lines, conversations=conversations)
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     if into_run:
@@ -117,6 +124,8 @@ def _summary_json(summary: RunSummary, gate: Gate) -> str:
     data["pass_rate"] = summary.pass_rate
     data["coverage"] = summary.coverage
     data["cost"] = summary.cost
+    # Every call of the run, the jurors' and the model checks' (`check_calls`), added up.
+    data["calls"] = asdict(summary.calls)
     data["gate"] = gate.model_dump(mode="json")
     data["exit_code"] = summary.exit_code(gate)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -86,6 +86,9 @@ class RunSummary(BaseModel):
     escalated: int = 0
     tier_calls_saved: int = 0
     tier_cost_saved: float | None = 0.0
+    #: The calls of the checks that ask a model, by "check: model" (``moderation:
+    #: omni-moderation-latest``): the run's calls besides the jurors'.
+    check_calls: dict[str, CallStats] = {}
 
     @property
     def coverage(self) -> float | None:
@@ -117,10 +120,12 @@ class RunSummary(BaseModel):
 
     @property
     def calls(self) -> CallStats:
-        """Every juror's calls, added up."""
+        """Every call of the run added up: the jurors' and the model checks'."""
         total = CallStats()
         for juror in self.jurors.values():
             total.add(juror.calls)
+        for calls in self.check_calls.values():
+            total.add(calls)
         return total
 
     @property
@@ -145,6 +150,7 @@ class Tally:
         self.jurors: dict[str, JurorStats] = {name: JurorStats() for name in jurors}
         self.escalated = self.tier_calls_saved = 0
         self.not_asked: dict[str, int] = {}
+        self.check_calls: dict[str, CallStats] = {}
 
     def add(self, verdict: CaseVerdict) -> None:
         self.total += 1
@@ -188,6 +194,7 @@ class Tally:
                 self.not_asked[juror] = self.not_asked.get(juror, 0) + 1
         if verdict.checks:
             self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
+            self._add_check_calls(verdict)
         self.offline = self.offline or verdict.offline
         for vote in verdict.votes:
             stats = self.jurors.get(vote.juror)
@@ -204,6 +211,18 @@ class Tally:
                 stats.abstained += 1
             stats.calls.add(vote.calls)
             stats.offline = stats.offline or vote.offline
+
+    def _add_check_calls(self, verdict: CaseVerdict) -> None:
+        for check in verdict.checks:
+            if check.calls is None:
+                continue
+            # "moderation: omni-moderation-latest": the check's reason names the provider.
+            model = check.model.rpartition("/")[2] if check.model else ""
+            key = f"{check.name}: {model}" if model else check.name
+            total = self.check_calls.get(key)
+            if total is None:
+                total = self.check_calls[key] = CallStats()
+            total.add(check.calls)
 
     def summary(self) -> RunSummary:
         def by_id(notes: list[CaseNote]) -> tuple[CaseNote, ...]:
@@ -228,6 +247,7 @@ class Tally:
             escalated=self.escalated,
             tier_calls_saved=self.tier_calls_saved,
             tier_cost_saved=self._cost_saved(),
+            check_calls=dict(sorted(self.check_calls.items())),
         )
 
     def _cost_saved(self) -> float | None:

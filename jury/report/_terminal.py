@@ -3,7 +3,7 @@ disagreement with each dissenting juror's reason, and each juror's record."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._panel import Gate
-from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
+from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
 from ._summary import RunSummary
 
@@ -227,8 +227,12 @@ def render_report(
     *,
     gate: Gate | None = None,
     cases: Sequence[CaseLine] = (),
+    conversations: Mapping[str, str] | None = None,
 ) -> None:
+    """Print the report. `conversations` gives a line about each conversation case (by ID),
+    printed with it in the failure list."""
     gate = gate or Gate()
+    conversations = conversations or {}
     title = Text.assemble(("aiojury", "bold"), f"  rubric {header.rubric}  ·  ")
     title.append(f"{len(header.jurors)} juror{'s' * (len(header.jurors) != 1)}: ")
     title.append(", ".join(header.jurors))
@@ -286,6 +290,8 @@ def render_report(
             category = f" [{note.category}]" if note.category else ""
             stage = f"  (failed at {note.stage})" if note.stage else ""
             console.print(Text(f"  {note.case_id}{category}{stage}", style=style))
+            if note.case_id in conversations:
+                console.print(Text(f"      {conversations[note.case_id]}", style="dim"))
             for reason in note.reasons:
                 console.print(f"      {_safe(reason)}")
 
@@ -339,7 +345,8 @@ def _jurors(summary: RunSummary, console: Console) -> None:
     optional = {
         "abstained": any(r.abstained for r in records),
         "re-asks": any(r.calls.reasks for r in records),
-        "cached": any(r.calls.cache_hits for r in records),
+        "cached": any(r.calls.cache_hits for r in records)
+        or any(c.cache_hits for c in summary.check_calls.values()),
         "served by": failover,
     }
     columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
@@ -347,18 +354,38 @@ def _jurors(summary: RunSummary, console: Console) -> None:
     rows: list[list[str]] = []
     for juror, record in summary.jurors.items():
         # Offline jurors are named in the banner above and carry "offline/" in their name.
-        tokens = f"{record.calls.input_tokens:,}/{record.calls.output_tokens:,}"
-        if record.calls.cached_tokens:
-            tokens += f" ({record.calls.cached_tokens:,} cached)"
+        tokens = _tokens(record.calls)
         cells = [juror, record.votes, record.valid, record.invalid, record.unavailable]
         cells += [record.abstained, record.calls.reasks, record.calls.attempts]
         cells += [record.calls.cache_hits, tokens, _cost(record.calls.cost)]
         cells += [", ".join(record.calls.served_by)]
         rows.append([str(cell) for cell in cells])
+    rows += _check_rows(summary)
     keep = [i for i, column in enumerate(columns) if optional.get(column, True)]
     columns = [columns[i] for i in keep]
     rows = [[row[i] for i in keep] for row in rows]
     _grid(console, "Jurors", columns, rows, alert={"invalid": "yellow", "unavailable": "yellow"})
+
+
+def _tokens(calls: CallStats) -> str:
+    tokens = f"{calls.input_tokens:,}/{calls.output_tokens:,}"
+    return tokens + (f" ({calls.cached_tokens:,} cached)" if calls.cached_tokens else "")
+
+
+def _check_rows(summary: RunSummary) -> list[list[str]]:
+    """The jurors table's rows for the checks that ask a model: their calls, no votes."""
+    return [
+        [
+            name,
+            *("-" * 6),
+            str(calls.attempts),
+            str(calls.cache_hits),
+            _tokens(calls),
+            _cost(calls.cost),
+            ", ".join(calls.served_by),
+        ]
+        for name, calls in summary.check_calls.items()
+    ]
 
 
 def _grid(
@@ -377,7 +404,9 @@ def _grid(
     if _table_width(widths) > console.width:
         console.print(Text(title, style="italic"))
         for row in rows:
-            figures = " · ".join(f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True))
+            figures = " · ".join(
+                f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True) if v != "-"
+            )
             console.print(Text.assemble((row[0], "bold"), "  ", figures), overflow="fold")
         return
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
@@ -389,7 +418,7 @@ def _grid(
     for row in rows:
         table.add_row(
             *(
-                Text(cell, style=alert.get(column, "") if cell != "0" else "")
+                Text(cell, style=alert.get(column, "") if cell not in ("0", "-") else "")
                 for column, cell in zip(columns, row, strict=True)
             )
         )

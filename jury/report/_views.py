@@ -46,7 +46,8 @@ def _error_key(error: str) -> str:
 
 @dataclass
 class ErrorGroup:
-    """One error as several votes met it: "3 jurors × 14 cases: connection refused"."""
+    """One error as several votes met it: "3 jurors × 14 cases: connection refused"; or as
+    the checks that ask a model met it: "the moderation check × 14 cases"."""
 
     number: int
     status: str
@@ -54,36 +55,59 @@ class ErrorGroup:
     jurors: list[str] = field(default_factory=list)
     cases: list[str] = field(default_factory=list)
     votes: int = 0
+    #: The checks that could not ask their model (moderation), and how many times.
+    checks: list[str] = field(default_factory=list)
+    results: int = 0
 
     @property
     def title(self) -> str:
         jurors, cases = len(self.jurors), len(self.cases)
-        return (
-            f"{jurors} juror{'s' * (jurors != 1)} × {cases} case{'s' * (cases != 1)}"
-            f" ({self.status})"
-        )
+        who = [f"{jurors} juror{'s' * (jurors != 1)}"] if jurors else []
+        if self.checks:
+            who.append(f"the {', '.join(self.checks)} check{'s' * (len(self.checks) != 1)}")
+        return f"{' and '.join(who)} × {cases} case{'s' * (cases != 1)} ({self.status})"
+
+
+def _check_key(name: str) -> str:
+    """An unavailable check's place among the erring votes' (case ID, juror) keys (a juror's
+    name has no space)."""
+    return f"check {name}"
 
 
 def error_groups(verdicts: Iterable[CaseVerdict]) -> tuple[list[ErrorGroup], dict[Any, int]]:
     """The run's judge errors grouped by their text (most votes first), and each erring
-    vote's group number by (case ID, juror)."""
+    vote's group number by (case ID, juror). A check that could not ask its model is one
+    more source of the same errors, by (case ID, "check <name>")."""
     groups: dict[tuple[str, str], ErrorGroup] = {}
     of_vote: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def group_of(case_id: str, source: str, status: str, error: str) -> ErrorGroup:
+        key = (status, _error_key(error))
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = ErrorGroup(0, key[0], key[1])
+        if case_id not in group.cases:
+            group.cases.append(case_id)
+        of_vote[case_id, source] = key
+        return group
+
     for verdict in verdicts:
         for vote in verdict.votes:
             if not vote.error:
                 continue
-            key = (vote.status.value, _error_key(vote.error))
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = ErrorGroup(0, key[0], key[1])
+            group = group_of(verdict.case_id, vote.juror, vote.status.value, vote.error)
             group.votes += 1
             if vote.juror not in group.jurors:
                 group.jurors.append(vote.juror)
-            if verdict.case_id not in group.cases:
-                group.cases.append(verdict.case_id)
-            of_vote[verdict.case_id, vote.juror] = key
-    ordered = sorted(groups.values(), key=lambda g: (-g.votes, g.text))
+        for check in verdict.checks:
+            if check.outcome is not CheckOutcome.UNAVAILABLE:
+                continue
+            source = _check_key(check.name)
+            group = group_of(verdict.case_id, source, check.outcome.value, check.reason)
+            group.results += 1
+            if check.name not in group.checks:
+                group.checks.append(check.name)
+    ordered = sorted(groups.values(), key=lambda g: (-(g.votes + g.results), g.text))
     for index, group in enumerate(ordered, start=1):
         group.number = index
         group.jurors.sort()
@@ -120,18 +144,40 @@ def _reasons(verdict: CaseVerdict, errors: Mapping[Any, int]) -> list[dict[str, 
     points at that error's listing instead of repeating it."""
     said = {
         f"{vote.juror} {vote.status.value}: {vote.error}": (
-            vote,
+            f"{vote.juror} {vote.status.value}",
             errors[verdict.case_id, vote.juror],
         )
         for vote in verdict.votes
         if vote.error and (verdict.case_id, vote.juror) in errors
     }
+    for check in verdict.checks:  # "check moderation unavailable: ..." (`check_reasons`)
+        group = errors.get((verdict.case_id, _check_key(check.name)))
+        if group is not None:
+            said[f"check {check.name} {check.outcome.value}: {check.reason}"] = (
+                f"check {check.name} {check.outcome.value}",
+                group,
+            )
     reasons = []
     for reason in verdict.reasons:
-        vote, group = said.get(reason, (None, None))
-        text = reason if vote is None else f"{vote.juror} {vote.status.value}"
+        text, group = said.get(reason, (reason, None))
         reasons.append({"text": text, "error_group": group})
     return reasons
+
+
+#: A card's heading shows at most this many metrics; more (a conversation judged turn by
+#: turn has a set per turn), and it shows the failed ones and how many more there are.
+_MAX_CHIPS = 8
+
+
+def _chips(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    chips = [
+        {"name": name, "value": number(result.value), "failed": result.passed is False}
+        for name, result in metrics.items()
+    ]
+    if len(chips) <= _MAX_CHIPS:
+        return {"metrics": chips, "metrics_more": 0}
+    failed = [chip for chip in chips if chip["failed"]]
+    return {"metrics": failed, "metrics_more": len(chips) - len(failed)}
 
 
 def case_view(
@@ -148,9 +194,11 @@ def case_view(
     metrics = verdict.metrics
     numeric = _numeric(result.value for result in metrics.values())
     spreads = [r.spread for r in metrics.values() if r.spread is not None]
-    cost = sum(v.calls.cost or 0.0 for v in verdict.votes)
-    unknown_cost = any(v.calls.cost is None for v in verdict.votes)
     checks = verdict.checks
+    # The case's calls: its votes' and those of its checks that ask a model (moderation).
+    calls = [v.calls for v in verdict.votes] + [c.calls for c in checks if c.calls is not None]
+    cost = sum(c.cost or 0.0 for c in calls)
+    unknown_cost = any(c.cost is None for c in calls)
     return {
         "id": verdict.case_id,
         "anchor": anchor("case", verdict.case_id),
@@ -158,10 +206,7 @@ def case_view(
         "verdict": verdict.verdict.value,
         "reasons": _reasons(verdict, errors),
         "stage": verdict.failed_stage if verdict.verdict is Verdict.FAIL else None,
-        "metrics": [
-            {"name": name, "value": number(result.value), "failed": result.passed is False}
-            for name, result in metrics.items()
-        ],
+        **_chips(metrics),
         "score": None if verdict.score is None else f"{verdict.score:.2f}",
         "votes": [
             _vote_view(vote, verdict.case_id, dissenters, errors, prompt) for vote in verdict.votes
@@ -170,6 +215,11 @@ def case_view(
         "checks_failed": [c for c in checks if c.outcome is CheckOutcome.FAIL],
         "checks_passed": [c.name for c in checks if c.outcome is CheckOutcome.PASS],
         "checks_na": [c.name for c in checks if c.outcome is CheckOutcome.NOT_APPLICABLE],
+        "checks_unavailable": [
+            {"name": c.name, "error_group": errors.get((verdict.case_id, _check_key(c.name)))}
+            for c in checks
+            if c.outcome is CheckOutcome.UNAVAILABLE
+        ],
         "spared": verdict.judges_spared,
         "calls_saved": verdict.calls_saved,
         "disagreement": verdict.disagreement,
