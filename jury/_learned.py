@@ -263,11 +263,17 @@ class Fits:
 
     @property
     def target_agreement(self) -> float | None:
-        return self.fits[0].target_agreement
+        return self._leading.target_agreement
 
     @property
     def risk(self) -> float | None:
-        return self.fits[0].risk
+        return self._leading.risk
+
+    @property
+    def _leading(self) -> Fit:
+        """The fit whose guarantee the file states: "pass" when fitted (a metric beside it
+        only shows its value and is calibrated for nothing)."""
+        return self.get(PASS_TARGET) or self.fits[0]
 
     def get(self, target: str) -> Fit | None:
         return next((f for f in self.fits if f.target == target), None)
@@ -290,8 +296,7 @@ class Fits:
 
     def dump(self) -> dict[str, Any]:
         """The fit file's content (format 2): the shared keys, then a table per target."""
-        first = self.fits[0]
-        shared = first.model_dump(
+        shared = self._leading.model_dump(
             include={"rubric", "fingerprint", "target_agreement", "risk"}, exclude_none=True
         )
         fields = set(TargetTable.model_fields)

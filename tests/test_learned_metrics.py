@@ -217,29 +217,47 @@ def test_a_metric_below_its_threshold_leaves_the_case_inconclusive_and_names_it(
 def test_a_fitted_pass_decides_the_verdict_and_the_metrics_show_learned_values(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = calibrated(tmp_path, labels=("pass", "correctness"))
-    assert code == 0, capsys.readouterr().out
+    code, _ = calibrated(
+        tmp_path,
+        "--target",
+        "correctness,pass",
+        labels=("pass", "correctness"),
+        cases=240,
+        jury="target_agreement = 0.7\nrisk = 0.1\n",
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "pass decides the verdicts and carries the agreement guarantee" in out
     fits = load_fit(tmp_path / "fit.toml")
     assert fits.targets == ("pass", "correctness")
+    assert (fits.target_agreement, fits.risk) == (0.7, 0.1)
     rubric = load_rubric("five-metric")
     cases = {c.id: c for c in load_cases(tmp_path / "cases.jsonl")}
-    passed = fits.get("pass")
-    correctness = fits.get("correctness")
-    assert passed is not None
-    assert correctness is not None
-    for verdict in read_verdicts(run(tmp_path)):
+    passed, correctness = fits.fits
+    threshold = passed.stage[0].threshold
+    assert 0 < threshold < 1
+    assert correctness.stage[0].threshold == 0  # shown only: nothing to certify
+    verdicts = read_verdicts(run(tmp_path))
+    for verdict in verdicts:
         case = cases[verdict.case_id]
         by_pass = passed.stage[0].predict(
-            signals(case, verdict.votes, rubric, "pass"), ("FAIL", "PASS")
+            signals(case, verdict.votes, rubric, "pass"), passed.classes
         )
-        value = (
-            correctness.stage[0]
-            .predict(signals(case, verdict.votes, rubric, "correctness"), correctness.classes)
-            .value
+        assert verdict.confidence == by_pass.confidence
+        if by_pass.confidence < threshold:
+            assert verdict.verdict is Verdict.INCONCLUSIVE
+            continue
+        value = correctness.stage[0].predict(
+            signals(case, verdict.votes, rubric, "correctness"), correctness.classes
         )
         assert verdict.verdict.value == by_pass.value
-        assert verdict.confidence == by_pass.confidence
-        assert verdict.metrics["correctness"].value == value
+        assert verdict.metrics["correctness"].value == value.value
+        assert verdict.reasons == (
+            f"learned jury: pass {by_pass.value} ({passed.model}, confidence "
+            f"{by_pass.confidence:.2f}); correctness {value.value} ({correctness.model}, "
+            f"confidence {value.confidence:.2f}); pass decides the verdict",
+        )
+    assert any(v.verdict is not Verdict.INCONCLUSIVE for v in verdicts)
 
 
 def test_the_guarantee_is_stated_per_metric_when_several_metrics_decide(

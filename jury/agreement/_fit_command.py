@@ -65,7 +65,8 @@ def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any)
     """The targets to fit: those given (comma-separated), else every labelled one: "pass"
     first, then the rubric's metrics in its order. Other label keys are said to be ignored."""
     if given:
-        return [t.strip() for t in given.split(",") if t.strip()]
+        named = list(dict.fromkeys(t.strip() for t in given.split(",") if t.strip()))
+        return sorted(named, key=lambda t: t != PASS_TARGET)  # "pass" first: it decides
     keys = {key for case in cases for key in case.labels}
     if not keys:
         return [PASS_TARGET]
@@ -128,7 +129,15 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     failures: list[str] = []
     for number, target in enumerate(targets):
         fit, failure = _learn_target(
-            panel, rubric, chosen, verdicts, target, args, out, draw=number == 0
+            panel,
+            rubric,
+            chosen,
+            verdicts,
+            target,
+            args,
+            out,
+            draw=number == 0,
+            decides=target == PASS_TARGET or PASS_TARGET not in targets,
         )
         if fit is not None:
             fits.append(fit)
@@ -150,7 +159,16 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
 def _guarantee_note(panel: Panel, targets: Sequence[str], tiers: dict[str, int], out: Any) -> None:
     """Say where the guarantee of selective verdicts stops when several metrics decide."""
     metrics = [t for t in targets if t != PASS_TARGET]
-    if PASS_TARGET in targets or len(metrics) < 2:
+    if PASS_TARGET in targets:
+        if metrics and panel.target_agreement is not None:
+            print(
+                "note: pass decides the verdicts and carries the agreement guarantee; "
+                f"{', '.join(metrics)} only show their learned values (no threshold of theirs "
+                "decides, none was certified).",
+                file=out,
+            )
+        return
+    if len(metrics) < 2:
         return
     if panel.target_agreement is not None:
         print(
@@ -179,6 +197,7 @@ def _learn_target(
     out: Any,
     *,
     draw: bool,
+    decides: bool,
 ) -> tuple[Fit | None, str | None]:
     """Fit, report and (--select, --html) measure one target: its fit and why it failed."""
     from ..report._calibration import print_fit, print_selection, tradeoff_page
@@ -197,7 +216,8 @@ def _learn_target(
             tiers,
             rubric,
             model=args.model,
-            target_agreement=panel.target_agreement,
+            # With a fitted "pass", a metric only shows its value: no threshold to certify.
+            target_agreement=panel.target_agreement if decides else None,
             risk=panel.risk,
             seed=args.seed,
             folds=args.folds,
