@@ -8,7 +8,8 @@ is asked and the votes so far are decided again. Unsure means:
 - with a reducer (median, majority...): the verdict is INCONCLUSIVE, or the valid votes split
   between PASS and FAIL;
 - learned: fewer readable votes than the quorum, two classes tied, or a confidence below the
-  stage's threshold (fitted by `jury calibrate`).
+  stage's threshold (fitted by `jury calibrate`), for any target that decides the verdict (the
+  fitted "pass", else every fitted metric of the case: see `jury._learned.Fits`).
 
 Every escalation is recorded with its reason. The quorum of a stage is the panel's `quorum`
 when set, else a majority of the jurors asked so far. Nothing depends on the order of the
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._decide import Aggregation, decide_case, single
-from ._learned import PASS_TARGET, Fit, FitStage, signals
+from ._learned import PASS_TARGET, Fit, Fits, FitStage, Prediction, signals
 from ._verdict import CaseVerdict, CheckResult, Dissent, Verdict, Vote, VoteStatus
 
 if TYPE_CHECKING:
@@ -31,6 +32,55 @@ if TYPE_CHECKING:
     from ._rubric import Rubric
 
 __all__ = ["Decider", "Step", "reducer"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What one target's learned jury makes of a stage's votes."""
+
+    fit: Fit
+    model: FitStage
+    readable: int
+    prediction: Prediction
+
+    @classmethod
+    def of(
+        cls, fit: Fit, stage: int, case: Case, votes: Sequence[Vote], rubric: Rubric
+    ) -> _Reading:
+        model = fit.stage[stage]
+        found = signals(case, votes, rubric, fit.target)
+        readable = len({juror for juror, _ in found})
+        return cls(fit, model, readable, model.predict(found, fit.classes))
+
+    def below(self, named: bool) -> str:
+        """Why this target's verdict does not stand at this stage."""
+        on = f"{self.fit.target}: " if named else ""
+        if self.model.threshold == float("inf"):
+            return f"{on}this stage never decides alone: no threshold met the target"
+        return (
+            f"{on}confidence {self.prediction.confidence:.2f} below {self.model.threshold:.2f}, "
+            f"the threshold for {self.model.threshold_means}"
+        )
+
+
+def _said(readings: Sequence[_Reading], confidence: float, *, pass_fitted: bool) -> str:
+    """The learned jury's reason: each target's learned value, and how sure the verdict is."""
+    if len(readings) == 1:
+        only = readings[0]
+        return (
+            f"learned jury ({only.fit.model}): {only.fit.target} {only.prediction.value}, "
+            f"confidence {only.prediction.confidence:.2f}"
+        )
+    parts = "; ".join(
+        f"{r.fit.target} {'-' if r.prediction.value is None else r.prediction.value} "
+        f"({r.fit.model}, confidence {r.prediction.confidence:.2f})"
+        for r in readings
+    )
+    if pass_fitted:
+        return f"learned jury: {parts}; pass decides the verdict"
+    return (
+        f"learned jury: {parts}; the verdict's confidence {confidence:.2f} is the lowest of theirs"
+    )
 
 
 def reducer(aggregation: str) -> Aggregation:
@@ -60,14 +110,14 @@ class Decider:
         tiers: Mapping[str, int],
         weights: Mapping[str, float],
         calls: Callable[[Case, str], int],
-        fit: Fit | None = None,
+        fit: Fits | Fit | None = None,
     ) -> None:
         self.panel = panel
         self.rubric = rubric
         self.tiers = dict(tiers)
         self.stages = max(self.tiers.values())
         self.weights = dict(weights)
-        self.fit = fit
+        self.fit = None if fit is None else Fits.of(fit)
         self._calls = calls
 
     def asked(self, stage: int) -> int:
@@ -110,11 +160,8 @@ class Decider:
         return Step(base)
 
     def _learned(self, case: Case, base: CaseVerdict, stage: int, final: bool) -> Step:
-        fit = self.fit
-        assert fit is not None
-        model: FitStage = fit.stage[stage]
-        found = signals(case, base.votes, self.rubric, fit.target)
-        readable = len({juror for juror, _ in found})
+        assert self.fit is not None
+        fits = self.fit
         quorum = self.quorum(stage)
         where = "" if final else f"tier {stage + 1}: "
 
@@ -128,37 +175,48 @@ class Decider:
             )
             return Step(verdict, None if final else where + reason)
 
+        deciding = fits.deciding(self.rubric, case)
+        if not deciding:
+            return unsure(
+                f"the learned jury's targets ({', '.join(fits.targets)}) are not metrics of "
+                "this case"
+            )
+        read = {
+            f.target: _Reading.of(f, stage, case, base.votes, self.rubric)
+            for f in fits.applying(self.rubric, case)
+        }
+        decide = [read[f.target] for f in deciding]
+        readable = min(r.readable for r in decide)
         if readable < quorum:
             plural = "" if readable == 1 else "s"
             return unsure(
                 f"quorum not met: {readable} readable vote{plural} of "
-                f"{len(model.jurors)} jurors, {quorum} needed"
+                f"{len(decide[0].model.jurors)} jurors, {quorum} needed"
             )
-        prediction = model.predict(found, fit.classes)
-        if prediction.value is None:
-            return unsure("the learned jury is split evenly between the classes")
-        if prediction.confidence < model.threshold:
-            if model.threshold == float("inf"):
-                reason = "this stage never decides alone: no threshold met the target"
-            else:
-                reason = (
-                    f"confidence {prediction.confidence:.2f} below {model.threshold:.2f}, "
-                    f"the threshold for {model.threshold_means}"
-                )
-            return unsure(reason, prediction.confidence)
-        said = (
-            f"learned jury ({fit.model}): {fit.target} {prediction.value}, "
-            f"confidence {prediction.confidence:.2f}"
-        )
+        named = len(decide) > 1
+        split = [r.fit.target for r in decide if r.prediction.value is None]
+        if split:
+            on = f" on {', '.join(split)}" if named else ""
+            return unsure(f"the learned jury is split evenly between the classes{on}")
+        # The rule for a verdict from several learned metrics: it is as sure as its least sure
+        # metric, and it stands only where every metric that decides it stands.
+        confidence = min(r.prediction.confidence for r in decide)
+        below = [r for r in decide if r.prediction.confidence < r.model.threshold]
+        if below:
+            return unsure("; ".join(r.below(named) for r in below), confidence)
         metrics = dict(base.metrics)
-        if fit.target == PASS_TARGET:
-            verdict = Verdict(str(prediction.value))
+        for reading in read.values():
+            value = reading.prediction.value
+            if reading.fit.target != PASS_TARGET and value is not None:
+                metric = next(m for m in self.rubric.metrics(case) if m.name == reading.fit.target)
+                result = single(metric, value)
+                result.votes = reading.readable
+                metrics[reading.fit.target] = result
+        said = _said(list(read.values()), confidence, pass_fitted=PASS_TARGET in read)
+        if PASS_TARGET in read:
+            verdict = Verdict(str(read[PASS_TARGET].prediction.value))
             reasons: tuple[str, ...] = (said,)
         else:
-            metric = next(m for m in self.rubric.metrics(case) if m.name == fit.target)
-            result = single(metric, prediction.value)
-            result.votes = readable
-            metrics[fit.target] = result
             decision = self.rubric.decide(case, metrics)
             verdict, reasons = decision.verdict, (said, *decision.reasons)
         valid = [v for v in base.votes if v.status is VoteStatus.VALID]
@@ -172,7 +230,7 @@ class Decider:
                 "verdict": verdict,
                 "reasons": reasons,
                 "metrics": metrics,
-                "confidence": prediction.confidence,
+                "confidence": confidence,
                 "dissent": dissent,
             }
         )

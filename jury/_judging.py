@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from ._cascade import Decider
 from ._case import Case
-from ._learned import Fit
+from ._learned import Fits
 from ._panel import Panel
 from ._rubric import Prompt, Rubric
 from ._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict, Vote, VoteStatus
@@ -46,7 +46,7 @@ class CaseJudge:
         judge_all: bool,
         quorum: int,
         over_budget: Callable[[], str | None],
-        fit: Fit | None = None,
+        fit: Fits | None = None,
     ) -> None:
         self.panel = panel
         self.rubric = rubric

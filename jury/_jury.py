@@ -22,7 +22,7 @@ from ._case import Case
 from ._clock import Clock
 from ._errors import ConfigError
 from ._judging import CaseJudge, Checker
-from ._learned import Fit, load_fit
+from ._learned import Fits, load_fit
 from ._lifecycle import refuse_retired
 from ._logging import Events
 from ._model import CallCache, JudgeModel, JudgeReply, Usage
@@ -151,7 +151,7 @@ class Jury:
         other._bind(rubric)
         return other
 
-    def _fit(self) -> Fit | None:
+    def _fit(self) -> Fits | None:
         """The learned jury of ``aggregation = "learned"``, checked against this panel."""
         if self.panel.calibration is None:
             return None

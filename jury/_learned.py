@@ -1,11 +1,14 @@
 """The learned jury: votes combined by a model fitted on labelled cases (`jury calibrate --fit`).
 
-A fit file (TOML) names a *target*, the label key the jury learned ("pass", the case's verdict,
-or one of the rubric's metrics such as a pairwise "winner"), and one model per *stage*: the
-jurors of tier 1, then of tiers 1 and 2, and so on (one stage without a cascade). A stage's
-model is a table: each *source* (a juror, or one presentation order of a pairwise juror, so
-that position bias is learned rather than ignored) adds, for the value it gave, one score per
-class of the target; the class scores, with the intercept, give probabilities by softmax.
+A fit file (TOML) holds one learned jury (a `Fit`) per *target*, the label keys the jury learned:
+"pass" (the case's verdict) and/or the rubric's metrics (a 1-5 "correctness", a pairwise
+"winner"...), one table ``[target.NAME]`` each. A fitted "pass" decides the verdict; otherwise
+each fitted metric's learned value takes the place of its median and the rubric's own rule
+(thresholds, pass rule) decides, as it does from medians (`Fits`). Each target has one model per
+*stage*: the jurors of tier 1, then of tiers 1 and 2, and so on (one stage without a cascade).
+A stage's model is a table: each *source* (a juror, or one presentation order of a pairwise
+juror, so that position bias is learned rather than ignored) adds, for the value it gave, one
+score per class of the target; the class scores, with the intercept, give probabilities by softmax.
 Whether the table came from log-odds weights, a stacked logistic regression or Dawid-Skene,
 deciding is the same sum.
 
@@ -41,6 +44,7 @@ __all__ = [
     "Fit",
     "FitSource",
     "FitStage",
+    "Fits",
     "Prediction",
     "SourceKey",
     "load_fit",
@@ -49,7 +53,8 @@ __all__ = [
     "vote_value",
 ]
 
-FORMAT = 1
+#: The fit file's format: 2 holds a table per target; 1 (one target, at the top) is still read.
+FORMAT = 2
 #: The target that is the case's own verdict ("FAIL" or "PASS").
 PASS_TARGET = "pass"
 PASS_CLASSES: tuple[str, ...] = ("FAIL", "PASS")
@@ -155,11 +160,10 @@ class FitStage(BaseModel):
 
 
 class Fit(BaseModel):
-    """A fit file: the learned jury for one target, one stage per cascade tier."""
+    """The learned jury for one target, one stage per cascade tier."""
 
     model_config = _STRICT
 
-    format: Literal[1]
     target: str
     classes: tuple[str | int | float | bool, ...] = Field(min_length=2)
     model: Model
@@ -200,22 +204,125 @@ class Fit(BaseModel):
             if len(stage.intercept) != len(self.classes):
                 raise ConfigError(f"{source}: stage {number}: one intercept per class is needed")
 
-    def metric_target(self, rubric: Rubric, case: Case) -> bool:
-        return self.target != PASS_TARGET and any(
-            m.name == self.target for m in rubric.metrics(case)
+
+class TargetTable(BaseModel):
+    """One target's table in a fit file (``[target.NAME]``)."""
+
+    model_config = _STRICT
+
+    classes: tuple[str | int | float | bool, ...] = Field(min_length=2)
+    model: Model
+    stage: tuple[FitStage, ...] = Field(min_length=1)
+    about: dict[str, Any] = {}
+
+
+class FitFile(BaseModel):
+    """A fit file as written: what every target shares, then a table per target."""
+
+    model_config = _STRICT
+
+    format: Literal[2]
+    rubric: str
+    fingerprint: str
+    target_agreement: float | None = Field(default=None, gt=0, lt=1)
+    risk: float | None = Field(default=None, gt=0, lt=1)
+    target: dict[str, TargetTable] = Field(min_length=1)
+
+
+class _FirstFormat(Fit):
+    """A fit file of format 1: one target, its fields at the top."""
+
+    format: Literal[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Fits:
+    """The learned jury of a fit file: one `Fit` per target, for one rubric and one panel.
+
+    A fitted "pass" decides the verdict directly; the fitted metrics then only show their
+    learned values. Without it, every fitted metric of the case decides: its learned value
+    takes the place of its median and the rubric's rule decides from the metrics, and the
+    verdict's confidence is the lowest of theirs (each is that metric's estimated agreement
+    with its own labels, so the verdict's is no higher than its least sure input's; it is not
+    a certified agreement of the verdict itself).
+    """
+
+    fits: tuple[Fit, ...]
+
+    def __post_init__(self) -> None:
+        if not self.fits:
+            raise ValueError("a fit file learns at least one target")
+
+    @classmethod
+    def of(cls, fit: Fit | Fits) -> Fits:
+        return fit if isinstance(fit, Fits) else cls((fit,))
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(f.target for f in self.fits)
+
+    @property
+    def target_agreement(self) -> float | None:
+        return self._leading.target_agreement
+
+    @property
+    def risk(self) -> float | None:
+        return self._leading.risk
+
+    @property
+    def _leading(self) -> Fit:
+        """The fit whose guarantee the file states: "pass" when fitted (a metric beside it
+        only shows its value and is calibrated for nothing)."""
+        return self.get(PASS_TARGET) or self.fits[0]
+
+    def get(self, target: str) -> Fit | None:
+        return next((f for f in self.fits if f.target == target), None)
+
+    def check_panel(self, jurors: Mapping[str, int], rubric: Rubric, source: str) -> None:
+        for fit in self.fits:
+            fit.check_panel(
+                jurors, rubric, source if len(self.fits) == 1 else f"{source} (target {fit.target})"
+            )
+
+    def applying(self, rubric: Rubric, case: Case) -> tuple[Fit, ...]:
+        """The fits that say something about this case: "pass", and the case's metrics."""
+        names = {m.name for m in rubric.metrics(case)} | {PASS_TARGET}
+        return tuple(f for f in self.fits if f.target in names)
+
+    def deciding(self, rubric: Rubric, case: Case) -> tuple[Fit, ...]:
+        """The fits the verdict comes from: "pass" alone when fitted, else the case's metrics."""
+        fitted = self.get(PASS_TARGET)
+        return (fitted,) if fitted is not None else self.applying(rubric, case)
+
+    def dump(self) -> dict[str, Any]:
+        """The fit file's content (format 2): the shared keys, then a table per target."""
+        shared = self._leading.model_dump(
+            include={"rubric", "fingerprint", "target_agreement", "risk"}, exclude_none=True
         )
+        fields = set(TargetTable.model_fields)
+        tables = {f.target: f.model_dump(include=fields, exclude_none=True) for f in self.fits}
+        return {"format": FORMAT, **shared, "target": tables}
 
 
-def load_fit(path: str | Path) -> Fit:
-    """Read a fit file; a bad one raises `ConfigError` naming the key."""
+def load_fit(path: str | Path) -> Fits:
+    """Read a fit file (format 2, or the single-target format 1); a bad one raises
+    `ConfigError` naming the key."""
     from ._problems import problems, read_toml
 
     data = read_toml(Path(path), lambda reason: ConfigError(f"{path}: {reason}"))
+    schema: type[BaseModel] = _FirstFormat if data.get("format") == 1 else FitFile
     try:
-        return Fit.model_validate(data)
+        parsed = schema.model_validate(data)
     except ValidationError as exc:
-        key, reason = problems(exc, Fit)[0]
+        key, reason = problems(exc, schema)[0]
         raise ConfigError(f"{path}: {key}: {reason}") from None
+    if isinstance(parsed, _FirstFormat):
+        return Fits((Fit.model_validate(parsed.model_dump(exclude={"format"})),))
+    assert isinstance(parsed, FitFile)
+    shared = parsed.model_dump(include={"rubric", "fingerprint", "target_agreement", "risk"})
+    return Fits(
+        tuple(Fit(target=name, **shared, **dict(table)) for name, table in parsed.target.items())
+    )
 
 
 def signals(case: Case, votes: Sequence[Vote], rubric: Rubric, target: str) -> dict[SourceKey, str]:

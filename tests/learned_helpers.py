@@ -44,6 +44,19 @@ def scenario(
             said = passed if coin < right else not passed
             reply = {"reason": f"{name} says so", "pass": said}
             records[name].append({"case": case_id, "reply": reply})
+    cases_path, jury_path = write_panel(folder, lines, records, "grounded-answer", jury)
+    return cases_path, jury_path, truth
+
+
+def write_panel(
+    folder: Path,
+    lines: list[dict[str, Any]],
+    records: dict[str, list[dict[str, Any]]],
+    rubric: str,
+    jury: str = "",
+) -> tuple[Path, Path]:
+    """The cases file, a record file per juror and a jury file naming them as replay jurors
+    (`jury` appended to it)."""
     cases_path = folder / "cases.jsonl"
     cases_path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
     jurors = []
@@ -52,6 +65,6 @@ def scenario(
         path.write_text("".join(json.dumps(r) + "\n" for r in recs), "utf-8")
         jurors.append(f'[[juror]]\nmodel = "replay/{path}"\nname = "{name}"\n')
     jury_path = folder / "jury.toml"
-    text = 'rubric = "grounded-answer"\nreasks = 0\n' + jury + "\n" + "\n".join(jurors)
+    text = f'rubric = "{rubric}"\nreasks = 0\n' + jury + "\n" + "\n".join(jurors)
     jury_path.write_text(text, "utf-8")
-    return cases_path, jury_path, truth
+    return cases_path, jury_path

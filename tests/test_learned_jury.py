@@ -24,7 +24,7 @@ from jury import (
     load_cases,
     load_panel,
 )
-from jury._learned import load_fit
+from jury._learned import Fit, load_fit
 from jury._records import read_verdicts
 from jury.cli._main import main
 
@@ -42,13 +42,19 @@ def calibrate(
     return code, fit
 
 
+def only_target(path: Path) -> Fit:
+    fits = load_fit(path).fits
+    assert len(fits) == 1
+    return fits[0]
+
+
 def test_a_fit_learns_to_trust_the_strong_juror_over_the_weak_majority(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, path = calibrate(tmp_path)
     out = capsys.readouterr().out
     assert code == 0
-    fit = load_fit(path)
+    fit = only_target(path)
     weights = {s.juror: s.weight for s in fit.stage[0].source}
     assert weights["strong"] is not None
     assert weights["strong"] > 2 * max(weights["weak-a"] or 0, weights["weak-b"] or 0)
@@ -59,7 +65,7 @@ def test_a_fit_learns_to_trust_the_strong_juror_over_the_weak_majority(
     # Readable: plain TOML with the header saying how to use it.
     text = path.read_text("utf-8")
     assert 'aggregation = "learned"' in text.splitlines()[1]
-    assert tomllib.loads(text)["target"] == "pass"
+    assert list(tomllib.loads(text)["target"]) == ["pass"]
 
 
 def test_the_learned_jury_gives_one_verdict_in_run_rescore_and_library(tmp_path: Path) -> None:
@@ -136,7 +142,7 @@ def test_selective_verdicts_below_the_threshold_are_inconclusive_with_the_reason
     code, path = calibrate(tmp_path, jury=target, cases=800, strong=0.8)
     out = capsys.readouterr().out
     assert code == 0, out
-    fit = load_fit(path)
+    fit = only_target(path)
     stage = fit.stage[0]
     assert 0 < stage.threshold < 1
     assert fit.about["fitted_on"] + fit.about["calibrated_on"] == 800
@@ -207,7 +213,7 @@ def test_unsupervised_fits_dawid_skene_without_a_label(
 ) -> None:
     code, path = calibrate(tmp_path, "--unsupervised")
     assert code == 0
-    fit = load_fit(path)
+    fit = only_target(path)
     assert fit.model == "dawid-skene"
     assert "dawid-skene" in capsys.readouterr().out
 
@@ -255,7 +261,7 @@ def test_a_bad_fit_file_names_its_key(tmp_path: Path) -> None:
     code, path = calibrate(tmp_path)
     assert code == 0
     path.write_text(path.read_text("utf-8").replace("threshold =", "treshold ="), "utf-8")
-    with pytest.raises(ConfigError, match=r"stage\[0\]\.treshold: unknown key"):
+    with pytest.raises(ConfigError, match=r"target\.pass\.stage\[0\]\.treshold: unknown key"):
         load_fit(path)
 
 
@@ -267,7 +273,7 @@ def test_a_learned_cascade_asks_the_later_tier_only_below_its_threshold(
     jury_path.write_text(text.replace('name = "weak-b"', 'name = "weak-b"\ntier = 2'), "utf-8")
     fit = tmp_path / "fit.toml"
     assert main(["calibrate", str(cases_path), "--jury", str(jury_path), "--fit", str(fit)]) == 0
-    stages = load_fit(fit).stage
+    stages = only_target(fit).stage
     assert [s.jurors for s in stages] == [("strong",), ("strong", "weak-a", "weak-b")]
     assert 0 < stages[0].threshold < 1
     assert stages[1].threshold == 0

@@ -1,5 +1,6 @@
-"""`jury calibrate --fit / --unsupervised / --select`: judge (or read) the votes, fit the learned
-jury, report it, and write the fit file that ``aggregation = "learned"`` reads."""
+"""`jury calibrate --fit / --unsupervised / --select`: judge (or read) the votes once, fit the
+learned jury of every labelled target ("pass" and/or the rubric's metrics), report each, and
+write the one fit file (a table per target) that ``aggregation = "learned"`` reads."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ import re
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._case import Case
 from .._errors import ConfigError
 from .._jury import Jury
-from .._learned import PASS_TARGET, Fit
+from .._learned import PASS_TARGET, Fit, Fits
 from .._panel import Panel
 from .._verdict import CaseVerdict
+
+if TYPE_CHECKING:
+    from .._rubric import Rubric
 
 __all__ = ["learn", "write_fit"]
 
@@ -24,10 +28,13 @@ HEADER = """\
 # A learned jury, written by `jury calibrate --fit` (aiojury). A jury file uses it with
 #   aggregation = "learned"
 #   calibration = "{name}"
-# Each stage is the jurors of tier 1, then of tiers 1-2, ...; each source (a juror, or one
-# presentation order of it) adds, for the value it gave, the listed score to each class of
-# `classes`; softmax gives probabilities, `confidence` maps them to the estimated agreement
-# with the labels, and a verdict stands when that reaches `threshold`.
+# One table per target learned: [target.pass] decides the verdict; without it each fitted
+# metric's learned value replaces its median and the rubric's rule decides (the verdict's
+# confidence is the lowest of those metrics'). Within a target, each stage is the jurors of
+# tier 1, then of tiers 1-2, ...; each source (a juror, or one presentation order of it) adds,
+# for the value it gave, the listed score to each class of `classes`; softmax gives
+# probabilities, `confidence` maps them to the estimated agreement with the labels, and a
+# verdict stands when that reaches `threshold`.
 """
 
 
@@ -39,11 +46,12 @@ def _one_line(match: re.Match[str]) -> str:
     return "[" + ", ".join(item.strip().rstrip(",") for item in match[1].splitlines()) + "]"
 
 
-def write_fit(fit: Fit, path: str | Path) -> None:
-    """Write the fit as TOML (tomli-w), short arrays on one line when that reads back the same."""
+def write_fit(fit: Fits | Fit, path: str | Path) -> None:
+    """Write the fit file as TOML (tomli-w), a table per target, short arrays on one line when
+    that reads back the same."""
     import tomli_w
 
-    data = fit.model_dump(exclude_none=True)
+    data = Fits.of(fit).dump()
     text = tomli_w.dumps(data)
     compact = text
     for _ in range(2):  # inner arrays first, then the arrays of them
@@ -53,17 +61,27 @@ def write_fit(fit: Fit, path: str | Path) -> None:
     Path(path).write_text(HEADER.format(name=Path(path).name) + "\n" + text, encoding="utf-8")
 
 
-def _target(cases: Sequence[Case], given: str | None) -> str:
+def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any) -> list[str]:
+    """The targets to fit: those given (comma-separated), else every labelled one: "pass"
+    first, then the rubric's metrics in its order. Other label keys are said to be ignored."""
     if given:
-        return given
+        named = list(dict.fromkeys(t.strip() for t in given.split(",") if t.strip()))
+        return sorted(named, key=lambda t: t != PASS_TARGET)  # "pass" first: it decides
     keys = {key for case in cases for key in case.labels}
-    if keys & {"pass", "verdict"}:
-        return PASS_TARGET
-    if len(keys) == 1:
-        return keys.pop()
     if not keys:
-        return PASS_TARGET
-    raise ConfigError(f"the labels name {', '.join(sorted(keys))}: choose one with --target")
+        return [PASS_TARGET]
+    metrics = list(dict.fromkeys(m.name for case in cases for m in rubric.metrics(case)))
+    found = [PASS_TARGET] if keys & {PASS_TARGET, "verdict"} else []
+    found += [name for name in metrics if name in keys and name != PASS_TARGET]
+    ignored = sorted(keys - set(metrics) - {PASS_TARGET, "verdict"})
+    if not found:
+        raise ConfigError(
+            f"the labels name {', '.join(ignored)}: none is 'pass' nor a metric of {rubric.name}"
+        )
+    if ignored:
+        names = ", ".join(ignored)
+        print(f"labels ignored (not 'pass' nor a metric of {rubric.name}): {names}", file=out)
+    return found
 
 
 def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
@@ -95,25 +113,102 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
 
 def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
     from .._registry import load_rubric
+
+    if args.unsupervised and panel.target_agreement is not None:
+        raise ConfigError("target_agreement needs labels to calibrate on: not with --unsupervised")
+    rubric = load_rubric(panel.rubric, panel.thresholds)
+    targets = _targets(cases, args.target, rubric, out)
+    chosen = cases if args.unsupervised else [c for c in cases if c.labels]
+    if not chosen:
+        raise ConfigError(f"{args.cases}: no case has labels to fit on")
+    tiers = {juror.id: juror.tier for juror in panel.jurors}
+    if args.unsupervised and max(tiers.values()) > 1:
+        raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
+    verdicts = _votes(panel, chosen, args.votes)
+    fits: list[Fit] = []
+    failures: list[str] = []
+    for number, target in enumerate(targets):
+        fit, failure = _learn_target(
+            panel,
+            rubric,
+            chosen,
+            verdicts,
+            target,
+            args,
+            out,
+            draw=number == 0,
+            decides=target == PASS_TARGET or PASS_TARGET not in targets,
+        )
+        if fit is not None:
+            fits.append(fit)
+        if failure is not None:
+            failures.append(failure if len(targets) == 1 else f"{target}: {failure}")
+        if args.html and number == 0 and len(targets) > 1:
+            print(f"(the trade-off page draws the first target only: {target})", file=out)
+    _guarantee_note(panel, targets, tiers, out)
+    if failures:
+        print(f"FAILED: {'; '.join(failures)}; no fit written", file=out)
+        return 1
+    if args.fit and fits:
+        write_fit(Fits(tuple(fits)), args.fit)
+        shown = f" ({len(fits)} targets: {', '.join(targets)})" if len(fits) > 1 else ""
+        print(f"fit written to {args.fit}{shown}", file=out)
+    return 0
+
+
+def _guarantee_note(panel: Panel, targets: Sequence[str], tiers: dict[str, int], out: Any) -> None:
+    """Say where the guarantee of selective verdicts stops when several metrics decide."""
+    metrics = [t for t in targets if t != PASS_TARGET]
+    if PASS_TARGET in targets:
+        if metrics and panel.target_agreement is not None:
+            print(
+                "note: pass decides the verdicts and carries the agreement guarantee; "
+                f"{', '.join(metrics)} only show their learned values (no threshold of theirs "
+                "decides, none was certified).",
+                file=out,
+            )
+        return
+    if len(metrics) < 2:
+        return
+    if panel.target_agreement is not None:
+        print(
+            f"note: the agreement guarantee holds for each metric on its own ({', '.join(metrics)}:"
+            " its learned value against its labels, on the cases where it decides); a verdict "
+            "the rubric's rule derives from several metrics has no certified agreement of its "
+            "own (its confidence is the lowest of its metrics'). Label 'pass' to certify verdicts.",
+            file=out,
+        )
+    if max(tiers.values()) > 1:
+        print(
+            "note: each metric's thresholds were set on the calibration cases that its own "
+            "thresholds send to each tier; a case escalates when any metric is unsure, so more "
+            "cases reach a later tier than each metric's calibration assumed.",
+            file=out,
+        )
+
+
+def _learn_target(
+    panel: Panel,
+    rubric: Rubric,
+    chosen: Sequence[Case],
+    verdicts: Sequence[CaseVerdict],
+    target: str,
+    args: argparse.Namespace,
+    out: Any,
+    *,
+    draw: bool,
+    decides: bool,
+) -> tuple[Fit | None, str | None]:
+    """Fit, report and (--select, --html) measure one target: its fit and why it failed."""
     from ..report._calibration import print_fit, print_selection, tradeoff_page
     from ._evidence import consistency, effective, labelled_table
     from ._fitting import fit_jury, fit_unsupervised
     from ._select import cost_per_case, select
 
-    if args.unsupervised and panel.target_agreement is not None:
-        raise ConfigError("target_agreement needs labels to calibrate on: not with --unsupervised")
-    target = _target(cases, args.target)
-    chosen = cases if args.unsupervised else [c for c in cases if c.labels]
-    if not chosen:
-        raise ConfigError(f"{args.cases}: no case has labels to fit on")
-    rubric = load_rubric(panel.rubric, panel.thresholds)
-    verdicts = _votes(panel, chosen, args.votes)
     table = labelled_table(chosen, verdicts, rubric, target)
     tiers = {juror.id: juror.tier for juror in panel.jurors}
     jurors = sorted(tiers)
     if args.unsupervised:
-        if max(tiers.values()) > 1:
-            raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
         result = fit_unsupervised(table, jurors, rubric)
     else:
         result = fit_jury(
@@ -121,7 +216,8 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
             tiers,
             rubric,
             model=args.model,
-            target_agreement=panel.target_agreement,
+            # With a fitted "pass", a metric only shows its value: no threshold to certify.
+            target_agreement=panel.target_agreement if decides else None,
             risk=panel.risk,
             seed=args.seed,
             folds=args.folds,
@@ -146,14 +242,8 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
             folds=args.folds,
         )
         print_selection(ranked, out)
-    if args.html:
+    if args.html and draw:
         page = tradeoff_page(result, same, worth, f"aiojury calibration · {rubric.name}")
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
-    if result.failure is not None:
-        print(f"FAILED: {result.failure}; no fit written", file=out)
-        return 1
-    if args.fit and result.fit is not None:
-        write_fit(result.fit, args.fit)
-        print(f"fit written to {args.fit}", file=out)
-    return 0
+    return result.fit, result.failure

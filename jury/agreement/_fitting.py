@@ -1,4 +1,5 @@
-"""From labelled verdicts to a fit file: what `jury calibrate --fit` does.
+"""From labelled verdicts to a fit file: what `jury calibrate --fit` does for each target (it
+calls `fit_jury` once per labelled target and writes them into one file).
 
 1. Each case becomes a row of evidence (`jury._learned.signals`: a source per juror, or per
    presentation order of a pairwise juror) and, where labelled, a class of the target.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .._errors import ConfigError
-from .._learned import FORMAT, Fit, FitSource, FitStage, SourceKey, value_key
+from .._learned import Fit, FitSource, FitStage, SourceKey, value_key
 from ._evidence import Labelled, Method, Rows, alone, method, naive
 from ._learn import Linear, fit_dawid_skene, fit_stacked, fit_weights, folds_of
 from ._selective import Threshold, curve, fixed_sequence, isotonic_steps
@@ -239,7 +240,6 @@ def fit_jury(
     fit = None
     if failure is None:
         fit = Fit(
-            format=FORMAT,
             target=table.target,
             classes=tuple(table.classes),
             model=results[-1].model,
@@ -382,7 +382,6 @@ def fit_unsupervised(table: Labelled, jurors: Sequence[str], rubric: Rubric) -> 
         methods.append(method("naive majority", naive(table, labelled, jurors), y))
     stage = _stage(model, jurors, (), table.keys)
     fit = Fit(
-        format=FORMAT,
         target=table.target,
         classes=tuple(table.classes),
         model="dawid-skene",

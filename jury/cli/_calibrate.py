@@ -19,14 +19,19 @@ Hand-labelled cases
 Panel warnings
     Two jurors of one family, a juror of the family under test, a model alias.
 A learned jury (``--fit FIT.toml``)
-    Fits the jury to the hand labels of one target (``--target``: "pass" or a metric): log-odds
-    weights and a stacked logistic regression, with k-fold held-out accuracy beside the naive
-    majority and each juror alone; ``--unsupervised`` fits Dawid-Skene without labels. With
-    ``target_agreement`` in the jury file, the thresholds of selective verdicts are calibrated
-    on labelled cases the model was not fitted on; exit 1 when none meets the target (no fit
-    is written). ``--select`` ranks subsets of the jurors by held-out accuracy per dollar;
-    ``--html FILE`` draws the accuracy-coverage trade-off; ``--votes RUN`` takes the votes of
-    a recorded run instead of judging again.
+    Fits the jury to the hand labels of every labelled target ("pass" and/or the rubric's
+    metrics; ``--target a,b`` to choose), all in one run and one fit file (a table per
+    target): log-odds weights and a stacked logistic regression, with k-fold held-out accuracy
+    beside the naive majority and each juror alone, and warnings, per target;
+    ``--unsupervised`` fits Dawid-Skene without labels. A fitted "pass" decides the verdict;
+    otherwise each fitted metric's learned value replaces its median and the rubric's rule
+    decides, as sure as its least sure metric. With ``target_agreement`` in the jury file, the
+    thresholds of selective verdicts are calibrated, per target, on labelled cases the model
+    was not fitted on (the guarantee is each target's own: a verdict the rubric derives from
+    several metrics has none of its own, and calibrate says so); exit 1 when a target meets
+    none (no fit is written). ``--select`` ranks subsets of the jurors by held-out accuracy
+    per dollar; ``--html FILE`` draws the accuracy-coverage trade-off (of the first target);
+    ``--votes RUN`` takes the votes of a recorded run instead of judging again.
 
 Exit 1 when a gold check fails or agreement drifts beyond ``--drift-tolerance``; 3 when a
 check could not be decided (judges unavailable) and nothing failed; 2 on usage errors.
@@ -83,7 +88,10 @@ def register(sub: Any) -> None:
     )
     learned = parser.add_argument_group("learned jury")
     learned.add_argument("--fit", metavar="FIT", help="fit the jury to the labels; write it here")
-    learned.add_argument("--target", help='the label to learn: "pass" or a metric (default: found)')
+    learned.add_argument(
+        "--target",
+        help='the labels to learn, comma-separated: "pass" and/or metrics (default: every one)',
+    )
     learned.add_argument(
         "--model", choices=("auto", "weights", "stacked"), default="auto", help="which model"
     )
