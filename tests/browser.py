@@ -13,13 +13,15 @@ import asyncio
 import base64
 import itertools
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,21 +196,31 @@ def _chromium() -> Iterator[str]:
     binary = chromium()
     if binary is None:
         raise RuntimeError("chromium is not installed")
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helpers (zygote, renderers, crash handler) outlive the main process by a
+    # moment and may still write into the profile: the whole process group is ended and
+    # waited for, and a file a helper left behind does not fail the test's teardown.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             yield _page_socket(_port(Path(profile), process))
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _end_group(process)
+
+
+def _end_group(process: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        return
 
 
 @asynccontextmanager
