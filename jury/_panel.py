@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ._batch_settings import BatchSettings
 from ._decide import Aggregation, TiePolicy
 from ._errors import JuryFileError
 from ._limits import ProviderLimits
@@ -44,6 +45,8 @@ class Juror(BaseModel):
     fallbacks: tuple[str | JudgeModel, ...] = ()
     #: The model family, when it cannot be inferred from the name.
     family: str | None = None
+    #: Through the provider's batch API (True), online (False), or as the panel says (None).
+    batch: bool | None = None
 
     @field_validator("model")
     @classmethod
@@ -140,6 +143,11 @@ class Panel(BaseModel):
     compare: CompareRules = CompareRules()
     #: The deterministic checks run before the judges (the ``[checks]`` table).
     checks: CheckSettings = CheckSettings()
+    #: Provider batch APIs for every juror (the ``[batch]`` table); None: online, unless a
+    #: juror says ``batch = true`` or the run is started with ``--batch``.
+    batch: BatchSettings | None = None
+    #: Where a request that errored or expired inside a batch is tried again.
+    batch_fallback: Literal["batch", "online"] = "batch"
 
     @field_validator("jurors", mode="before")
     @classmethod

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     ConfigError,
     InvalidRequestError,
     JudgeModel,
@@ -271,11 +272,15 @@ class SdkTransport(Transport):
     async def disconnect(self, client: Any) -> None:
         await client.close()
 
-    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+    def client(self) -> Any:
+        """The SDK client, built on first use (without awaiting: concurrent first calls
+        cannot build two); batch APIs share it."""
         if self._client is None:
-            # Built without awaiting: concurrent first calls cannot build two clients.
             self._client = self.connect()
-        return await self.call(self._client, model, body)
+        return self._client
+
+    async def send(self, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
+        return await self.call(self.client(), model, body)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -315,6 +320,8 @@ class WireModel(JudgeModel):
         self.wire = wire
         self.transport = self._carrier(transport, wire, base_url, key)
         self._key = key
+        self.base_url = base_url
+        self._batches: BatchAPI | None = None
         self._account = f"{wire.provider}@{base_url}"
         if key:
             self._account += f"#{key_fingerprint(key)}"
@@ -359,6 +366,20 @@ class WireModel(JudgeModel):
         data = await self.transport.send(self.model, self.wire.body(self.model, request))
         return self.wire.parse(self.model, data)
 
+    def batches(self) -> BatchAPI | None:
+        """The provider's batch API over the same transport and credentials, built once."""
+        if self._batches is None:
+            self._batches = self.batch_api()
+        return self._batches
+
+    def batch_api(self) -> BatchAPI | None:
+        """A new batch API for this model (see `providers._batch`); None: it has none."""
+        return None
+
+    @property
+    def key(self) -> str:
+        return self._key
+
     def classify_error(self, exc: Exception) -> ProviderError:
         error = self._classify(exc)
         if self._key and self._key in str(error):
@@ -400,6 +421,8 @@ class WireModel(JudgeModel):
         )
 
     async def aclose(self) -> None:
+        if self._batches is not None:
+            await self._batches.aclose()
         await self.transport.aclose()
 
     def __repr__(self) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
@@ -29,6 +30,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._google_batch import sdk_config
 from ._wire import MalformedReplyError, SdkTransport, Wire, WireModel, read_key
 
 __all__ = ["GeminiWire", "GoogleJudge", "create"]
@@ -103,14 +105,6 @@ class GeminiWire(Wire):
         )
 
 
-_SNAKE = {
-    "systemInstruction": "system_instruction",
-    "maxOutputTokens": "max_output_tokens",
-    "responseMimeType": "response_mime_type",
-    "responseJsonSchema": "response_json_schema",
-}
-
-
 class GoogleSdkTransport(SdkTransport):
     """google-genai (its aiohttp client), retries off; API key or Vertex settings."""
 
@@ -129,13 +123,8 @@ class GoogleSdkTransport(SdkTransport):
         return genai.Client(api_key=self._key, http_options=options)
 
     async def call(self, client: Any, model: str, body: dict[str, Any]) -> Mapping[str, Any]:
-        config: dict[str, Any] = {
-            _SNAKE.get(k, k): v for k, v in body.get("generationConfig", {}).items()
-        }
-        if "systemInstruction" in body:
-            config["system_instruction"] = body["systemInstruction"]
         response = await client.aio.models.generate_content(
-            model=model, contents=body["contents"], config=config
+            model=model, contents=body["contents"], config=sdk_config(body)
         )
         data: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return data
@@ -147,6 +136,11 @@ class GoogleSdkTransport(SdkTransport):
 class GoogleJudge(WireModel):
     sdk = GoogleSdkTransport
     default_limits = ProviderLimits(concurrency=16)
+
+    def batch_api(self) -> BatchAPI | None:
+        from ._google_batch import gemini_batches
+
+        return gemini_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("google.genai.errors")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .._case import Case
 from .._panel import Gate
 from .._verdict import CaseVerdict, Verdict
-from ._summary import RunSummary
+from ._summary import RunSummary, batch_line
 
 if TYPE_CHECKING:
     from ..agreement._ratings import Estimate
@@ -79,6 +79,7 @@ def _case_view(verdict: CaseVerdict, case: Case | None) -> dict[str, Any]:
             "latency": f"{vote.calls.latency_s:.2f}s",
             "tokens": f"{vote.calls.input_tokens}/{vote.calls.output_tokens}",
             "offline": vote.offline,
+            "batched": vote.calls.batched,
         }
         for vote in verdict.votes
     ]
@@ -174,4 +175,5 @@ def render_html(
             "max": durations[-1] if durations else None,
         },
         cost=summary.cost,
+        batch_line=batch_line(summary) if summary.calls.batched else None,
     )

@@ -15,7 +15,7 @@ from rich.text import Text
 from .._panel import Gate
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
-from ._summary import RunSummary
+from ._summary import RunSummary, batch_line
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 
@@ -268,6 +268,8 @@ def render_report(
             row.append(escape(", ".join(record.calls.served_by)))
         jurors.add_row(*row)
     console.print(jurors)
+    if summary.calls.batched:
+        console.print(batch_line(summary))
     _print_checks_summary(summary, console)
 
     console.print()

@@ -23,6 +23,8 @@ from typing import Any
 
 from aiohttp import web
 
+from ._batch_protocols import BATCH_PROTOCOLS
+from ._batches import FakeBatches
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
@@ -56,12 +58,17 @@ class FakeProviderServer:
         window: float = 60.0,
         port: int = 0,
         log: bool = True,
+        batch_delay: float = 0.0,
     ) -> None:
         self.latency = latency
         self.rpm = dict(rpm or {})
         self.window = window
         self.log_requests = log
         self.requests: list[LoggedRequest] = []
+        #: Every request submitted inside a batch, as its online call would be logged.
+        self.batched: list[LoggedRequest] = []
+        #: The provider batch APIs: batches, files, their timing and faults.
+        self.batches = FakeBatches(self, delay=batch_delay)
         #: When (seconds after start) each rate-limit 429 was sent, per provider.
         self.throttled: dict[str, list[float]] = {}
         #: Requests answered, per provider (kept even when `log` is off).
@@ -93,6 +100,7 @@ class FakeProviderServer:
         self._scripts.clear()
         self._injections.clear()
         self.requests.clear()
+        self.batched.clear()
         self.throttled.clear()
         self._windows.clear()
         self._seen_prefixes.clear()
@@ -133,10 +141,11 @@ class FakeProviderServer:
     # --- lifecycle -------------------------------------------------------------------
 
     async def start(self) -> FakeProviderServer:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=512 * 1024 * 1024)
         for protocol in PROTOCOLS:
             for route in protocol.routes:
                 app.router.add_route(route.method, route.path, self._handler(protocol))
+        self.batches.add_routes(app, BATCH_PROTOCOLS)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=0.1
         )
@@ -229,6 +238,14 @@ class FakeProviderServer:
             return valid_reply(logged.schema)
         return script(logged) if callable(script) else script
 
+    def _own_reply(self, logged: LoggedRequest) -> str | Mapping[str, Any]:
+        """The model's own reply to a call a fault spoils or delays: its script asked now."""
+        script = self._scripts.get(logged.model)
+        scripted = script(logged) if callable(script) else script
+        if scripted is None or isinstance(scripted, Fault):
+            return valid_reply(logged.schema)
+        return scripted
+
     def _rate_limit(self, provider: str) -> float | None:
         """Seconds until a request would fit the provider's window, or None when it fits."""
         limit = self.rpm.get(provider)
@@ -267,14 +284,8 @@ class FakeProviderServer:
         if fault.kind == "malformed":
             logged.status = 200
             return web.Response(body=MALFORMED_BODY, content_type="application/json")
-        # The rest send the model's own reply, late or spoiled: ask its script for it now.
-        script = self._scripts.get(logged.model)
-        scripted = script(logged) if callable(script) else script
-        reply = (
-            valid_reply(logged.schema)
-            if scripted is None or isinstance(scripted, Fault)
-            else scripted
-        )
+        # The rest send the model's own reply, late or spoiled.
+        reply = self._own_reply(logged)
         if fault.kind in ("latency", "truncated"):
             return self._reply(protocol, logged, reply, truncated=fault.kind == "truncated")
         return self._reply(protocol, logged, spoil(reply, fault, logged.schema), truncated=False)
@@ -289,6 +300,17 @@ class FakeProviderServer:
         *,
         truncated: bool,
     ) -> web.Response:
+        logged.status = 200
+        return web.json_response(self._answer(protocol, logged, reply, truncated=truncated))
+
+    def _answer(
+        self,
+        protocol: WireProtocol,
+        logged: LoggedRequest,
+        reply: str | Mapping[str, Any],
+        *,
+        truncated: bool,
+    ) -> dict[str, Any]:
         text = reply if isinstance(reply, str) else json.dumps(reply)
         if truncated:
             text = text[: max(1, len(text) // 2)]
@@ -298,8 +320,37 @@ class FakeProviderServer:
             output=estimate_tokens(text),
             cached=self._cached(protocol, logged.body),
         )
-        logged.status = 200
-        return web.json_response(protocol.reply_body(logged, text, tokens, truncated=truncated))
+        return protocol.reply_body(logged, text, tokens, truncated=truncated)
+
+    def batch_answer(self, protocol: WireProtocol, logged: LoggedRequest) -> tuple[int, Any]:
+        """What one request inside a batch gets: the status and body its online call would
+        (its script's reply or its injected fault; a body the API refuses is a 400)."""
+        self._count += 1
+        if self.log_requests:
+            self.batched.append(logged)
+        body = logged.body
+        if not isinstance(body, dict):
+            return 400, protocol.error_body(400, "the request body is not a JSON object")
+        refusal = protocol.refusal(body)
+        if refusal is not None:
+            return 400, protocol.error_body(400, refusal)
+        reply = self._next(logged)
+        if isinstance(reply, Fault):
+            logged.fault = reply.kind
+            if reply.kind == "status":
+                message = reply.message or f"injected {reply.status}"
+                return reply.status, protocol.error_body(reply.status, message)
+            if reply.kind in ("hang", "drop", "malformed"):
+                # Nothing a batch could return for it: the provider's own failure.
+                return 500, protocol.error_body(500, f"injected {reply.kind}")
+            own = self._own_reply(logged)
+            if reply.kind in ("latency", "truncated"):
+                truncated = reply.kind == "truncated"
+                return 200, self._answer(protocol, logged, own, truncated=truncated)
+            spoilt = spoil(own, reply, logged.schema)
+            return 200, self._answer(protocol, logged, spoilt, truncated=False)
+        self.served[protocol.provider] = self.served.get(protocol.provider, 0) + 1
+        return 200, self._answer(protocol, logged, reply, truncated=False)
 
     def _cached(self, protocol: WireProtocol, body: dict[str, Any]) -> int:
         """Prompt caching as the providers do it: what the protocol caches is read from the
