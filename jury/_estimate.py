@@ -1,4 +1,5 @@
-"""What a run would cost, without making a call (`jury estimate`, `jury run --dry-run`).
+"""What a run would cost, without making a call (`jury estimate`, `jury run --dry-run`), online
+and through the providers' batch APIs.
 
 Input tokens are estimated from the rendered prompts at four characters a token (no
 tokenizer is available offline; real counts differ by roughly ten percent either way). Output
@@ -34,12 +35,21 @@ class JurorEstimate:
     cost: float | None = 0.0
     max_cost: float | None = 0.0
     offline: bool = False
+    #: The same calls through the provider's batch API (None: unknown, or no batch API).
+    batch_cost: float | None = 0.0
+    batch_max_cost: float | None = 0.0
 
     def add(self, cost: float | None, max_cost: float | None) -> None:
-        self.cost = None if cost is None or self.cost is None else self.cost + cost
-        self.max_cost = (
-            None if max_cost is None or self.max_cost is None else self.max_cost + max_cost
-        )
+        self.cost = _plus(self.cost, cost)
+        self.max_cost = _plus(self.max_cost, max_cost)
+
+    def add_batch(self, cost: float | None, max_cost: float | None) -> None:
+        self.batch_cost = _plus(self.batch_cost, cost)
+        self.batch_max_cost = _plus(self.batch_max_cost, max_cost)
+
+
+def _plus(total: float | None, value: float | None) -> float | None:
+    return None if total is None or value is None else total + value
 
 
 def estimate(jury: Jury, cases: Iterable[Case]) -> list[JurorEstimate]:
@@ -69,12 +79,14 @@ def estimate(jury: Jury, cases: Iterable[Case]) -> list[JurorEstimate]:
                     row.max_output_tokens += max_tokens
                     if seat.offline:
                         continue
-                    row.add(
-                        model.price(_reply(model.model_id, tokens_in, typical_out)),
-                        model.price(_reply(model.model_id, tokens_in, max_tokens)),
-                    )
+                    typical = _reply(model.model_id, tokens_in, typical_out)
+                    most = _reply(model.model_id, tokens_in, max_tokens)
+                    row.add(model.price(typical), model.price(most))
+                    # A model without a batch API is judged online in a batch run.
+                    batches = model.batches() or model
+                    row.add_batch(batches.price(typical), batches.price(most))
     return list(rows.values())
 
 
 def _reply(model: str, tokens_in: int, tokens_out: int) -> JudgeReply:
-    return JudgeReply(text="", model=model, usage=Usage(tokens_in, tokens_out))
+    return JudgeReply(text="", model=model, usage=Usage(tokens_in, tokens_out), batch="")

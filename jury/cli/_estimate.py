@@ -22,6 +22,11 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("cases", help="cases file (JSONL, one case per line)")
     add_panel_options(parser)
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="also the cost through the providers' batch APIs (about half)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -30,4 +35,4 @@ def run(args: argparse.Namespace) -> int:
     from ._options import panel_for
 
     validate_cases(args.cases)
-    return print_estimate(Jury(panel_for(args)), args.cases)
+    return print_estimate(Jury(panel_for(args)), args.cases, batch=args.batch)

@@ -25,6 +25,7 @@ COMMANDS = (
     "jury.cli._rescore",
     "jury.cli._prompts",
     "jury.cli._calibrate",
+    "jury.cli._merge",
 )
 
 EXIT_USAGE = 2

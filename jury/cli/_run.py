@@ -29,6 +29,7 @@ from .._records import (
     RunRecord,
     build_manifest,
     file_digest,
+    jury_identity,
     new_run_dir,
     panel_record,
     prompt_hashes,
@@ -205,7 +206,9 @@ def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) ->
     changed = []
     if manifest["cases"]["sha256"] != file_digest(cases):
         changed.append("the cases file")
-    if _identity(manifest["jury"]) != _identity(json.loads(json.dumps(panel_record(panel)))):
+    if jury_identity(manifest["jury"]) != jury_identity(
+        json.loads(json.dumps(panel_record(panel)))
+    ):
         changed.append("the jury")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
         changed.append("the rubric")
@@ -214,15 +217,6 @@ def _same_run(manifest: dict[str, Any], cases: str, panel: Panel, jury: Jury) ->
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
             "start a new run (another --out)"
         )
-
-
-def _identity(jury: dict[str, Any]) -> dict[str, Any]:
-    """The jury as it decides verdicts: how its calls travel (batches) is not part of it."""
-    kept = {k: v for k, v in jury.items() if k not in ("batch", "batch_fallback")}
-    kept["jurors"] = [
-        {k: v for k, v in juror.items() if k != "batch"} for juror in jury.get("jurors", ())
-    ]
-    return kept
 
 
 def _same_shard(manifest: dict[str, Any], shard: Shard | None) -> None:
@@ -342,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from ..report._estimate import print_estimate
 
-        return print_estimate(Jury(panel), args.cases)
+        return print_estimate(Jury(panel), args.cases, batch=batch)
     from .._panel_warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.

@@ -16,14 +16,21 @@ def _usd(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
-def print_estimate(jury: Jury, path: str) -> int:
-    """Print what a run of the cases in `path` would cost; the exit code (0)."""
+def _total(values: list[float | None]) -> float | None:
+    return None if None in values else sum(v for v in values if v is not None)
+
+
+def print_estimate(jury: Jury, path: str, *, batch: bool = False) -> int:
+    """Print what a run of the cases in `path` would cost (with `batch`, also through the
+    providers' batch APIs); the exit code (0)."""
     from rich.console import Console
     from rich.table import Table
 
     rows = estimate(jury, iter_cases(path))
     table = Table(title="Estimate (no call made)", title_justify="left")
-    for column in ("juror", "model", "calls", "input tokens", "output tokens", "cost", "at most"):
+    columns = ["juror", "model", "calls", "input tokens", "output tokens", "cost", "at most"]
+    columns += ["batch cost", "batch at most"] if batch else []
+    for column in columns:
         table.add_column(column, justify="left" if column in ("juror", "model") else "right")
     for row in rows:
         table.add_row(
@@ -34,6 +41,7 @@ def print_estimate(jury: Jury, path: str) -> int:
             f"{row.output_tokens:,} (max {row.max_output_tokens:,})",
             _usd(row.cost),
             _usd(row.max_cost),
+            *([_usd(row.batch_cost), _usd(row.batch_max_cost)] if batch else []),
         )
     costs = [r.cost for r in rows]
     ceilings = [r.max_cost for r in rows]
@@ -46,6 +54,12 @@ def print_estimate(jury: Jury, path: str) -> int:
         f"{_usd(ceiling)}. Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice "
         "models, no re-asks, retries or cache hits counted."
     )
+    if batch:
+        console.print(
+            f"Through the providers' batch APIs: {_usd(_total([r.batch_cost for r in rows]))} "
+            f"expected, at most {_usd(_total([r.batch_max_cost for r in rows]))} (a model "
+            "without a batch API is counted online)."
+        )
     unknown = [r.model for r in rows if r.cost is None]
     if unknown:
         console.print(f"No price is known for: {', '.join(sorted(set(unknown)))}.")
