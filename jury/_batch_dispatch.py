@@ -58,6 +58,8 @@ class Dispatcher:
         self._notify = notify
         self._rng = random.Random()
         self._sending: asyncio.Task[None] | None = None
+        #: When each model's provider, having refused a batch with a 429, takes one again.
+        self._not_before: dict[str, float] = {}
 
     def pending(self) -> list[BatchRow]:
         return self._store.batches(OPEN)
@@ -112,10 +114,20 @@ class Dispatcher:
                 await self._poll(row)
             if not wait or not self._store.batches(OPEN):
                 return
-            await self._clock.sleep(self._settings.poll)
+            await self._clock.sleep(self._pause())
+
+    def _pause(self) -> float:
+        """How long to wait for the next round: a poll interval, or, when the only batches
+        left wait for a provider that refused them, until it said to come back."""
+        if self._store.batches(("creating", "submitted")) or not self._not_before:
+            return self._settings.poll
+        left = min(self._not_before.values()) - self._clock.monotonic()
+        return max(self._settings.poll, left)
 
     async def submit_sealed(self) -> None:
         for row in self._store.batches(("sealed",)):
+            if self._clock.monotonic() < self._not_before.get(row.model, 0.0):
+                continue
             flying = self._store.batches(("creating", "submitted"))
             if sum(r.model == row.model for r in flying) < self._settings.in_flight:
                 await self._create(row)
@@ -129,7 +141,9 @@ class Dispatcher:
                 row, lambda: api.create(path, row.requests, row.label), created=True
             )
         except RateLimitedError as exc:
-            # Refused for now (too much queued at the provider): sent again on the next round.
+            # Refused for now (too much queued at the provider): sent again once it says.
+            wait = exc.retry_after if exc.retry_after is not None else self._settings.poll
+            self._not_before[row.model] = self._clock.monotonic() + wait
             self._store.update(row.label, "sealed", error=str(exc))
             self._notify(f"batch {row.label} ({row.model}): not sent yet: {exc}")
             return

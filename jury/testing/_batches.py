@@ -187,7 +187,7 @@ class FakeBatches:
                 model=model,
                 received=self.server.elapsed,
             )
-            share = _share(custom_id, body)
+            share = _share(custom_id, body) if self.expired or self.errored else 1.0
             if share < self.expired and provider != "google":
                 if self.server.log_requests:
                     self.server.batched.append(logged)
