@@ -188,8 +188,10 @@ def open_record(
         cache=str(cache.path) if cache is not None else None,
         redact_patterns=redactor.patterns,
     )
-    if args.batch:
-        manifest["batch"] = True
+    # What a run resumed by its directory alone must do again as it did.
+    for option in ("batch", "no_checks", "judge_all"):
+        if getattr(args, option):
+            manifest[option] = True
     if shard is not None:
         manifest["shard"] = shard.record(count)
     return RunRecord.create(path, manifest, cases_of(args.cases, shard), redactor)
@@ -231,7 +233,8 @@ def _same_shard(manifest: dict[str, Any], shard: Shard | None) -> None:
 
 def resumed_arguments(args: argparse.Namespace) -> None:
     """What a resumed run takes from its manifest when the command line leaves it out: the
-    cases file, the jury file, batch mode and the shard (``jury run --resume RUN``)."""
+    cases file, the jury file, batch mode, the checks and the shard (``jury run --resume
+    RUN``)."""
     run = args.resume or (
         args.out if args.out and (Path(args.out) / "manifest.json").exists() else None
     )
@@ -243,7 +246,8 @@ def resumed_arguments(args: argparse.Namespace) -> None:
         args.cases = str(where / manifest["cases"]["path"])
     if not args.jury and manifest.get("jury_file"):
         args.jury = str(where / manifest["jury_file"])
-    args.batch = args.batch or bool(manifest.get("batch"))
+    for option in ("batch", "no_checks", "judge_all"):
+        setattr(args, option, getattr(args, option) or bool(manifest.get(option)))
     recorded = manifest.get("shard")
     if not args.shard and recorded:
         args.shard = f"{recorded['index']}/{recorded['count']}"

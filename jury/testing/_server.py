@@ -400,7 +400,11 @@ def _parse_rpm(items: list[str]) -> dict[str, float]:
 
 async def _serve(args: argparse.Namespace) -> None:
     server = FakeProviderServer(
-        latency=args.latency, rpm=_parse_rpm(args.rpm), port=args.port, log=False
+        latency=args.latency,
+        rpm=_parse_rpm(args.rpm),
+        port=args.port,
+        log=False,
+        batch_delay=args.batch_delay,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -423,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
     parser.add_argument(
         "--rpm", action="append", default=[], metavar="PROVIDER=N", help="requests per minute"
+    )
+    parser.add_argument(
+        "--batch-delay", type=float, default=0.0, help="seconds until a batch ends"
     )
     asyncio.run(_serve(parser.parse_args(argv)))
     return 0

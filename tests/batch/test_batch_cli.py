@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from batch_helpers import JURORS, make_cases, write_cases
 
+from jury._records import read_verdicts
 from jury.cli import main
 from served import ServerThread, judge
 
@@ -58,6 +59,8 @@ def test_submit_only_exits_pending_and_resume_alone_finishes_the_run(
     assert main(["run", "--resume", str(run), "--progress", "none"]) == 1
     summary = json.loads((run / "summary.json").read_text())
     assert summary["total"] == 14
+    # Resumed as it was started: without the checks.
+    assert all(not verdict.checks for verdict in read_verdicts(run))
     assert summary["failed"] == 2
     assert sum(j["calls"]["batched"] for j in summary["jurors"].values()) == 42
     assert "went through provider batches" in capsys.readouterr().out
@@ -92,3 +95,20 @@ def test_estimate_with_batch_shows_both_prices(
     assert through == pytest.approx(online / 2, rel=0.01)
     cases_count = len(make_cases(14))
     assert f"{cases_count * 3} calls" in expected
+
+
+def test_the_readme_batch_settings_parse_as_documented() -> None:
+    import re
+    import tomllib
+
+    from jury._panel import panel_from_mapping
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Batches and shards") :]
+    found = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert found is not None
+    settings = tomllib.loads(found.group(1))
+    panel = panel_from_mapping({"jurors": list(JURORS), **settings})
+    assert panel.batch_fallback == "online"
+    assert panel.batch is not None
+    assert (panel.batch.size, panel.batch.poll, panel.batch.in_flight) == (20000, 60, 8)
