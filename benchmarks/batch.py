@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
@@ -27,7 +28,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
 from benchmarks._machine import machine
+from benchmarks.providers import ServerProcess
+from served import ServerThread
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +41,6 @@ JURORS = (
     "anthropic/claude-haiku-4-5-20251001",
     "google/gemini-2.5-flash",
 )
-KEY = "benchmark-key-not-secret"
 
 
 def write_cases(path: Path, count: int) -> None:
@@ -48,84 +52,89 @@ def write_cases(path: Path, count: int) -> None:
             handle.write(json.dumps(case | {"golden_answer": golden}) + "\n")
 
 
-class Server:
-    """The fake server in a process of its own: its CPU and memory are not the client's."""
+#: `jury` itself, noting on stderr its peak resident memory just before it publishes the
+#: reports (summary, HTML, JUnit), which read every verdict back at once.
+_MEASURED = """
+import sys
+import jury.cli._run as run
 
-    def __init__(self, *options: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "jury.testing", *options],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-        )
-        assert self.process.stdout is not None
-        self.url = self.process.stdout.readline().strip()
+def publish(*args, **options):
+    status = open("/proc/self/status").read()
+    print("peak before publishing:", status.split("VmHWM:")[1].split()[0], file=sys.stderr)
+    return real(*args, **options)
 
-    def env(self) -> dict[str, str]:
-        return {
-            "OPENAI_BASE_URL": f"{self.url}/v1",
-            "OPENAI_API_KEY": KEY,
-            "ANTHROPIC_BASE_URL": self.url,
-            "ANTHROPIC_API_KEY": KEY,
-            "GOOGLE_GEMINI_BASE_URL": self.url,
-            "GOOGLE_API_KEY": KEY,
-        }
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=60)
+real, run.publish = run.publish, publish
+from jury.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
-def jury(args: list[str], env: dict[str, str]) -> tuple[int, float, float, str]:
-    """Run `jury` and return its exit code, wall seconds, peak memory (MB) and stdout."""
+def jury(args: list[str], env: dict[str, str]) -> tuple[int, float, float, float | None]:
+    """Run `jury`: its exit code, wall seconds, peak memory (MB) and peak memory before it
+    published the reports (MB; None when it published none)."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "jury", *args],
+        [sys.executable, "-c", _MEASURED, *args],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    out = process.stdout.read()
+    assert process.stderr is not None
+    err = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, time.perf_counter() - started, usage.ru_maxrss / 1024, out
+    code = os.waitstatus_to_exitcode(status)
+    before = [line for line in err.splitlines() if line.startswith("peak before publishing:")]
+    kb = float(before[-1].split(":")[1]) if before else None
+    return code, time.perf_counter() - started, usage.ru_maxrss / 1024, kb and kb / 1024
 
 
-def setup(where: Path, count: int, server: Server) -> tuple[list[str], dict[str, str]]:
+def setup(where: Path, count: int, server: dict[str, str]) -> tuple[list[str], dict[str, str]]:
     write_cases(where / "cases.jsonl", count)
     jurors = ", ".join(f'"{juror}"' for juror in JURORS)
     (where / "jury.toml").write_text(f"jurors = [{jurors}]\n[batch]\npoll = 1\n")
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env |= server.env() | {"JURY_CACHE_DIR": str(where / "cache")}
+    env |= server | {"JURY_CACHE_DIR": str(where / "cache")}
     base = ["run", str(where / "cases.jsonl"), "--jury", str(where / "jury.toml")]
     return [*base, "--no-checks", "--no-cache", "--progress", "none"], env
 
 
 def scale(count: int) -> None:
-    server = Server("--batch-delay", "0")
+    # The server in a thread of this process, with batches that end only when told: the
+    # submit ends pending, and the collect finds every batch ended.
+    served = ServerThread(batch_delay=10.0**9, log=False)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             where = Path(tmp)
-            base, env = setup(where, count, server)
+            base, env = setup(where, count, served.server.env())
             run = where / "run"
             code, submit, submit_mb, _ = jury([*base, "--out", str(run), "--submit-only"], env)
             assert code == 3, f"submitting exited {code}"
+            done = asyncio.run_coroutine_threadsafe(_end(served), served.loop)
+            batches = done.result(timeout=60)
             resume = ["run", "--resume", str(run), "--progress", "none", "--no-cache"]
-            code, collect, collect_mb, _ = jury(resume, env)
+            code, collect, collect_mb, before_mb = jury(resume, env)
+            assert before_mb is not None
             assert code in (0, 1), f"collecting exited {code}"
             summary = json.loads((run / "summary.json").read_text())
             assert summary["total"] == count
     finally:
-        server.stop()
+        served.stop()
     requests = count * len(JURORS)
     print(
-        f"scale: {count:,} cases x {len(JURORS)} jurors ({requests:,} requests); "
-        f"submit {submit:.1f} s, peak {submit_mb:.0f} MB, {requests / submit:,.0f} requests/s "
-        f"prepared; collect {collect:.1f} s, peak {collect_mb:.0f} MB; {machine()}"
+        f"scale: {count:,} cases x {len(JURORS)} jurors ({requests:,} requests in {batches} "
+        f"batches); submit {submit:.1f} s, peak {submit_mb:.0f} MB, {requests / submit:,.0f} "
+        f"requests/s prepared; collect {collect:.1f} s, peak {collect_mb:.0f} MB, "
+        f"{before_mb:.0f} MB before publishing the reports; {machine()}"
     )
+
+
+async def _end(served: ServerThread) -> int:
+    """Every batch at the server ends now; how many there are."""
+    for job in served.server.batches.jobs.values():
+        job.ends = 0.0
+    return len(served.server.batches.jobs)
 
 
 def verdicts(run: Path) -> dict[str, Any]:
@@ -138,11 +147,11 @@ def verdicts(run: Path) -> dict[str, Any]:
 
 
 def equal(count: int) -> None:
-    server = Server("--batch-delay", "0")
+    server = ServerProcess(latency=0.0)  # batches end as soon as they are created
     try:
         with tempfile.TemporaryDirectory() as tmp:
             where = Path(tmp)
-            base, env = setup(where, count, server)
+            base, env = setup(where, count, server.env())
             _, batch_s, _, _ = jury([*base, "--out", str(where / "batch")], env)
             online_base = [*base[:2], "--jury", str(where / "online.toml"), *base[4:]]
             jurors = ", ".join(f'"{juror}"' for juror in JURORS)

@@ -60,6 +60,8 @@ class Dispatcher:
         self._sending: asyncio.Task[None] | None = None
         #: When each model's provider, having refused a batch with a 429, takes one again.
         self._not_before: dict[str, float] = {}
+        #: Batches whose results were written into the store by this process.
+        self.collected = 0
 
     def pending(self) -> list[BatchRow]:
         return self._store.batches(OPEN)
@@ -201,6 +203,7 @@ class Dispatcher:
         else:
             missing = ("expired", f"not answered before the batch ended ({status.state})", True)
         self._store.collect(row.label, outcomes, missing)
+        self.collected += 1
         kinds: dict[str, int] = {}
         for _, kind, *_rest in outcomes:
             kinds[kind] = kinds.get(kind, 0) + 1

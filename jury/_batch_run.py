@@ -137,10 +137,6 @@ class BatchRun:
         self._wrapped[key] = wrapped
         return wrapped
 
-    @property
-    def batched_models(self) -> tuple[str, ...]:
-        return tuple(self._batchers)
-
     async def aclose(self) -> None:
         """Close the models and their batch APIs, and the store."""
         for batcher in self._batchers.values():
@@ -171,6 +167,7 @@ class BatchRun:
         passes = 0
         while True:
             passes += 1
+            collected = self._dispatch.collected
             done, waiting = await self._pass(cases(), on_verdict)
             decided += done
             await self._dispatch.drain(wait=False)
@@ -181,9 +178,14 @@ class BatchRun:
             )
             if not waiting and not pending:
                 return BatchRunResult(decided, 0, ())
-            if submit_only:
+            if pending and submit_only:
                 return BatchRunResult(decided, waiting, pending)
-            await self._dispatch.drain(wait=True)
+            if pending:
+                await self._dispatch.drain(wait=True)
+            elif not done and self._dispatch.collected == collected:
+                # A deferred case always has its request in a batch not over yet, or in one
+                # collected since: a pass that learnt nothing new would repeat for ever.
+                raise RuntimeError(f"{waiting} cases wait on no batch")
 
     async def _pass(
         self, cases: Iterable[Case], on_verdict: Callable[[CaseVerdict], None]

@@ -266,10 +266,6 @@ class BatchStore:
     def all_batches(self) -> list[BatchRow]:
         return self.batches(("preparing", "sealed", "creating", "submitted", "collected", "failed"))
 
-    def requests_of(self, label: str) -> set[str]:
-        rows = self._db.execute("SELECT custom_id FROM requests WHERE batch = ?", (label,))
-        return {row[0] for row in rows}
-
     def collect(
         self,
         label: str,
@@ -298,11 +294,6 @@ class BatchStore:
         )
         self._db.execute("RELEASE collecting")
         self.update(label, "collected")
-
-    def tally(self) -> dict[str, int]:
-        """Requests by state, over the whole run."""
-        rows = self._db.execute("SELECT state, COUNT(*) FROM requests GROUP BY state")
-        return dict(rows)
 
     def rows(self) -> Iterator[tuple[str, str, int, str, str | None, str]]:
         """Every request: custom ID, call address, try, model, batch, state."""

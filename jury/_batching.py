@@ -23,14 +23,14 @@ no paid reply is cut off (`CaseTicket`).
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from contextvars import ContextVar
-from pathlib import Path
 from typing import IO
 
 from ._batch_api import BatchAPI
 from ._batch_settings import BatchSettings
-from ._batch_store import BatchStore
+from ._batch_store import BatchStore, custom_id
 from ._errors import ProviderError
 from ._limits import ProviderLimits
 from ._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, call_key
@@ -106,19 +106,17 @@ class Batcher:
         self._count = 0
         self._written = 0
         self._opened = 0.0
-        #: Requests written since the run began, for progress.
-        self.queued = 0
 
     def add(self, key: str, tries: int, case_id: str, request: JudgeRequest) -> None:
-        custom = _custom(key, tries)
-        line = self.api.entry(custom, request) + b"\n"
+        line = self.api.entry(custom_id(key, tries), request) + b"\n"
         if self._file is not None and (
             self._count >= self._size or self._written + len(line) > self._bytes
         ):
             self.seal()
         if self._file is None:
             self._label = self._store.next_label(self._index)
-            self._file = self._open(self._store.open_batch(self._label, self.model))
+            path = self._store.open_batch(self._label, self.model)
+            self._file = open(path, "wb")  # noqa: SIM115 - open until the batch is sealed
             self._count = self._written = 0
             self._opened = time.monotonic()
         assert self._label is not None
@@ -126,11 +124,6 @@ class Batcher:
         self._file.write(line)
         self._count += 1
         self._written += len(line)
-        self.queued += 1
-
-    @staticmethod
-    def _open(path: Path) -> IO[bytes]:
-        return open(path, "wb")
 
     def due(self) -> bool:
         """Whether the batch being collected has waited long enough to be sent."""
@@ -140,20 +133,12 @@ class Batcher:
         """Close the batch being collected: its file on disk, its rows committed."""
         if self._file is None or self._label is None:
             return None
-        import os
-
         self._file.flush()
         os.fsync(self._file.fileno())
         self._file.close()
         label, self._label, self._file = self._label, None, None
         self._store.update(label, "sealed", requests=self._count, bytes=self._written)
         return label
-
-
-def _custom(key: str, tries: int) -> str:
-    from ._batch_store import custom_id
-
-    return custom_id(key, tries)
 
 
 class BatchedModel(JudgeModel):

@@ -30,7 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 from jury.adapters import BatchLimits, BatchOutcome, BatchStatus, JudgeRequest, TransientError
 
-from ._batch import BatchClient, Http, WireBatches, file_lines, json_list, jsonl, seconds
+from ._batch import (
+    BatchClient,
+    Http,
+    WireBatches,
+    file_lines,
+    json_list,
+    jsonl,
+    newest_first,
+    seconds,
+)
 from ._wire import MalformedReplyError, error_for_status
 
 if TYPE_CHECKING:
@@ -146,18 +155,13 @@ class AnthropicBatches(WireBatches):
         return status_of(await self.client.create(entries, count))
 
     async def find(self, label: str, count: int, since: float) -> BatchStatus | None:
-        after: str | None = None
-        while True:
-            page = await self.client.page(after)
-            for batch in page.get("data") or ():
-                created = seconds(batch.get("created_at")) or 0
-                if created < since:
-                    return None  # newest first: the rest are older than our batch
-                if sum(int(n) for n in (batch.get("request_counts") or {}).values()) == count:
-                    return status_of(batch)
-            if not page.get("has_more") or not page.get("last_id"):
-                return None
-            after = str(page["last_id"])
+        def ours(batch: Mapping[str, Any]) -> bool:
+            counts = batch.get("request_counts") or {}
+            made = seconds(batch.get("created_at")) or 0
+            return made >= since and sum(int(n) for n in counts.values()) == count
+
+        found = await newest_first(self.client.page, ours, since)
+        return None if found is None else status_of(found)
 
     async def retrieve(self, batch_id: str) -> BatchStatus:
         return status_of(await self.client.retrieve(batch_id))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from abc import ABC
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,17 @@ from ._wire import HttpStatusError, MalformedReplyError
 if TYPE_CHECKING:
     from ._wire import WireModel
 
-__all__ = ["BatchClient", "Http", "WireBatches", "file_chunks", "file_lines", "json_list"]
+__all__ = [
+    "BatchClient",
+    "Http",
+    "WireBatches",
+    "file_chunks",
+    "file_lines",
+    "json_list",
+    "jsonl",
+    "newest_first",
+    "seconds",
+]
 
 #: Bytes read from a batch input file at a time when it is streamed to the provider.
 CHUNK = 1 << 20
@@ -119,18 +129,9 @@ class Http:
             )
         return self._session
 
-    async def call(
-        self,
-        method: str,
-        url: str,
-        *,
-        body: Any = None,
-        data: Any = None,
-        params: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        """One call; its reply's JSON object."""
-        raw = await self.read(method, url, body=body, data=data, params=params, headers=headers)
+    async def call(self, method: str, url: str, **options: Any) -> dict[str, Any]:
+        """One call (see `read` for the options); its reply's JSON object."""
+        raw = await self.read(method, url, **options)
         try:
             found = json.loads(raw)
         except ValueError:
@@ -167,6 +168,27 @@ class Http:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def newest_first(
+    page: Callable[[str | None], Awaitable[Mapping[str, Any]]],
+    matches: Callable[[Mapping[str, Any]], bool],
+    since: float,
+) -> Mapping[str, Any] | None:
+    """The first batch of an account's list (newest first, paged by ``last_id``) that
+    `matches`, looking no further back than `since` (UNIX seconds)."""
+    after: str | None = None
+    while True:
+        found = await page(after)
+        batches: list[Mapping[str, Any]] = list(found.get("data") or ())
+        for batch in batches:
+            if matches(batch):
+                return batch
+            if (seconds(batch.get("created_at")) or 0) < since:
+                return None
+        if not found.get("has_more") or not found.get("last_id"):
+            return None
+        after = str(found["last_id"])
 
 
 def jsonl(raw: bytes) -> list[dict[str, Any]]:

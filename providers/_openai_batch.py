@@ -33,7 +33,7 @@ from jury.adapters import (
     TransientError,
 )
 
-from ._batch import BatchClient, Http, WireBatches, file_chunks, jsonl, seconds
+from ._batch import BatchClient, Http, WireBatches, file_chunks, jsonl, newest_first, seconds
 from ._wire import MalformedReplyError, error_for_status, error_message
 
 if TYPE_CHECKING:
@@ -162,17 +162,10 @@ class OpenAIBatches(WireBatches):
         return status_of(await self.client.create(body))
 
     async def find(self, label: str, count: int, since: float) -> BatchStatus | None:
-        after: str | None = None
-        while True:
-            page = await self.client.page(after)
-            for batch in page.get("data") or ():
-                if (batch.get("metadata") or {}).get(LABEL) == label:
-                    return status_of(batch)
-                if (seconds(batch.get("created_at")) or 0) < since:
-                    return None  # newest first: the rest are older than our batch
-            if not page.get("has_more") or not page.get("last_id"):
-                return None
-            after = str(page["last_id"])
+        found = await newest_first(
+            self.client.page, lambda batch: (batch.get("metadata") or {}).get(LABEL) == label, since
+        )
+        return None if found is None else status_of(found)
 
     async def retrieve(self, batch_id: str) -> BatchStatus:
         return status_of(await self.client.retrieve(batch_id))

@@ -20,7 +20,7 @@ from jury._shards import Shard, shard_of
 from jury.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = 160
+CASES = 100
 
 
 def write_cases(path: Path, count: int, start: int = 0) -> Path:

@@ -82,24 +82,15 @@ class AnthropicBatch(BatchProtocol):
     async def list(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
     ) -> web.Response:
-        try:
-            limit = int(request.query.get("limit", "20"))
-        except ValueError:
-            return self.error(400, "limit: expected an integer")
-        if not 1 <= limit <= 1000:
-            return self.error(400, "limit: must be between 1 and 1000")
-        jobs = batches.newest("anthropic")
-        ids = [job.id for job in jobs]
-        after, before = request.query.get("after_id"), request.query.get("before_id")
-        if after is not None:
-            jobs = jobs[ids.index(after) + 1 :] if after in ids else []
-        elif before is not None:
-            jobs = jobs[: ids.index(before)][-limit:] if before in ids else []
-        page = [self.render(job) for job in jobs[:limit]]
+        found = batches.page("anthropic", request.query, 1000, "after_id")
+        if isinstance(found, str):
+            return self.error(400, found)
+        jobs, more = found
+        page = [self.render(job) for job in jobs]
         return web.json_response(
             {
                 "data": page,
-                "has_more": len(jobs) > limit,
+                "has_more": more,
                 "first_id": page[0]["id"] if page else None,
                 "last_id": page[-1]["id"] if page else None,
             }

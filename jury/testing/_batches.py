@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -222,6 +222,27 @@ class FakeBatches:
 
     def newest(self, provider: Provider) -> list[Job]:
         return [job for job in reversed(self.jobs.values()) if job.provider == provider]
+
+    def page(
+        self, provider: Provider, query: Mapping[str, str], most: int, after: str
+    ) -> tuple[list[Job], bool] | str:
+        """One page of a provider's batches, newest first, after the batch ID in
+        ``query[after]`` (or before ``query["before_id"]``), at most ``query["limit"]``
+        (default 20, at most `most`): the jobs and whether more follow, or why it is refused."""
+        try:
+            limit = int(query.get("limit", "20"))
+        except ValueError:
+            return "limit: expected an integer"
+        if not 1 <= limit <= most:
+            return f"limit: must be between 1 and {most}"
+        jobs = self.newest(provider)
+        ids = [job.id for job in jobs]
+        if after in query:
+            jobs = jobs[ids.index(query[after]) + 1 :] if query[after] in ids else []
+        elif "before_id" in query:
+            before = query["before_id"]
+            jobs = jobs[: ids.index(before)][-limit:] if before in ids else []
+        return jobs[:limit], len(jobs) > limit
 
 
 def _share(custom_id: str, body: Any) -> float:

@@ -82,17 +82,18 @@ class OpenAIBatch(BatchProtocol):
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
     ) -> web.Response:
         file_id = request.match_info["file_id"]
-        if file_id not in batches.files:
+        stored = batches.files.get(file_id)
+        if stored is None:
             return self.error(404, f"No such File object: {file_id}")
-        return web.json_response(_file(file_id, batches.files[file_id]))
+        return web.json_response(_file(file_id, stored))
 
     async def content(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
     ) -> web.Response:
-        file_id = request.match_info["file_id"]
-        if file_id not in batches.files:
-            return self.error(404, f"No such File object: {file_id}")
-        return web.Response(body=batches.files[file_id][2], content_type="application/octet-stream")
+        stored = batches.files.get(request.match_info["file_id"])
+        if stored is None:
+            return self.error(404, f"No such File object: {request.match_info['file_id']}")
+        return web.Response(body=stored[2], content_type="application/octet-stream")
 
     async def create(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
@@ -124,25 +125,18 @@ class OpenAIBatch(BatchProtocol):
     async def list(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
     ) -> web.Response:
-        try:
-            limit = int(request.query.get("limit", "20"))
-        except ValueError:
-            return self.error(400, "limit: expected an integer")
-        if not 1 <= limit <= 100:
-            return self.error(400, "limit: must be between 1 and 100")
-        jobs = batches.newest("openai")
-        after = request.query.get("after")
-        if after is not None:
-            ids = [job.id for job in jobs]
-            jobs = jobs[ids.index(after) + 1 :] if after in ids else []
-        page = [self.render(job, batches) for job in jobs[:limit]]
+        found = batches.page("openai", request.query, 100, "after")
+        if isinstance(found, str):
+            return self.error(400, found)
+        jobs, more = found
+        page = [self.render(job, batches) for job in jobs]
         return web.json_response(
             {
                 "object": "list",
                 "data": page,
                 "first_id": page[0]["id"] if page else None,
                 "last_id": page[-1]["id"] if page else None,
-                "has_more": len(jobs) > limit,
+                "has_more": more,
             }
         )
 

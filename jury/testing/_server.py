@@ -428,9 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rpm", action="append", default=[], metavar="PROVIDER=N", help="requests per minute"
     )
-    parser.add_argument(
-        "--batch-delay", type=float, default=0.0, help="seconds until a batch ends"
-    )
+    parser.add_argument("--batch-delay", type=float, default=0.0, help="seconds until a batch ends")
     asyncio.run(_serve(parser.parse_args(argv)))
     return 0
 

@@ -27,7 +27,7 @@ from jury.testing._batches import BATCHES
 from served import ServerThread, judge
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES = 120
+CASES = 90
 #: Where each attempt but the last is killed: while creating batches, while polling them,
 #: while reading their results.
 PHASES = ("submit", "submit", "poll", "collect", "collect")

@@ -47,7 +47,7 @@ async def test_a_batch_run_gives_the_verdicts_of_the_same_run_online(
     server: FakeProviderServer, tmp_path: Path
 ) -> None:
     script_jurors(server)
-    cases = make_cases(300)
+    cases = make_cases(200)
     panel = batch_panel()
     batched, result = await run_batches(panel, cases, tmp_path / "run")
     assert result.finished
@@ -97,7 +97,7 @@ async def test_requests_that_error_or_expire_are_retried_and_never_fail_a_case(
     server: FakeProviderServer, tmp_path: Path
 ) -> None:
     script_jurors(server)
-    cases = make_cases(400)
+    cases = make_cases(300)
     clean = await online(batch_panel(), cases)
     server.batches.faults(errored=0.05, expired=0.02)
     verdicts, result = await run_batches(batch_panel(), cases, tmp_path / "run")

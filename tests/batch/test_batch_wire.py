@@ -5,6 +5,8 @@ statuses and results."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -20,11 +22,20 @@ from providers._wire import WireModel
 TRANSPORTS = ("direct", "sdk")
 
 
-def wire_model(spec: str, transport: str, monkeypatch: pytest.MonkeyPatch) -> WireModel:
+@asynccontextmanager
+async def batches_of(
+    spec: str, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[WireModel, BatchAPI]]:
+    """A provider's model over `transport`, and its batch API; closed after."""
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     model = resolve_model(spec)
     assert isinstance(model, WireModel)
-    return model
+    api = model.batches()
+    assert api is not None
+    try:
+        yield model, api
+    finally:
+        await model.aclose()
 
 
 def entries(api: BatchAPI, path: Path, count: int, prefix: str = "r") -> Path:
@@ -51,15 +62,10 @@ async def test_a_batch_sends_the_online_body_and_reads_back_the_online_reply(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     script_jurors(server)
-    model = wire_model(spec, transport, monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of(spec, transport, monkeypatch) as (model, api):
         status = await api.create(entries(api, tmp_path / "in.jsonl", 3), 3, "jury-t-label-1")
         got = await outcomes(api, status.id)
         online = await model.complete(request_for(make_cases(1)[0]))
-    finally:
-        await model.aclose()
     assert set(got) == {"r0", "r1", "r2"}
     assert all(o.kind == "succeeded" for o in got.values())
     # The same request asked online gets the same reply, read the same way.
@@ -79,17 +85,12 @@ async def test_both_transports_submit_the_same_requests_and_read_the_same_status
     seen = {}
     for transport in TRANSPORTS:
         server.batched.clear()
-        model = wire_model(spec, transport, monkeypatch)
-        api = model.batches()
-        assert api is not None
-        try:
+        async with batches_of(spec, transport, monkeypatch) as (_model, api):
             path = entries(api, tmp_path / f"{transport}.jsonl", 2)
             created = await api.create(path, 2, f"jury-t-{transport}")
             ended = await api.retrieve(created.id)
             found = await api.find(f"jury-t-{transport}", 2, time.time() - 60)
             results = await outcomes(api, created.id)
-        finally:
-            await model.aclose()
         assert found is not None
         assert found.id == created.id
         replies = {k: (o.kind, o.reply.text if o.reply else None) for k, o in results.items()}
@@ -111,16 +112,11 @@ async def test_a_cancelled_batch_ends_without_replies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server.batches.delay = 60.0
-    model = wire_model(spec, transport, monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of(spec, transport, monkeypatch) as (_model, api):
         created = await api.create(entries(api, tmp_path / "in.jsonl", 2), 2, "jury-t-cancel")
         assert not created.ended
         await api.cancel(created.id)
         got = await outcomes(api, created.id)
-    finally:
-        await model.aclose()
     # Requests never run are canceled (Gemini returns no output at all).
     assert all(o.kind == "canceled" for o in got.values())
     assert len(got) == (0 if spec.startswith("google/") else 2)
@@ -130,15 +126,10 @@ async def test_a_cancelled_batch_ends_without_replies(
 async def test_find_names_no_batch_the_account_did_not_create(
     server: FakeProviderServer, spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = wire_model(spec, "direct", monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of(spec, "direct", monkeypatch) as (_model, api):
         await api.create(entries(api, tmp_path / "in.jsonl", 2), 2, "jury-t-made")
         # Anthropic keeps no label: a batch of another size is not ours.
         missing = await api.find("jury-t-never", 5, time.time() - 60)
-    finally:
-        await model.aclose()
     assert missing is None
 
 
@@ -149,14 +140,9 @@ async def test_errored_and_expired_requests_are_told_apart(
     server: FakeProviderServer, spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.batches.faults(errored=0.3, expired=0.3)
-    model = wire_model(spec, "direct", monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of(spec, "direct", monkeypatch) as (_model, api):
         created = await api.create(entries(api, tmp_path / "in.jsonl", 40), 40, "jury-t-faults")
         got = await outcomes(api, created.id)
-    finally:
-        await model.aclose()
     kinds = {o.kind for o in got.values()}
     assert kinds == {"succeeded", "errored", "expired"}
     errored = [o for o in got.values() if o.kind == "errored"]
@@ -168,14 +154,12 @@ async def test_a_refused_request_inside_a_batch_is_an_invalid_request_not_a_retr
     server: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server.inject(Fault.http(400, message="bad params"), model="claude-haiku-4-5-20251001")
-    model = wire_model("anthropic/claude-haiku-4-5-20251001", "direct", monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of("anthropic/claude-haiku-4-5-20251001", "direct", monkeypatch) as (
+        _model,
+        api,
+    ):
         created = await api.create(entries(api, tmp_path / "in.jsonl", 2), 2, "jury-t-400")
         got = await outcomes(api, created.id)
-    finally:
-        await model.aclose()
     assert got["r0"].kind == "errored"
     assert isinstance(got["r0"].error, InvalidRequestError)
     assert got["r1"].kind == "succeeded"
@@ -191,18 +175,13 @@ async def test_a_429_on_create_is_classified_with_its_retry_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server.inject(Fault.http(429, retry_after=7), model=BATCHES)
-    model = wire_model(spec, transport, monkeypatch)
-    api = model.batches()
-    assert api is not None
-    try:
+    async with batches_of(spec, transport, monkeypatch) as (model, api):
         try:
             await api.create(entries(api, tmp_path / "in.jsonl", 1), 1, "jury-t-429")
         except Exception as exc:  # each transport raises its own; the adapter classifies
             error = model.classify_error(exc)
         else:
             pytest.fail("the create was not refused")
-    finally:
-        await model.aclose()
     assert isinstance(error, RateLimitedError)
     assert error.retry_after == 7
 
