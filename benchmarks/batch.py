@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -111,26 +112,34 @@ def scale(count: int) -> None:
             code, submit, submit_mb, _ = jury([*base, "--out", str(run), "--submit-only"], env)
             assert code == 3, f"submitting exited {code}"
             done = asyncio.run_coroutine_threadsafe(_end(served), served.loop)
-            batches = done.result(timeout=60)
+            sent = done.result(timeout=60)
+            print(
+                f"submit: {submit:.1f} s, peak {submit_mb:.0f} MB, {sent} batches sent", flush=True
+            )
             resume = ["run", "--resume", str(run), "--progress", "none", "--no-cache"]
             code, collect, collect_mb, before_mb = jury(resume, env)
             assert before_mb is not None
             assert code in (0, 1), f"collecting exited {code}"
             summary = json.loads((run / "summary.json").read_text())
             assert summary["total"] == count
+            batches = len(served.server.batches.jobs)
     finally:
         served.stop()
     requests = count * len(JURORS)
     print(
         f"scale: {count:,} cases x {len(JURORS)} jurors ({requests:,} requests in {batches} "
-        f"batches); submit {submit:.1f} s, peak {submit_mb:.0f} MB, {requests / submit:,.0f} "
-        f"requests/s prepared; collect {collect:.1f} s, peak {collect_mb:.0f} MB, "
+        f"batches, {sent} sent by the submit); submit {submit:.1f} s, peak {submit_mb:.0f} MB, "
+        f"{requests / submit:,.0f} requests/s prepared; "
+        f"collect {collect:.1f} s, peak {collect_mb:.0f} MB, "
         f"{before_mb:.0f} MB before publishing the reports; {machine()}"
     )
 
 
 async def _end(served: ServerThread) -> int:
-    """Every batch at the server ends now; how many there are."""
+    """Every batch at the server ends now, and every batch created from now on ends at once
+    (those the submit left unsent: at most ``in_flight`` of a model are in flight, and a
+    Gemini batch holds 20 MB); how many batches there are now."""
+    served.server.batches.delay = 0.0
     for job in served.server.batches.jobs.values():
         job.ends = 0.0
     return len(served.server.batches.jobs)
@@ -166,7 +175,8 @@ def equal(count: int) -> None:
     differ = [case for case in online if batched.get(case) != online[case]]
     print(
         f"equal: {count:,} cases x {len(JURORS)} jurors; through batches {batch_s:.1f} s, "
-        f"online {online_s:.1f} s; {len(batched):,} and {len(online):,} verdicts, "
+        f"online {online_s:.1f} s; {len(batched):,} and {len(online):,} verdicts "
+        f"({dict(sorted(Counter(v for v, _ in online.values()).items()))} online), "
         f"{len(differ)} differ{': ' + ', '.join(differ[:5]) if differ else ''}; {machine()}"
     )
     assert len(batched) == len(online) == count, "a run left cases without a verdict"
