@@ -78,12 +78,19 @@ def test_batch_mode_refuses_a_budget_and_submit_only_needs_batch_mode(
     assert "give a cases file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("keys", [True, False], ids=["resolved", "priced-from-the-name"])
 def test_estimate_with_batch_shows_both_prices(
-    files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    files: tuple[Path, Path],
+    keys: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cases, jury_file = files
-    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY"):
-        monkeypatch.setenv(variable, "key")
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        if keys:
+            monkeypatch.setenv(variable, "key")
+        else:
+            monkeypatch.delenv(variable, raising=False)
     assert main(["estimate", str(cases), "--jury", str(jury_file), "--batch"]) == 0
     out = capsys.readouterr().out
     assert "batch cost" in out
