@@ -212,6 +212,16 @@ class SqliteCache:
     async def put(self, key: str, model: str, request: JudgeRequest, reply: JudgeReply) -> None:
         """Store a reply; returns once it is committed, so that a case whose verdict is
         recorded never has a call missing from the cache (a killed run re-pays nothing)."""
+        await self._enqueue(key, model, request, reply)
+
+    def put_later(self, key: str, model: str, request: JudgeRequest, reply: JudgeReply) -> None:
+        """Store a reply without waiting for its commit, for a caller that keeps it durably
+        elsewhere (a batch run's store): identical calls are served from memory meanwhile."""
+        self._enqueue(key, model, request, reply)
+
+    def _enqueue(
+        self, key: str, model: str, request: JudgeRequest, reply: JudgeReply
+    ) -> asyncio.Future[None]:
         if self._closed:
             raise RuntimeError("the cache is closed")
         self._pending[key] = reply
@@ -219,7 +229,7 @@ class SqliteCache:
         committed = loop.create_future()
         row = (key, model, self._request_json(request), _reply_json(reply))
         self._queue.put(_Write(row, reply, committed, loop))
-        await committed
+        return committed
 
     # --- the writer thread -----------------------------------------------------------------
 

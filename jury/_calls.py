@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 
 from ._clock import Clock
 from ._errors import AccountError, ProviderError, RateLimitedError, TransientError
@@ -178,6 +179,11 @@ class Caller:
         if cost is not None:
             self._budget.spent += cost
         stats.paid(cost)
+        if reply.batch is not None:
+            stats.batched += 1
+            # The same reply priced as an online call: what the batch saved.
+            online = self.model.price(replace(reply, batch=None))
+            stats.saved(None if online is None or cost is None else online - cost)
         self._count(reply, stats)
         if key is not None and self._cache is not None:
             await self._cache.put(key, self.model.name, request, reply)

@@ -1,4 +1,5 @@
-"""What a run would cost, without making a call (`jury estimate`, `jury run --dry-run`).
+"""What a run would cost, without making a call (`jury estimate`, `jury run --dry-run`), online
+and through the providers' batch APIs.
 
 No key is needed: a juror whose credential is not set is priced from its name in the price
 table (``openai/gpt-4.1-mini-...`` as OpenAI's model), and nothing is ever sent. The panel's
@@ -28,7 +29,7 @@ from ._case import Case
 from ._errors import MissingCredentialError
 from ._model import JudgeModel, JudgeReply, Usage
 from ._panel import Juror, Panel
-from ._prices import price
+from ._prices import batch_price, price
 from ._registry import load_rubric, resolve_model
 from ._rubric import Rubric
 from ._verdict import CheckOutcome, CheckResult
@@ -64,12 +65,21 @@ class JurorEstimate:
     #: Asked on every case that reaches the judges; False for a juror asked only when
     #: needed (a cascade's later tier), which counts in the most only.
     always: bool = True
+    #: The same calls through the provider's batch API (a model without one counts online).
+    batch_cost: float | None = 0.0
+    batch_max_cost: float | None = 0.0
 
     def add(self, cost: float | None, max_cost: float | None) -> None:
-        self.cost = None if cost is None or self.cost is None else self.cost + cost
-        self.max_cost = (
-            None if max_cost is None or self.max_cost is None else self.max_cost + max_cost
-        )
+        self.cost = _plus(self.cost, cost)
+        self.max_cost = _plus(self.max_cost, max_cost)
+
+    def add_batch(self, cost: float | None, max_cost: float | None) -> None:
+        self.batch_cost = _plus(self.batch_cost, cost)
+        self.batch_max_cost = _plus(self.batch_max_cost, max_cost)
+
+
+def _plus(total: float | None, value: float | None) -> float | None:
+    return None if total is None or value is None else total + value
 
 
 @dataclass(slots=True)
@@ -97,27 +107,63 @@ class RunEstimate:
         return None if None in values else sum(values)
 
 
-def _pricing(model: JudgeModel) -> Pricing:
+#: The built-in providers' published batch price as a share of the online price, for a model
+#: priced from its name where the price table has no batch rate (the adapters' own `discount`
+#: for a resolved model): "50% cost discount compared to synchronous APIs"
+#: (https://platform.openai.com/docs/guides/batch), "charged at 50% of the standard API
+#: prices" (https://docs.anthropic.com/en/docs/build-with-claude/batch-processing#pricing),
+#: "at 50% of the standard cost" (https://ai.google.dev/gemini-api/docs/batch-mode).
+_PUBLISHED_BATCH_SHARE = {"anthropic": 0.5, "openai": 0.5, "google": 0.5}
+
+
+def _pricing(model: JudgeModel, *, batch: bool = False) -> Pricing:
     if model.offline:
         return lambda tokens_in, tokens_out: 0.0
-    return lambda tokens_in, tokens_out: model.price(
-        JudgeReply(text="", model=model.model_id, usage=Usage(tokens_in, tokens_out))
+    # A model without a batch API is judged online in a batch run.
+    priced = (model.batches() or model) if batch else model
+    return lambda tokens_in, tokens_out: priced.price(
+        JudgeReply(
+            text="",
+            model=model.model_id,
+            usage=Usage(tokens_in, tokens_out),
+            batch="" if batch else None,
+        )
     )
 
 
-def _first_choice(juror: Juror, notes: list[str]) -> tuple[str, bool, Pricing]:
-    """A juror's first-choice model: name, offline, pricing. Resolved where its credential
-    is set; else priced from its name in the price table, and never called."""
+def _by_name(provider: str, name: str, *, batch: bool = False) -> Pricing:
+    def pricing(tokens_in: int, tokens_out: int) -> float | None:
+        usage = Usage(tokens_in, tokens_out)
+        online = price(provider, name, usage)
+        if not batch or online is None:
+            return online
+        priced = batch_price(provider, name, usage)
+        share = _PUBLISHED_BATCH_SHARE.get(provider)
+        if priced is None and share is not None:
+            priced = online * share
+        return priced
+
+    return pricing
+
+
+def _first_choice(juror: Juror, notes: list[str]) -> tuple[str, bool, Pricing, Pricing]:
+    """A juror's first-choice model: name, offline, pricing online and through a batch.
+    Resolved where its credential is set; else priced from its name in the price table, and
+    never called."""
     spec = juror.model
     if not isinstance(spec, str):
-        return spec.name, spec.offline, _pricing(spec)
+        return spec.name, spec.offline, _pricing(spec), _pricing(spec, batch=True)
     try:
         model = resolve_model(spec)
     except MissingCredentialError as exc:
         provider, _, name = spec.partition("/")
         notes.append(f"{spec}: {exc.variable} is not set; priced from its name")
-        return spec, False, lambda i, o: price(provider, name, Usage(i, o))
-    return model.name, model.offline, _pricing(model)
+        return spec, False, _by_name(provider, name), _by_name(provider, name, batch=True)
+    return model.name, model.offline, _pricing(model), _pricing(model, batch=True)
+
+
+def _times(cost: float | None, samples: int) -> float | None:
+    return None if cost is None else cost * samples
 
 
 def _spared(case: Case, checks: Checks | None, judge_all: bool) -> bool:
@@ -142,9 +188,9 @@ def estimate(
     result = RunEstimate()
     seats = []
     for juror in panel.jurors:
-        name, offline, pricing = _first_choice(juror, result.notes)
+        name, offline, pricing, batched = _first_choice(juror, result.notes)
         row = JurorEstimate(juror.id, name, offline=offline, always=juror.tier == 1)
-        seats.append((row, pricing, panel.samples_for(juror)))
+        seats.append((row, pricing, batched, panel.samples_for(juror)))
         result.jurors.append(row)
     rounds = 1 + panel.reasks
     max_out = panel.max_tokens
@@ -163,7 +209,7 @@ def estimate(
             tokens_in = (len(prompt.system) + len(prompt.user)) // CHARS_PER_TOKEN
             # The most: the first ask and every re-ask, each carrying the last bad reply.
             most_in = tokens_in * rounds + (max_out + REASK_TOKENS) * (rounds - 1)
-            for row, pricing, samples in seats:
+            for row, pricing, batched, samples in seats:
                 row.calls += samples
                 row.max_calls += samples * rounds
                 row.input_tokens += samples * tokens_in
@@ -171,8 +217,7 @@ def estimate(
                 row.output_tokens += samples * typical_out
                 row.max_output_tokens += samples * max_out * rounds
                 least, most = pricing(tokens_in, typical_out), pricing(most_in, max_out * rounds)
-                row.add(
-                    None if least is None else least * samples,
-                    None if most is None else most * samples,
-                )
+                row.add(_times(least, samples), _times(most, samples))
+                least, most = batched(tokens_in, typical_out), batched(most_in, max_out * rounds)
+                row.add_batch(_times(least, samples), _times(most, samples))
     return result

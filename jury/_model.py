@@ -18,6 +18,7 @@ from ._errors import InvalidRequestError, ProviderError, TransientError
 from ._limits import ProviderLimits
 
 if TYPE_CHECKING:
+    from ._batch_api import BatchAPI
     from ._case import Case
     from ._rubric import Rubric
 
@@ -107,6 +108,8 @@ class JudgeReply:
     provider says (a reply cut off, refused or filtered is an invalid vote with that reason).
     `rate_limits` holds the rate-limit headers of the reply (``x-ratelimit-*``,
     ``anthropic-ratelimit-*``), from which the account limiter learns the account's rate.
+    `batch` names the provider batch that served it (None for an online call): it is priced
+    at the batch rate and reported as batched.
     """
 
     text: str
@@ -115,6 +118,7 @@ class JudgeReply:
     parsed: Any = None
     finish: Finish | None = None
     rate_limits: Mapping[str, str] | None = None
+    batch: str | None = None
 
 
 class JudgeModel(ABC):
@@ -174,30 +178,56 @@ class JudgeModel(ABC):
         """
         return None
 
+    def batches(self) -> BatchAPI | None:
+        """The model's provider batch API (see `jury.adapters.BatchAPI`), or None when it has
+        none: then a batch run judges it online."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections. The engine calls it once when a Jury is closed."""
+
+
+_KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+#: What `call_key` writes out for a rubric's schema (by identity: a rubric sends one schema
+#: object with every call) and its system text: the same with every call, and writing them
+#: out was most of a key's cost.
+_SCHEMAS: dict[int, tuple[dict[str, Any], str]] = {}
+_SYSTEMS: dict[str, str] = {}
+_KEPT = 64
+
+
+def _schema_json(schema: dict[str, Any]) -> str:
+    entry = _SCHEMAS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_SCHEMAS) >= _KEPT:
+            _SCHEMAS.clear()
+        entry = _SCHEMAS[id(schema)] = (schema, _KEY_JSON(schema))
+    return entry[1]
+
+
+def _system_json(system: str) -> str:
+    written = _SYSTEMS.get(system)
+    if written is None:
+        if len(_SYSTEMS) >= _KEPT:
+            _SYSTEMS.clear()
+        written = _SYSTEMS[system] = _KEY_JSON(system)
+    return written
 
 
 def call_key(model: str, request: JudgeRequest, sample: int) -> str:
     """The content address of one judge call: the model, the exact request, the sample index.
 
-    Two calls with the same key would be sent the same bytes, so one reply serves both.
+    Two calls with the same key would be sent the same bytes, so one reply serves both. The
+    address hashes one JSON array of those fields (sorted keys, no spaces); it is written
+    piece by piece, the schema from a memo, which gives the very same text.
     """
-    payload = json.dumps(
-        [
-            model,
-            request.system,
-            [[m.role, m.content] for m in request.messages],
-            request.schema,
-            request.schema_name,
-            request.temperature,
-            request.max_tokens,
-            request.seed,
-            sample,
-        ],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
+    messages = _KEY_JSON([[m.role, m.content] for m in request.messages])
+    tail = _KEY_JSON(
+        [request.schema_name, request.temperature, request.max_tokens, request.seed, sample]
+    )
+    payload = (
+        f"[{_KEY_JSON(model)},{_system_json(request.system)},{messages},"
+        f"{_schema_json(request.schema)},{tail[1:]}"
     )
     return hashlib.sha256(payload.encode()).hexdigest()
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ._batch_settings import BatchSettings
 from ._decide import TiePolicy
 from ._errors import JuryFileError
 from ._limits import ProviderLimits
@@ -46,6 +47,8 @@ class Juror(BaseModel):
     #: Its cascade tier: tier 1 judges every case, a later tier only the cases the tiers
     #: before it left unsure (``[[tier]]`` groups in a jury file set it).
     tier: int = Field(default=1, ge=1)
+    #: Through the provider's batch API (True), online (False), or as the panel says (None).
+    batch: bool | None = None
 
     @field_validator("model")
     @classmethod
@@ -173,6 +176,11 @@ class Panel(BaseModel):
     #: Judge with a model its provider has retired (refused otherwise: its calls would fail,
     #: or be served by another model at another price).
     allow_retired: bool = False
+    #: Provider batch APIs for every juror (the ``[batch]`` table); None: online, unless a
+    #: juror says ``batch = true`` or the run is started with ``--batch``.
+    batch: BatchSettings | None = None
+    #: Where a request that errored or expired inside a batch is tried again.
+    batch_fallback: Literal["batch", "online"] = "batch"
 
     @field_validator("jurors", mode="before")
     @classmethod

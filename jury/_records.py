@@ -51,6 +51,7 @@ __all__ = [
     "RunRecord",
     "RunRecordError",
     "file_digest",
+    "jury_identity",
     "new_run_dir",
     "panel_record",
     "prompt_hashes",
@@ -124,6 +125,16 @@ def panel_record(panel: Panel) -> dict[str, Any]:
         for juror in panel.jurors
     ]
     return data
+
+
+def jury_identity(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded jury as it decides verdicts: how its calls travel (batch settings) is not
+    part of it, so that a run resumed or merged with other batch settings is the same run."""
+    kept = {k: v for k, v in record.items() if k not in ("batch", "batch_fallback")}
+    kept["jurors"] = [
+        {k: v for k, v in juror.items() if k != "batch"} for juror in record.get("jurors", ())
+    ]
+    return kept
 
 
 def prompt_hashes(rubric: Rubric, cases: Iterable[Case]) -> dict[str, str]:

@@ -94,7 +94,9 @@ class CallStats:
     latency are those of every reply received (a cached reply's tokens are counted: they are
     what the judge read and wrote). `cost` is the USD of the calls paid for here (a cached
     reply was paid for when it was made); None once any paid call's price is unknown.
-    `served_by` lists the models that replied, in the order they first did.
+    `served_by` lists the models that replied, in the order they first did. `batched` counts
+    the replies that came through a provider batch, and `batch_saving` what those calls would
+    have cost more online (USD; None once a price is unknown).
     """
 
     attempts: int = 0
@@ -106,6 +108,8 @@ class CallStats:
     latency_s: float = 0.0
     cost: float | None = 0.0
     served_by: tuple[str, ...] = ()
+    batched: int = 0
+    batch_saving: float | None = 0.0
 
     def add(self, other: CallStats) -> None:
         self.attempts += other.attempts
@@ -116,6 +120,9 @@ class CallStats:
         self.cached_tokens += other.cached_tokens
         self.latency_s += other.latency_s
         self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        if other.batched:
+            self.batched += other.batched
+            self.saved(other.batch_saving)
         for model in other.served_by:
             self.served(model)
 
@@ -125,6 +132,11 @@ class CallStats:
 
     def paid(self, cost: float | None) -> None:
         self.cost = None if self.cost is None or cost is None else self.cost + cost
+
+    def saved(self, saving: float | None) -> None:
+        self.batch_saving = (
+            None if self.batch_saving is None or saving is None else self.batch_saving + saving
+        )
 
 
 _MODEL = ConfigDict(frozen=True, arbitrary_types_allowed=True)

@@ -28,6 +28,11 @@ ballot and decides a `Verdict` from each metric's `MetricResult` (a `Decision`);
 gives one value as a result, to decide on one juror's values. Make rubric files with
 ``kind = "..."`` load through it with `register_rubric_kind`.
 
+**Batch APIs**: an adapter whose provider runs request batches returns a `BatchAPI` from
+``JudgeModel.batches``: each request as a line of the batch input, create, find (after a
+crash), retrieve (a `BatchStatus`), results (a `BatchOutcome` per request), cancel, and the
+batch price (`batch_price` from the table, within the provider's `BatchLimits`).
+
 **Reading replies**: `parse_reply` reads a reply's text as one JSON object, `validate_model`
 checks it against a pydantic model (strict: no coercion), `pydantic_reason` says what was
 wrong in the words a judge is re-asked with; a rule the schema cannot state raises
@@ -39,6 +44,7 @@ code that fences a case's sections, so that nothing inside the case can close th
 per aspect, a `Judgement` on a statement or a criterion, a `Preference` between two answers.
 """
 
+from ._batch_api import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._case import Case, Point
 from ._decide import single
 from ._errors import (
@@ -57,7 +63,7 @@ from ._errors import (
 from ._lifecycle import ModelStatus
 from ._limits import ProviderLimits
 from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
-from ._prices import price
+from ._prices import batch_price, price
 from ._registry import family_of, register_provider, register_rubric_kind
 from ._rubric import (
     Decision,
@@ -79,6 +85,10 @@ __all__ = [
     "AccountError",
     "AuthenticationError",
     "Ballot",
+    "BatchAPI",
+    "BatchLimits",
+    "BatchOutcome",
+    "BatchStatus",
     "Case",
     "ConfigError",
     "Decision",
@@ -111,6 +121,7 @@ __all__ = [
     "Turn",
     "Usage",
     "Verdict",
+    "batch_price",
     "case_fence",
     "family_of",
     "parse_reply",

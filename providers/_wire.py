@@ -29,6 +29,7 @@ from typing import Any, Literal, NamedTuple
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     ConfigError,
     InvalidRequestError,
     JudgeModel,
@@ -314,11 +315,15 @@ class SdkTransport(Transport):
     async def disconnect(self, client: Any) -> None:
         await client.close()
 
-    async def post(self, model: str, body: dict[str, Any]) -> Posted:
+    def client(self) -> Any:
+        """The SDK client, built on first use (without awaiting: concurrent first calls
+        cannot build two); batch APIs share it."""
         if self._client is None:
-            # Built without awaiting: concurrent first calls cannot build two clients.
             self._client = self.connect()
-        reply = await self.call(self._client, model, body)
+        return self._client
+
+    async def post(self, model: str, body: dict[str, Any]) -> Posted:
+        reply = await self.call(self.client(), model, body)
         return reply if isinstance(reply, Posted) else Posted(reply)
 
     async def aclose(self) -> None:
@@ -359,6 +364,8 @@ class WireModel(JudgeModel):
         self.wire = wire
         self.transport = self._carrier(transport, wire, base_url, key)
         self._key = key
+        self.base_url = base_url
+        self._batches: BatchAPI | None = None
         self._account = f"{wire.provider}@{base_url}"
         if key:
             self._account += f"#{key_fingerprint(key)}"
@@ -408,6 +415,20 @@ class WireModel(JudgeModel):
             reply.rate_limits = rate_limits
         return reply
 
+    def batches(self) -> BatchAPI | None:
+        """The provider's batch API over the same transport and credentials, built once."""
+        if self._batches is None:
+            self._batches = self.batch_api()
+        return self._batches
+
+    def batch_api(self) -> BatchAPI | None:
+        """A new batch API for this model (see `providers._batch`); None: it has none."""
+        return None
+
+    @property
+    def key(self) -> str:
+        return self._key
+
     def classify_error(self, exc: Exception) -> ProviderError:
         error = self._classify(exc)
         if self._key and self._key in str(error):
@@ -453,6 +474,8 @@ class WireModel(JudgeModel):
         return error_for_status(status, message, headers=headers, variable=self.wire.key_variable)
 
     async def aclose(self) -> None:
+        if self._batches is not None:
+            await self._batches.aclose()
         await self.transport.aclose()
 
     def __repr__(self) -> str:

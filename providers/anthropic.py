@@ -27,6 +27,7 @@ from typing import Any
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
@@ -216,6 +217,11 @@ class AnthropicSdkTransport(SdkTransport):
 class AnthropicJudge(WireModel):
     sdk = AnthropicSdkTransport
     default_limits = ProviderLimits(concurrency=16)
+
+    def batch_api(self) -> BatchAPI | None:
+        from ._anthropic_batch import anthropic_batches
+
+        return anthropic_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         anthropic = sys.modules.get("anthropic")

@@ -34,6 +34,7 @@ from typing import Any
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
@@ -46,6 +47,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._google_batch import sdk_config
 from ._wire import (
     MalformedReplyError,
     Posted,
@@ -245,15 +247,6 @@ class GeminiWire(Wire):
         return RateLimitedError(message, retry_after=delay, status=429)
 
 
-_SNAKE = {
-    "systemInstruction": "system_instruction",
-    "maxOutputTokens": "max_output_tokens",
-    "responseMimeType": "response_mime_type",
-    "responseJsonSchema": "response_json_schema",
-    "thinkingConfig": "thinking_config",
-}
-
-
 class GoogleSdkTransport(SdkTransport):
     """google-genai (its aiohttp client), retries off; API key or Vertex settings."""
 
@@ -281,13 +274,8 @@ class GoogleSdkTransport(SdkTransport):
         return genai.Client(api_key=self._key, http_options=options)
 
     async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
-        config: dict[str, Any] = {
-            _SNAKE.get(k, k): v for k, v in body.get("generationConfig", {}).items()
-        }
-        if "systemInstruction" in body:
-            config["system_instruction"] = body["systemInstruction"]
         response = await client.aio.models.generate_content(
-            model=model, contents=body["contents"], config=config
+            model=model, contents=body["contents"], config=sdk_config(body)
         )
         raw = response.sdk_http_response
         data: dict[str, Any] = response.model_dump(
@@ -303,6 +291,11 @@ class GoogleSdkTransport(SdkTransport):
 class GoogleJudge(WireModel):
     sdk = GoogleSdkTransport
     default_limits = ProviderLimits(concurrency=16)
+
+    def batch_api(self) -> BatchAPI | None:
+        from ._google_batch import gemini_batches
+
+        return gemini_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("google.genai.errors")

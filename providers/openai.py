@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from jury.adapters import (
     AuthenticationError,
+    BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
@@ -237,6 +238,11 @@ class OpenAISdkTransport(SdkTransport):
 class OpenAIJudge(WireModel):
     sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
+
+    def batch_api(self) -> BatchAPI | None:
+        from ._openai_batch import openai_batches
+
+        return openai_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")

@@ -125,6 +125,12 @@ ADAPTERS = {
     "Preference",
     "Rating",
     "ReferenceJudge",
+    # provider batch APIs
+    "BatchAPI",
+    "BatchLimits",
+    "BatchOutcome",
+    "BatchStatus",
+    "batch_price",
 }
 
 

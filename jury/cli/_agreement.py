@@ -120,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
-    verdicts = select_verdicts(args.run, subset_from(args))
+    # In case order, not the order cases finished in: the bootstrap resamples cases, so the
+    # same verdicts give the same intervals, however the run (or its shards) went.
+    verdicts = sorted(
+        select_verdicts(args.run, subset_from(args)), key=lambda verdict: verdict.case_id
+    )
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
     name = args.rubric or manifest_rubric(read_manifest(args.run))

@@ -30,6 +30,11 @@ def register(sub: Any) -> None:
     add_panel_options(parser)
     add_subset_options(parser)
     add_check_options(parser)
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="also the cost through the providers' batch APIs (about half)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -42,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         selection = Selection.of(source, subset_from(args), source.count)
         checks = checks_for(args, panel)
-        return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+        return print_estimate(
+            panel, selection.cases(), checks=checks, judge_all=args.judge_all, batch=args.batch
+        )
     finally:
         source.close()

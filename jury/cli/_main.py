@@ -29,6 +29,7 @@ COMMANDS = (
     "jury.cli._report",
     "jury.cli._check_quotes",
     "jury.cli._doctor",
+    "jury.cli._merge",
 )
 
 EXIT_USAGE = 2

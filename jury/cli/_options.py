@@ -134,10 +134,14 @@ def checks_for(args: argparse.Namespace, panel: Panel) -> CheckSuite | None:
     return None if args.no_checks else CheckSuite.from_settings(panel.checks)
 
 
-def add_case_arguments(parser: argparse.ArgumentParser, help: str = "the cases") -> None:
-    """The cases to read and how: the source, its format and where its fields are."""
+def add_case_arguments(
+    parser: argparse.ArgumentParser, help: str = "the cases", *, required: bool = True
+) -> None:
+    """The cases to read and how: the source, its format and where its fields are (not
+    `required` where a resumed run can read them from its manifest)."""
     parser.add_argument(
         "cases",
+        nargs=None if required else "?",
         help=f"{help}: a file (JSONL, JSON, CSV, TSV, YAML, Parquet), - for standard input, "
         "or hf://owner/name[:split]",
     )

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._batch_run import batch_jurors
 from .._cache import SqliteCache, default_cache_dir
 from .._errors import ConfigError
 from .._jury import Jury
@@ -24,12 +25,22 @@ from .._records import (
     Redactor,
     RunRecord,
     build_manifest,
+    jury_identity,
     new_run_dir,
     panel_record,
     prompt_hashes,
     require_manifest,
 )
+from .._run_batches import (
+    batch_run,
+    judge_batches,
+    print_pending,
+    record_options,
+    resumed_arguments,
+    same_shard,
+)
 from .._runlock import RunLock
+from .._shards import Shard
 from .._subset import Selection, Subset
 from .._verdict import CaseVerdict
 from ..cases import CaseSource
@@ -60,7 +71,7 @@ def register(sub: Any) -> None:
         "directory, print the report, and exit 0 (gate passed), 1 (failed), 2 (usage error) "
         "or 3 (inconclusive).",
     )
-    add_case_arguments(parser)
+    add_case_arguments(parser, "the cases (with --resume: the run's)", required=False)
     add_panel_options(parser)
     parser.add_argument("--concurrency", type=int, help="cases judged at once")
     parser.add_argument(
@@ -101,6 +112,31 @@ def register(sub: Any) -> None:
         "--refresh", action="store_true", help="ask every judge again and replace cached replies"
     )
     add_subset_options(parser)
+    scale = parser.add_argument_group("batches and shards")
+    scale.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the judges' calls through the providers' batch APIs: about half the price, "
+        "results within hours (not for a quick PR gate)",
+    )
+    scale.add_argument(
+        "--submit-only",
+        action="store_true",
+        help="in batch mode, exit 3 (pending) once the batches are sent; "
+        "`jury run --resume RUN` collects them",
+    )
+    scale.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="judge the I-th of N slices of the cases (by a hash of the case ID); "
+        "`jury merge` joins the shards' runs",
+    )
+    scale.add_argument(
+        "--shard-limits",
+        choices=("divided", "whole"),
+        default="divided",
+        help="each shard gets the jury file's account limits divided by N (default), or whole",
+    )
     add_output_arguments(parser)
     add_report_paths(parser)
     parser.add_argument(
@@ -138,6 +174,7 @@ def open_record(
     selection: Selection,
     redactor: Redactor,
     cache: SqliteCache | None,
+    shard: Shard | None = None,
 ) -> RunRecord:
     path, resume = _run_dir(args)
     # The lock first: what the directory holds is only known once no one else writes it.
@@ -146,6 +183,7 @@ def open_record(
         if resume or (path / "manifest.json").exists():
             manifest = require_manifest(path)
             _same_run(manifest, source, panel, jury, selection.subset)
+            same_shard(manifest, shard)
             return RunRecord.resume(path, redactor, lock)
         manifest = build_manifest(
             run_id=path.name,
@@ -160,6 +198,7 @@ def open_record(
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
+        record_options(args, manifest, shard, selection.count)
         return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
@@ -175,7 +214,9 @@ def _same_run(
         changed.append("the cases file")
     if not subset.same_filters(manifest.get("subset", {})):
         changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
-    if manifest["jury"] != json.loads(json.dumps(panel_record(panel))):
+    if jury_identity(manifest["jury"]) != jury_identity(
+        json.loads(json.dumps(panel_record(panel)))
+    ):
         changed.append("the jury")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
         changed.append("the rubric")
@@ -208,15 +249,33 @@ def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
+    resumed_arguments(args)
+    if not args.cases:
+        raise ConfigError("give a cases file, or --resume RUN")
     panel = panel_for(args)
+    shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
+    if shard is not None:
+        panel = shard.panel(panel)
     source = case_source(args, panel)
     selection = Selection.of(source, subset_from(args), source.count)
+    if shard is not None:
+        selection = shard.narrow(selection)
     checks = checks_for(args, panel)
+    batch = any(batch_jurors(panel, all_jurors=args.batch))
+    if args.submit_only and not batch:
+        raise ConfigError("--submit-only: only in batch mode (--batch, or a [batch] table)")
+    if batch and args.max_cost is not None:
+        raise ConfigError(
+            "--max-cost: a batch's cost is committed when it is sent; check it first with "
+            "`jury estimate --batch`"
+        )
     if args.dry_run:
         from ..report._estimate import print_estimate
 
         try:
-            return print_estimate(panel, selection.cases(), checks=checks, judge_all=args.judge_all)
+            return print_estimate(
+                panel, selection.cases(), checks=checks, judge_all=args.judge_all, batch=batch
+            )
         finally:
             source.close()
     from .._panel_warnings import panel_warnings
@@ -232,10 +291,21 @@ def run(args: argparse.Namespace) -> int:
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, source, selection, redactor, cache) as record:
+        with open_record(args, jury, panel, source, selection, redactor, cache, shard) as record:
             done = len(record.finished())
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
-                asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
+                if batch:
+                    batched = batch_run(args, panel, record.path, cache, checks)
+                    jury = batched.jury
+                    result = asyncio.run(
+                        judge_batches(
+                            batched, record, selection, progress, on_verdict, args.submit_only
+                        )
+                    )
+                else:
+                    asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
+            if batch and not result.finished:
+                return print_pending(result, record.path)
             _say_resumed(record.path, done, selection.count)
             if cache is not None:
                 cache.close()

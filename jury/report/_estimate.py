@@ -23,9 +23,15 @@ def _count(value: float | int | None) -> str:
 
 
 def print_estimate(
-    panel: Panel, cases: Iterable[Case], *, checks: Checks | None, judge_all: bool = False
+    panel: Panel,
+    cases: Iterable[Case],
+    *,
+    checks: Checks | None,
+    judge_all: bool = False,
+    batch: bool = False,
 ) -> int:
-    """Print what a run of `cases` would cost; the exit code (0)."""
+    """Print what a run of `cases` would cost (with `batch`, also through the providers'
+    batch APIs); the exit code (0)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -33,7 +39,9 @@ def print_estimate(
     console = console_for(sys.stdout)
     console.print(_cases_line(result, checks is not None, judge_all))
     table = Table(title="Estimate (no call made)", title_justify="left")
-    for column in ("juror", "calls", "input tokens", "output tokens", "cost", "at most"):
+    columns = ["juror", "calls", "input tokens", "output tokens", "cost", "at most"]
+    columns += ["batch cost", "batch at most"] if batch else []
+    for column in columns:
         table.add_column(column, justify="left" if column == "juror" else "right")
     for row in result.jurors:
         model = "" if row.model == row.juror else f" ({row.model})"
@@ -44,6 +52,7 @@ def print_estimate(
             f"{row.output_tokens:,} to {row.max_output_tokens:,}",
             _usd(row.cost),
             _usd(row.max_cost),
+            *([_usd(row.batch_cost), _usd(row.batch_max_cost)] if batch else []),
         )
     console.print(table)
     unknown = sorted({r.model for r in result.jurors if r.cost is None})
@@ -63,6 +72,12 @@ def print_estimate(
         f"Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice models; retries, "
         "fallbacks and cache hits not counted."
     )
+    if batch:
+        console.print(
+            f"Through the providers' batch APIs: {_usd(result.total('batch_cost'))} expected, "
+            f"at most {_usd(result.total('batch_max_cost'))} (a model without a batch API is "
+            "counted online)."
+        )
     if panel.tiers > 1:
         tier = {juror.id: juror.tier for juror in panel.jurors}
         first = [r for r in result.jurors if tier.get(r.juror) == 1]

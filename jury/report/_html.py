@@ -29,7 +29,7 @@ from ._agreement import (
 from ._conversation import conversation_view
 from ._page import render_page
 from ._prompts import prompt_book
-from ._summary import RunSummary
+from ._summary import RunSummary, batch_line
 from ._views import VERDICT_ORDER, anchor, case_view, error_groups
 
 __all__ = ["render_html"]
@@ -46,6 +46,8 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def _agreement(verdicts: Sequence[CaseVerdict], manifest: Mapping[str, Any]) -> dict[str, Any]:
+    # In case order, as `jury agreement` reads them: the bootstrap resamples cases.
+    verdicts = sorted(verdicts, key=lambda verdict: verdict.case_id)
     metrics = rubric_metrics(manifest_rubric(manifest), verdicts, required=False)
     summary = run_agreement(verdicts, metrics)
     jurors = list(summary.jurors)
@@ -123,4 +125,5 @@ def render_html(
         },
         cost=summary.cost,
         tradeoff=tradeoff,
+        batch_line=batch_line(summary) if summary.calls.batched else None,
     )

@@ -10,7 +10,15 @@ from pydantic import BaseModel, ConfigDict
 from .._panel import Gate
 from .._verdict import STAGES, CallStats, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
 
-__all__ = ["CaseNote", "CategoryStats", "JurorStats", "RunSummary", "Tally", "summarize"]
+__all__ = [
+    "CaseNote",
+    "CategoryStats",
+    "JurorStats",
+    "RunSummary",
+    "Tally",
+    "batch_line",
+    "summarize",
+]
 
 _MODEL = ConfigDict(frozen=True)
 
@@ -292,3 +300,18 @@ def summarize(verdicts: Iterable[CaseVerdict], jurors: Iterable[str] = ()) -> Ru
     for verdict in verdicts:
         tally.add(verdict)
     return tally.summary()
+
+
+def batch_line(summary: RunSummary) -> str:
+    """How many calls went through provider batches, and what the run would have cost online."""
+    calls = summary.calls
+    cost, saving = summary.cost, calls.batch_saving
+    online = None if cost is None or saving is None else cost + saving
+
+    def usd(value: float | None) -> str:
+        return "unknown" if value is None else f"${value:.4f}"
+
+    return (
+        f"{calls.batched} of {calls.attempts} calls went through provider batches: cost "
+        f"{usd(cost)}; the same calls online would have cost {usd(online)}."
+    )

@@ -16,7 +16,7 @@ from rich.text import Text
 from .._panel import Gate
 from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
-from ._summary import RunSummary
+from ._summary import RunSummary, batch_line
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 
@@ -308,6 +308,8 @@ def render_report(
 
     console.print()
     _jurors(summary, console)
+    if summary.calls.batched:
+        console.print(batch_line(summary))
     _print_checks_summary(summary, console)
     if summary.escalated or summary.tier_calls_saved:
         saved = summary.tier_cost_saved

@@ -131,6 +131,7 @@ def _vote_view(
         "latency": f"{vote.calls.latency_s:.2f}s",
         "tokens": f"{vote.calls.input_tokens}/{vote.calls.output_tokens}",
         "offline": vote.offline,
+        "batched": vote.calls.batched,
         "prompt": prompt,
     }
 

@@ -27,6 +27,12 @@ model, the status sent). ``rpm={"openai": 600}`` adds a per-provider rate limit 
 429 with the delay where the provider puts it. ``python -m jury.testing --latency 0.1 --rpm
 openai=600`` runs it on its own.
 
+It serves the providers' batch APIs too: OpenAI Batch and Files, Anthropic Message Batches and
+Gemini batch mode. Each request inside a batch gets what its online call would; a batch ends
+``batch_delay`` seconds after it is created; ``server.batches.faults(errored=..., expired=...,
+expire_batches=...)`` makes shares of requests error or expire; ``inject(..., model="batches")``
+refuses batch creates; ``server.batched`` logs every request submitted inside a batch.
+
 `ScriptedModel` is a judge without a server (replies from a list or a callable); `FakeClock`
 makes the engine's retries and rate limits sleep without waiting::
 

@@ -29,6 +29,7 @@ async def _serve(args: argparse.Namespace) -> None:
         port=args.port,
         log=False,
         strict=not args.lenient,
+        batch_delay=args.batch_delay,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rpm", action="append", default=[], metavar="PROVIDER=N", help="requests per minute"
     )
+    parser.add_argument("--batch-delay", type=float, default=0.0, help="seconds until a batch ends")
     parser.add_argument("--lenient", action="store_true", help="answer any body (strict rules off)")
     asyncio.run(_serve(parser.parse_args(argv)))
     return 0

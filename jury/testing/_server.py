@@ -20,6 +20,8 @@ from typing import Any
 
 from aiohttp import web
 
+from ._batch_protocols import BATCH_PROTOCOLS
+from ._batches import FakeBatches
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
@@ -64,6 +66,7 @@ class FakeProviderServer:
         port: int = 0,
         log: bool = True,
         strict: bool = True,
+        batch_delay: float = 0.0,
     ) -> None:
         self.strict = strict
         self.latency = latency
@@ -71,6 +74,10 @@ class FakeProviderServer:
         self.window = window
         self.log_requests = log
         self.requests: list[LoggedRequest] = []
+        #: Every request submitted inside a batch, as its online call would be logged.
+        self.batched: list[LoggedRequest] = []
+        #: The provider batch APIs: batches, files, their timing and faults.
+        self.batches = FakeBatches(self, delay=batch_delay)
         #: When (seconds after start) each rate-limit 429 was sent, per provider.
         self.throttled: dict[str, list[float]] = {}
         #: Requests answered, per provider (kept even when `log` is off).
@@ -102,6 +109,7 @@ class FakeProviderServer:
         self._scripts.clear()
         self._injections.clear()
         self.requests.clear()
+        self.batched.clear()
         self.throttled.clear()
         self._windows.clear()
         self._seen_prefixes.clear()
@@ -142,10 +150,11 @@ class FakeProviderServer:
     # --- lifecycle -------------------------------------------------------------------
 
     async def start(self) -> FakeProviderServer:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=512 * 1024 * 1024)
         for protocol in PROTOCOLS:
             for route in protocol.routes:
                 app.router.add_route(route.method, route.path, self._handler(protocol))
+        self.batches.add_routes(app, BATCH_PROTOCOLS)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=0.1
         )
@@ -235,6 +244,14 @@ class FakeProviderServer:
             return valid_reply(logged.schema)
         return script(logged) if callable(script) else script
 
+    def _own_reply(self, logged: LoggedRequest) -> str | Mapping[str, Any]:
+        """The model's own reply to a call a fault spoils or delays: its script asked now."""
+        script = self._scripts.get(logged.model)
+        scripted = script(logged) if callable(script) else script
+        if scripted is None or isinstance(scripted, Fault):
+            return valid_reply(logged.schema)
+        return scripted
+
     def _rate_limit(self, provider: str) -> float | None:
         """Seconds until a request would fit the provider's window, or None when it fits."""
         limit = self.rpm.get(provider)
@@ -313,24 +330,26 @@ class FakeProviderServer:
         if fault.kind == "malformed":
             logged.status = 200
             return web.Response(body=MALFORMED_BODY, content_type="application/json")
-        # The rest send the model's own reply, late or spoiled: ask its script for it now.
-        script = self._scripts.get(logged.model)
-        scripted = script(logged) if callable(script) else script
-        reply = (
-            valid_reply(logged.schema)
-            if scripted is None or isinstance(scripted, Fault)
-            else scripted
-        )
+        # The rest send the model's own reply, late or spoiled.
+        reply, ending = self._spoiled(logged, fault)
+        return self._reply(protocol, logged, reply, ending)
+
+    def _spoiled(
+        self, logged: LoggedRequest, fault: Fault
+    ) -> tuple[str | Mapping[str, Any], Ending]:
+        """The model's own reply as a fault that still answers 200 spoils it (late, cut,
+        refused, filtered, empty or broken), and how it ended."""
+        reply = self._own_reply(logged)
         if fault.kind == "latency":
-            return self._reply(protocol, logged, reply)
+            return reply, "stop"
         if fault.kind == "truncated":
             text = reply if isinstance(reply, str) else json.dumps(reply)
-            return self._reply(protocol, logged, text[: max(1, len(text) // 2)], "length")
+            return text[: max(1, len(text) // 2)], "length"
         if fault.kind in ("refusal", "filtered", "empty"):
             words = fault.message or "I can't help with evaluating this."
             ending: Ending = "stop" if fault.kind == "empty" else fault.kind
-            return self._reply(protocol, logged, words if fault.kind == "refusal" else "", ending)
-        return self._reply(protocol, logged, spoil(reply, fault, logged.schema))
+            return (words if fault.kind == "refusal" else ""), ending
+        return spoil(reply, fault, logged.schema), "stop"
 
     # --- answers, in the request's protocol ----------------------------------------------
 
@@ -341,6 +360,19 @@ class FakeProviderServer:
         reply: str | Mapping[str, Any],
         ending: Ending = "stop",
     ) -> web.Response:
+        logged.status = 200
+        return web.json_response(
+            self._answer(protocol, logged, reply, ending),
+            headers=self._limit_headers(protocol),
+        )
+
+    def _answer(
+        self,
+        protocol: WireProtocol,
+        logged: LoggedRequest,
+        reply: str | Mapping[str, Any],
+        ending: Ending = "stop",
+    ) -> dict[str, Any]:
         text = reply if isinstance(reply, str) else json.dumps(reply)
         thinking = protocol.thinking_tokens(logged) if self.strict else 0
         limit = protocol.output_limit(logged.body)
@@ -358,11 +390,7 @@ class FakeProviderServer:
             written=written,
             thinking=thinking,
         )
-        logged.status = 200
-        return web.json_response(
-            protocol.ended_body(logged, text, tokens, ending),
-            headers=self._limit_headers(protocol),
-        )
+        return protocol.ended_body(logged, text, tokens, ending)
 
     def _cached(self, protocol: WireProtocol, logged: LoggedRequest) -> tuple[int, int]:
         """Prompt caching as the providers do it: the tokens read from the cache (what the

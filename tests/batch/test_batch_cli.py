@@ -1,0 +1,121 @@
+"""`jury run --batch` from the command line: submit and come back, resume a run by its
+directory alone, the estimate of both prices, and the combinations refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_helpers import JURORS, make_cases, script_jurors, write_cases
+
+from jury._records import read_verdicts
+from jury.cli import main
+from served import ServerThread
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
+    thread = ServerThread(batch_delay=3600.0)
+    script_jurors(thread.server)
+    for name, value in thread.server.env().items():
+        monkeypatch.setenv(name, value)
+    yield thread
+    thread.stop()
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("JURY_CACHE_DIR", str(tmp_path / "cache"))
+    cases = write_cases(tmp_path / "cases.jsonl", make_cases(14))
+    jury_file = tmp_path / "jury.toml"
+    jurors = ", ".join(f'"{juror}"' for juror in JURORS)
+    jury_file.write_text(f"jurors = [{jurors}]\n[batch]\npoll = 0.01\n")
+    return cases, jury_file
+
+
+def test_submit_only_exits_pending_and_resume_alone_finishes_the_run(
+    served: ServerThread,
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cases, jury_file = files
+    run = tmp_path / "run"
+    base = ["run", str(cases), "--jury", str(jury_file), "--progress", "none", "--no-checks"]
+    assert main([*base, "--out", str(run), "--submit-only"]) == 3
+    out = capsys.readouterr().out
+    assert "Pending: 14 cases wait on 3 batches" in out
+    assert f"jury run --resume {run}" in out
+    for spec in JURORS:
+        assert spec in out
+    assert not (run / "summary.json").exists()
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["jury"]["batch"]["poll"] == 0.01
+    # The batches end; the run directory alone says what to resume.
+    for job in served.server.batches.jobs.values():
+        job.ends = 0.0
+    assert main(["run", "--resume", str(run), "--progress", "none"]) == 1
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["total"] == 14
+    # Resumed as it was started: without the checks.
+    assert all(not verdict.checks for verdict in read_verdicts(run))
+    assert summary["failed"] == 2
+    assert sum(j["calls"]["batched"] for j in summary["jurors"].values()) == 42
+    assert "went through provider batches" in capsys.readouterr().out
+
+
+def test_batch_mode_refuses_a_budget_and_submit_only_needs_batch_mode(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury_file = files
+    assert main(["run", str(cases), "--jury", str(jury_file), "--max-cost", "5"]) == 2
+    assert "jury estimate --batch" in capsys.readouterr().err
+    assert main(["run", str(cases), "--submit-only", "--out", str(tmp_path / "x")]) == 2
+    assert "only in batch mode" in capsys.readouterr().err
+    assert main(["run"]) == 2
+    assert "give a cases file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("keys", [True, False], ids=["resolved", "priced-from-the-name"])
+def test_estimate_with_batch_shows_both_prices(
+    files: tuple[Path, Path],
+    keys: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cases, jury_file = files
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        if keys:
+            monkeypatch.setenv(variable, "key")
+        else:
+            monkeypatch.delenv(variable, raising=False)
+    assert main(["estimate", str(cases), "--jury", str(jury_file), "--batch"]) == 0
+    out = capsys.readouterr().out
+    assert "batch cost" in out
+    expected = next(line for line in out.splitlines() if line.startswith("Total:"))
+    batch = next(line for line in out.splitlines() if line.startswith("Through the"))
+    online = float(expected.split("$")[1].split()[0])
+    through = float(batch.split("$")[1].split()[0])
+    # Every model of this panel has a batch rate of half its online rate.
+    assert through == pytest.approx(online / 2, rel=0.01)
+    cases_count = len(make_cases(14))
+    assert f"{cases_count * 3} calls" in expected
+
+
+def test_the_readme_batch_settings_parse_as_documented() -> None:
+    import re
+    import tomllib
+
+    from jury._panel import panel_from_mapping
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Batches and shards") :]
+    found = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert found is not None
+    settings = tomllib.loads(found.group(1))
+    panel = panel_from_mapping({"jurors": list(JURORS), **settings})
+    assert panel.batch_fallback == "online"
+    assert panel.batch is not None
+    assert (panel.batch.size, panel.batch.poll, panel.batch.in_flight) == (20000, 60, 8)
