@@ -26,7 +26,10 @@ from jury import (
 )
 from jury._learned import Fit, load_fit
 from jury._records import read_verdicts
+from jury.agreement._evidence import Method
+from jury.agreement._fitting import StageResult
 from jury.cli._main import main
+from jury.report._calibration import against_best_juror
 
 LEARNED = 'aggregation = "learned"\ncalibration = "fit.toml"\n'
 
@@ -62,6 +65,8 @@ def test_a_fit_learns_to_trust_the_strong_juror_over_the_weak_majority(
     for name in ("weights", "stacked", "naive majority", "strong", "weak-a"):
         assert f"  {name} " in out
     assert "not distinguishable from zero" in out  # the weak jurors' weights
+    # The fitted jury is set beside its best juror alone, whichever way that comes out.
+    assert "its best juror alone (strong, " in out
     # Readable: plain TOML with the header saying how to use it.
     text = path.read_text("utf-8")
     assert 'aggregation = "learned"' in text.splitlines()[1]
@@ -330,3 +335,21 @@ def test_the_report_draws_the_trade_off_as_an_inline_svg_in_a_real_browser(
     assert values[f"{svg}.querySelectorAll('circle').length"] >= 5  # jury, majority, 3 jurors
     assert values[f"{svg}.textContent.includes('naive majority')"]
     assert values[f"{svg}.textContent.includes('strong')"]
+
+
+def test_calibrate_says_plainly_when_the_jury_does_not_beat_its_best_juror() -> None:
+    jurors = ("strong", "weak-a", "weak-b")
+    methods = [
+        Method("stacked", right=70, decided=100, cases=100),
+        Method("naive majority", right=60, decided=100, cases=100),
+        Method("strong", right=75, decided=100, cases=100),
+        Method("weak-a", right=55, decided=100, cases=100),
+        Method("weak-b", right=50, decided=100, cases=100),
+    ]
+    stage = StageResult(1, jurors, methods, "stacked")
+    said = against_best_juror(stage.method("stacked"), stage)
+    assert "does NOT beat its best juror alone (strong, 75.0 %): -5.0" in said
+    methods[0] = Method("stacked", right=78, decided=100, cases=100)
+    stage = StageResult(1, jurors, methods, "stacked")
+    said = against_best_juror(stage.method("stacked"), stage)
+    assert "beats its best juror alone (strong, 75.0 %) by 3.0 points" in said

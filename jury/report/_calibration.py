@@ -13,7 +13,8 @@ from .._case import Case
 from .._verdict import CaseVerdict, Verdict, VoteStatus
 
 if TYPE_CHECKING:
-    from ..agreement._fitting import FitResult
+    from ..agreement._evidence import Method
+    from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel import EffectiveJudges
     from ..agreement._select import Subset
 
@@ -60,6 +61,8 @@ def print_fit(
                 f"{pct(m.coverage)} decided{mark}",
                 file=out,
             )
+        if len(stage.jurors) > 1 and stage.model in {m.name for m in stage.methods}:
+            print("  " + against_best_juror(stage.method(stage.model), stage), file=out)
         if stage.penalty is not None:
             print(f"  stacked penalty C = {stage.penalty:g} (cross-validated)", file=out)
         if stage.certified is not None:
@@ -90,6 +93,22 @@ def print_fit(
         print(
             f"position consistency of {juror}: {pct(same / judged)} ({same} of {judged})", file=out
         )
+
+
+def against_best_juror(fitted: Method, stage: StageResult) -> str:
+    """Whether the fitted jury beats its best juror alone, said plainly either way: a jury
+    worse than one of its jurors is worse than that juror used as the only judge."""
+    alone = [m for m in stage.methods if m.name in stage.jurors]
+    best = max(alone, key=lambda m: (m.right, m.name))
+    gap = 100 * (fitted.accuracy_all - best.accuracy_all)
+    if gap > 0:
+        said = f"beats its best juror alone ({best.name}, {pct(best.accuracy_all)}) by {gap:.1f}"
+    else:
+        said = (
+            f"does NOT beat its best juror alone ({best.name}, {pct(best.accuracy_all)}): "
+            f"{gap:+.1f}; that juror alone would do as well here"
+        )
+    return f"the fitted jury ({fitted.name}, {pct(fitted.accuracy_all)} of all cases) {said} points"
 
 
 def print_selection(subsets: Sequence[Subset], out: Any) -> None:
