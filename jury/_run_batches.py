@@ -24,6 +24,7 @@ from ._records import RunRecord, require_manifest
 from ._shards import Shard
 from ._subset import Selection
 from ._verdict import CaseVerdict
+from .cases import FORMATS, parse_map
 from .checks._suite import CheckSuite
 from .report._progress import RunProgress
 
@@ -46,8 +47,8 @@ RECORDED_OPTIONS = ("batch", "no_checks", "judge_all")
 
 def resumed_arguments(args: argparse.Namespace) -> None:
     """What a resumed run takes from its manifest when the command line leaves it out: the
-    cases file, the jury file, batch mode, the checks, the subset and the shard (``jury run
-    --resume RUN``)."""
+    cases file and how it was read, the jury file, batch mode, the checks, the subset and the
+    shard (``jury run --resume RUN``)."""
     run = args.resume or (
         args.out if args.out and (Path(args.out) / "manifest.json").exists() else None
     )
@@ -71,15 +72,52 @@ def resumed_arguments(args: argparse.Namespace) -> None:
     if not args.shard and recorded:
         args.shard = f"{recorded['index']}/{recorded['count']}"
         args.shard_limits = recorded.get("limits", "divided")
+    if "reading" in manifest:  # not in the manifests of runs made before it was recorded
+        _same_reading(args, manifest["reading"])
+
+
+def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
+    """A resumed run reads its cases as it did: with the ``--map`` and ``--format`` recorded
+    (taken when the command line leaves them out, refused when it gives others)."""
+    recorded = reading.get("map") or {}
+    if not args.map:
+        args.map = [f"{field}={path}" for field, path in recorded.items()]
+    else:
+        try:
+            given = parse_map(args.map)
+        except ValueError:
+            return  # said by the panel's --map, with the item at fault
+        if given != recorded:
+            then = " ".join(f"--map {field}={path}" for field, path in recorded.items())
+            raise ConfigError(
+                f"cannot resume: the run read its cases with {then or 'no --map'}, not "
+                f"{' '.join(f'--map {item}' for item in args.map)}; give the same, or none"
+            )
+    format = reading.get("format")
+    if args.format is None:
+        args.format = format
+    elif format is not None and args.format != format:
+        raise ConfigError(
+            f"cannot resume: the run read its cases as {format}, not --format {args.format}"
+        )
 
 
 def record_options(
-    args: argparse.Namespace, manifest: dict[str, Any], shard: Shard | None, count: int
+    args: argparse.Namespace,
+    manifest: dict[str, Any],
+    shard: Shard | None,
+    count: int,
+    format: str,
 ) -> None:
-    """Write into a new run's manifest what a run resumed by its directory alone needs."""
+    """Write into a new run's manifest what a run resumed by its directory alone needs: the
+    options above, the shard, and how the cases file was read (`format`: the source's)."""
     for option in RECORDED_OPTIONS:
         if getattr(args, option):
             manifest[option] = True
+    manifest["reading"] = {
+        "map": parse_map(args.map),
+        "format": format if format in FORMATS else None,
+    }
     if shard is not None:
         manifest["shard"] = shard.record(count)
 

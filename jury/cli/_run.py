@@ -198,7 +198,7 @@ def open_record(
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
-        record_options(args, manifest, shard, selection.count)
+        record_options(args, manifest, shard, selection.count, source.format)
         return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
