@@ -15,7 +15,7 @@ from typing import Any
 
 from ._batch_dispatch import eta
 from ._batch_run import BatchRun, BatchRunResult
-from ._batch_store import BatchStore
+from ._batch_store import BatchRow, BatchStore
 from ._case import Case
 from ._errors import ConfigError
 from ._model import CallCache
@@ -186,8 +186,9 @@ async def judge_batches(
         return await run.run(todo, decided, submit_only=submit_only)
 
 
-def print_pending(result: BatchRunResult, run_dir: Path) -> int:
-    """Say what a batch run waits for and when to come back; the exit code (3)."""
+def print_pending(result: BatchRunResult, run_dir: Path, in_flight: int) -> int:
+    """Say what a batch run waits for, what it has not sent yet and why, and when to come
+    back; the exit code (3)."""
     batches = len(result.pending)
     print(
         f"Pending: {result.waiting} case{'s' * (result.waiting != 1)} wait on {batches} "
@@ -199,5 +200,22 @@ def print_pending(result: BatchRunResult, run_dir: Path) -> int:
         print(
             f"  {row.model}  {where}  {row.status or row.state}  {row.requests} requests  {counts}"
         )
-    print(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending)})")
+    sent = [row for row in result.pending if row.state != "sealed"]
+    unsent = [row for row in result.pending if row.state == "sealed"]
+    print(f"Sent: {_batches(sent)}.")
+    if unsent:
+        refused = [row for row in unsent if row.error]
+        why = f"held by the in-flight limit ([batch] in_flight = {in_flight} a model)"
+        if refused:
+            why += f", or refused for now by the provider ({_batches(refused)})"
+        print(
+            f"Not sent yet: {_batches(unsent)}, {why}; `jury run --resume` sends them as "
+            "the batches sent end."
+        )
+    print(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending, in_flight)})")
     return EXIT_PENDING
+
+
+def _batches(rows: list[BatchRow]) -> str:
+    requests = sum(row.requests for row in rows)
+    return f"{len(rows)} batch{'es' * (len(rows) != 1)} ({requests} requests)"
