@@ -82,17 +82,12 @@ def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
     recorded = reading.get("map") or {}
     if not args.map:
         args.map = [f"{field}={path}" for field, path in recorded.items()]
-    else:
-        try:
-            given = parse_map(args.map)
-        except ValueError:
-            return  # said by the panel's --map, with the item at fault
-        if given != recorded:
-            then = " ".join(f"--map {field}={path}" for field, path in recorded.items())
-            raise ConfigError(
-                f"cannot resume: the run read its cases with {then or 'no --map'}, not "
-                f"{' '.join(f'--map {item}' for item in args.map)}; give the same, or none"
-            )
+    elif _parsed(args.map) not in (None, recorded):
+        then = " ".join(f"--map {field}={path}" for field, path in recorded.items())
+        raise ConfigError(
+            f"cannot resume: the run read its cases with {then or 'no --map'}, not "
+            f"{' '.join(f'--map {item}' for item in args.map)}; give the same, or none"
+        )
     format = reading.get("format")
     if args.format is None:
         args.format = format
@@ -100,6 +95,15 @@ def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
         raise ConfigError(
             f"cannot resume: the run read its cases as {format}, not --format {args.format}"
         )
+
+
+def _parsed(items: list[str]) -> dict[str, str] | None:
+    """A ``--map`` as a field map; None when it is malformed (the panel says so, naming the
+    item at fault)."""
+    try:
+        return parse_map(items)
+    except ValueError:
+        return None
 
 
 def record_options(
