@@ -93,6 +93,19 @@ def test_a_resume_that_reads_the_cases_otherwise_is_refused(
     assert len(read_verdicts(out)) == 2  # nothing judged
 
 
+def test_a_run_read_without_a_map_refuses_a_resume_given_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"id": "c1", "question": "Q?", "answer": "A."}) + "\n")
+    out = tmp_path / "plain"
+    assert main(["run", str(cases), "--out", str(out), "--progress", "none"]) in (0, 1, 3)
+    assert read_manifest(out)["reading"] == {"map": {}, "format": "jsonl"}
+    capsys.readouterr()
+    assert main(["run", "--resume", str(out), "--map", "answer=reply"]) == 2
+    assert "the run read its cases with no --map, not --map answer=reply" in capsys.readouterr().err
+
+
 def test_the_same_map_and_format_given_again_resume(interrupted: tuple[Path, int]) -> None:
     out, code = interrupted
     argv = ["run", "--resume", str(out), "--progress", "none", "--format", "jsonl"]
