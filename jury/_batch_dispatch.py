@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import partial
 from typing import TypeVar
@@ -241,10 +242,22 @@ class Dispatcher:
             await self._clock.sleep(delay)
 
 
-def eta(pending: Iterable[BatchRow]) -> str:
-    """When to come back, from the providers' own deadlines."""
-    deadlines = [row.expires for row in pending if row.expires]
+def eta(pending: Iterable[BatchRow], in_flight: int) -> str:
+    """When to come back, from the providers' own deadlines and the batches not sent yet: a
+    model's next `in_flight` batches go out only as its batches in flight end, so each round
+    of them waits for the one before."""
+    rows = list(pending)
+    deadlines = [row.expires for row in rows if row.expires]
+    unsent = Counter(row.model for row in rows if row.state == "sealed")
+    rounds = 1 + max((-(-n // in_flight) for n in unsent.values()), default=0)
     if not deadlines:
-        return "batches usually end within an hour, and within 24 hours at the latest"
-    latest = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(deadlines)))
-    return f"batches usually end within an hour; the providers give up on them by {latest}"
+        said = "batches usually end within an hour, and within 24 hours at the latest"
+    else:
+        latest = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(deadlines)))
+        said = f"batches usually end within an hour; the providers give up on them by {latest}"
+    if rounds == 1:
+        return said
+    return (
+        f"{said}; with those not sent yet, {rounds} rounds of batches one after another: "
+        f"usually about {rounds} hours in all, at most {rounds * 24} hours"
+    )

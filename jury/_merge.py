@@ -149,9 +149,11 @@ def _order(shards: list[_Shard]) -> list[str]:
         from .cases import iter_cases
 
         fields = manifest["jury"].get("fields") or {}
+        format = (manifest.get("reading") or {}).get("format")
         try:
-            return [c.id for c in iter_cases(path, validate=False, fields=fields) if c.id in ids]
-        except JuryError:  # read another way than the run read it (--format): IDs will do
+            read = iter_cases(path, validate=False, fields=fields, format=format)
+            return [c.id for c in read if c.id in ids]
+        except JuryError:  # a run recorded before its --format was: IDs will do
             pass
     return sorted(ids)
 

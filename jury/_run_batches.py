@@ -15,7 +15,7 @@ from typing import Any
 
 from ._batch_dispatch import eta
 from ._batch_run import BatchRun, BatchRunResult
-from ._batch_store import BatchStore
+from ._batch_store import BatchRow, BatchStore
 from ._case import Case
 from ._errors import ConfigError
 from ._model import CallCache
@@ -24,6 +24,7 @@ from ._records import RunRecord, require_manifest
 from ._shards import Shard
 from ._subset import Selection
 from ._verdict import CaseVerdict
+from .cases import FORMATS, parse_map
 from .checks._suite import CheckSuite
 from .report._progress import RunProgress
 
@@ -46,8 +47,8 @@ RECORDED_OPTIONS = ("batch", "no_checks", "judge_all")
 
 def resumed_arguments(args: argparse.Namespace) -> None:
     """What a resumed run takes from its manifest when the command line leaves it out: the
-    cases file, the jury file, batch mode, the checks, the subset and the shard (``jury run
-    --resume RUN``)."""
+    cases file and how it was read, the jury file, batch mode, the checks, the subset and the
+    shard (``jury run --resume RUN``)."""
     run = args.resume or (
         args.out if args.out and (Path(args.out) / "manifest.json").exists() else None
     )
@@ -71,15 +72,56 @@ def resumed_arguments(args: argparse.Namespace) -> None:
     if not args.shard and recorded:
         args.shard = f"{recorded['index']}/{recorded['count']}"
         args.shard_limits = recorded.get("limits", "divided")
+    if "reading" in manifest:  # not in the manifests of runs made before it was recorded
+        _same_reading(args, manifest["reading"])
+
+
+def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
+    """A resumed run reads its cases as it did: with the ``--map`` and ``--format`` recorded
+    (taken when the command line leaves them out, refused when it gives others)."""
+    recorded = reading.get("map") or {}
+    if not args.map:
+        args.map = [f"{field}={path}" for field, path in recorded.items()]
+    elif _parsed(args.map) not in (None, recorded):
+        then = " ".join(f"--map {field}={path}" for field, path in recorded.items())
+        raise ConfigError(
+            f"cannot resume: the run read its cases with {then or 'no --map'}, not "
+            f"{' '.join(f'--map {item}' for item in args.map)}; give the same, or none"
+        )
+    format = reading.get("format")
+    if args.format is None:
+        args.format = format
+    elif format is not None and args.format != format:
+        raise ConfigError(
+            f"cannot resume: the run read its cases as {format}, not --format {args.format}"
+        )
+
+
+def _parsed(items: list[str]) -> dict[str, str] | None:
+    """A ``--map`` as a field map; None when it is malformed (the panel says so, naming the
+    item at fault)."""
+    try:
+        return parse_map(items)
+    except ValueError:
+        return None
 
 
 def record_options(
-    args: argparse.Namespace, manifest: dict[str, Any], shard: Shard | None, count: int
+    args: argparse.Namespace,
+    manifest: dict[str, Any],
+    shard: Shard | None,
+    count: int,
+    format: str,
 ) -> None:
-    """Write into a new run's manifest what a run resumed by its directory alone needs."""
+    """Write into a new run's manifest what a run resumed by its directory alone needs: the
+    options above, the shard, and how the cases file was read (`format`: the source's)."""
     for option in RECORDED_OPTIONS:
         if getattr(args, option):
             manifest[option] = True
+    manifest["reading"] = {
+        "map": parse_map(args.map),
+        "format": format if format in FORMATS else None,
+    }
     if shard is not None:
         manifest["shard"] = shard.record(count)
 
@@ -148,8 +190,9 @@ async def judge_batches(
         return await run.run(todo, decided, submit_only=submit_only)
 
 
-def print_pending(result: BatchRunResult, run_dir: Path) -> int:
-    """Say what a batch run waits for and when to come back; the exit code (3)."""
+def print_pending(result: BatchRunResult, run_dir: Path, in_flight: int) -> int:
+    """Say what a batch run waits for, what it has not sent yet and why, and when to come
+    back; the exit code (3)."""
     batches = len(result.pending)
     print(
         f"Pending: {result.waiting} case{'s' * (result.waiting != 1)} wait on {batches} "
@@ -161,5 +204,22 @@ def print_pending(result: BatchRunResult, run_dir: Path) -> int:
         print(
             f"  {row.model}  {where}  {row.status or row.state}  {row.requests} requests  {counts}"
         )
-    print(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending)})")
+    sent = [row for row in result.pending if row.state != "sealed"]
+    unsent = [row for row in result.pending if row.state == "sealed"]
+    print(f"Sent: {_batches(sent)}.")
+    if unsent:
+        refused = [row for row in unsent if row.error]
+        why = f"held by the in-flight limit ([batch] in_flight = {in_flight} a model)"
+        if refused:
+            why += f", or refused for now by the provider ({_batches(refused)})"
+        print(
+            f"Not sent yet: {_batches(unsent)}, {why}; `jury run --resume` sends them as "
+            "the batches sent end."
+        )
+    print(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending, in_flight)})")
     return EXIT_PENDING
+
+
+def _batches(rows: list[BatchRow]) -> str:
+    requests = sum(row.requests for row in rows)
+    return f"{len(rows)} batch{'es' * (len(rows) != 1)} ({requests} requests)"

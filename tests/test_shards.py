@@ -23,11 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = 100
 
 
-def write_cases(path: Path, count: int, start: int = 0) -> Path:
+def write_cases(path: Path, count: int, start: int = 0, *, lost: int = 5) -> Path:
+    """Cases whose every `lost`-th answer is wrong (and every seventh too short)."""
     lines = []
     for n in range(start, start + count):
         golden = f"Order ORD-{n} shipped on day {n % 9 + 1} and arrives in {n % 4 + 2} days."
-        answer = golden if n % 5 else f"Order ORD-{n} was lost; call support."
+        answer = golden if n % lost else f"Order ORD-{n} was lost; call support."
         if n % 7 == 0:
             answer = f"ORD-{n} shipped."
         case = {"id": f"s{n:04d}", "category": f"c{n % 3}", "question": f"Where is ORD-{n}?"}
@@ -69,7 +70,8 @@ def without_timings(data: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four shards run as four processes at once, and the same cases unsharded."""
+    """Four shards run as four processes at once, the same cases unsharded, and another
+    version of the cases (other answers wrong) to compare them with."""
     where = tmp_path_factory.mktemp("shards")
     cases = write_cases(where / "cases.jsonl", CASES)
     processes = [
@@ -77,6 +79,8 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for i in range(1, 5)
     ]
     processes.append(jury("run", str(cases), "--out", "whole", cwd=where))
+    other = write_cases(where / "other.jsonl", CASES, lost=3)
+    processes.append(jury("run", str(other), "--out", "other", cwd=where))
     for process in processes:
         _, err = process.communicate(timeout=120)
         assert process.returncode in (1, 3), err
@@ -104,6 +108,20 @@ def test_four_shards_merged_are_the_run_unsharded(
         main(["agreement", run, "--json"])
         agreements.append(json.loads(capsys.readouterr().out))
     assert agreements[0] == agreements[1]
+    # `jury compare` of the merged run with another gives what it gives for the unsharded run,
+    # on either side.
+    for pair in (
+        (("merged", "other"), ("whole", "other")),
+        (("other", "merged"), ("other", "whole")),
+    ):
+        compared = []
+        for a, b in pair:
+            capsys.readouterr()
+            compared.append((main(["compare", a, b, "--json"]), capsys.readouterr().out))
+        assert compared[0] == compared[1]
+        result = json.loads(compared[0][1])
+        assert result["common"] == CASES
+        assert {change["kind"] for change in result["changes"]} >= {"regression", "improvement"}
     merged = json.loads((shards / "merged/manifest.json").read_text())
     assert [m["shard"] for m in merged["merged"]] == ["1/4", "2/4", "3/4", "4/4"]
     assert merged["cases"]["count"] == CASES

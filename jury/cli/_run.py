@@ -198,7 +198,7 @@ def open_record(
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
-        record_options(args, manifest, shard, selection.count)
+        record_options(args, manifest, shard, selection.count, source.format)
         return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
@@ -305,7 +305,7 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
             if batch and not result.finished:
-                return print_pending(result, record.path)
+                return print_pending(result, record.path, batched.settings.in_flight)
             _say_resumed(record.path, done, selection.count)
             if cache is not None:
                 cache.close()

@@ -8,7 +8,7 @@ shapes it reads and writes, what it refuses. `FakeBatches` owns what they share:
   call would be (the same scripts, injected faults and refusals; `FakeProviderServer.batched`
   logs it), so that a run through batches and the same run online get the same replies;
 - a batch ends `delay` seconds after it was created (`FakeProviderServer(batch_delay=...)`),
-  or when it is cancelled;
+  when it is cancelled, or when a test ends every batch at once (`end`);
 - `faults` makes a share of requests error or expire (chosen by a hash of the request, so the
   same request fares the same in every run), and a share of whole batches expire;
 - ``inject(Fault.http(429, retry_after=...), model=BATCHES)`` refuses the next batch creates.
@@ -127,6 +127,14 @@ class FakeBatches:
         self.expire_batches = expire_batches
         if delay is not None:
             self.delay = delay
+
+    def end(self) -> None:
+        """End every batch in flight now, as a provider finishing early does: a test holds
+        its batches with a long `delay`, then lets them end at the moment it chooses. Call it
+        on the server's event loop."""
+        now = time.time()
+        for job in self.jobs.values():
+            job.ends = min(job.ends, now)
 
     def add_routes(self, app: web.Application, apis: Iterable[BatchProtocol]) -> None:
         for api in apis:

@@ -66,6 +66,38 @@ def test_submit_only_exits_pending_and_resume_alone_finishes_the_run(
     assert "went through provider batches" in capsys.readouterr().out
 
 
+def test_submit_only_says_which_batches_wait_for_the_in_flight_limit(
+    served: ServerThread,
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Three batches a juror, one in flight at a time: the first of each is sent, the two
+    others wait, and the message says so, and when to come back for them all."""
+    cases, jury_file = files
+    jurors = ", ".join(f'"{juror}"' for juror in JURORS)
+    jury_file.write_text(f"jurors = [{jurors}]\n[batch]\npoll = 0.01\nsize = 5\nin_flight = 1\n")
+    run = tmp_path / "run"
+    base = ["run", str(cases), "--jury", str(jury_file), "--progress", "none", "--no-checks"]
+    assert main([*base, "--out", str(run), "--submit-only"]) == 3
+    out = capsys.readouterr().out
+    assert "Pending: 14 cases wait on 9 batches" in out
+    assert "Sent: 3 batches (15 requests)." in out
+    assert (
+        "Not sent yet: 6 batches (27 requests), held by the in-flight limit ([batch] "
+        "in_flight = 1 a model); `jury run --resume` sends them as the batches sent end."
+    ) in out
+    assert "3 rounds of batches one after another: usually about 3 hours in all" in out
+    # The first round ends; a resume that only submits sends the second and says so.
+    for job in served.server.batches.jobs.values():
+        job.ends = 0.0
+    assert main(["run", "--resume", str(run), "--progress", "none", "--submit-only"]) == 3
+    out = capsys.readouterr().out
+    assert "Sent: 3 batches (15 requests)." in out
+    assert "Not sent yet: 3 batches (12 requests)" in out
+    assert "2 rounds of batches" in out
+
+
 def test_batch_mode_refuses_a_budget_and_submit_only_needs_batch_mode(
     files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
