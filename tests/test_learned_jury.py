@@ -347,9 +347,14 @@ def test_calibrate_says_plainly_when_the_jury_does_not_beat_its_best_juror() -> 
         Method("weak-b", right=50, decided=100, cases=100),
     ]
     stage = StageResult(1, jurors, methods, "stacked")
-    said = against_best_juror(stage.method("stacked"), stage)
+    said = against_best_juror(stage)
+    assert said is not None
     assert "does NOT beat its best juror alone (strong, 75.0 %): -5.0" in said
     methods[0] = Method("stacked", right=78, decided=100, cases=100)
     stage = StageResult(1, jurors, methods, "stacked")
-    said = against_best_juror(stage.method("stacked"), stage)
+    said = against_best_juror(stage)
+    assert said is not None
     assert "beats its best juror alone (strong, 75.0 %) by 3.0 points" in said
+    # Dawid-Skene, fitted without labels, is not measured juror by juror: nothing is said.
+    unsupervised = StageResult(1, jurors, [methods[1]], "dawid-skene")
+    assert against_best_juror(unsupervised) is None

@@ -13,7 +13,6 @@ from .._case import Case
 from .._verdict import CaseVerdict, Verdict, VoteStatus
 
 if TYPE_CHECKING:
-    from ..agreement._evidence import Method
     from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel import EffectiveJudges
     from ..agreement._select import Subset
@@ -61,8 +60,9 @@ def print_fit(
                 f"{pct(m.coverage)} decided{mark}",
                 file=out,
             )
-        if len(stage.jurors) > 1 and stage.model in {m.name for m in stage.methods}:
-            print("  " + against_best_juror(stage.method(stage.model), stage), file=out)
+        said = against_best_juror(stage)
+        if said:
+            print("  " + said, file=out)
         if stage.penalty is not None:
             print(f"  stacked penalty C = {stage.penalty:g} (cross-validated)", file=out)
         if stage.certified is not None:
@@ -95,10 +95,14 @@ def print_fit(
         )
 
 
-def against_best_juror(fitted: Method, stage: StageResult) -> str:
+def against_best_juror(stage: StageResult) -> str | None:
     """Whether the fitted jury beats its best juror alone, said plainly either way: a jury
-    worse than one of its jurors is worse than that juror used as the only judge."""
+    worse than one of its jurors is worse than that juror used as the only judge. None when
+    the stage has one juror or was not measured juror by juror (Dawid-Skene has no labels)."""
     alone = [m for m in stage.methods if m.name in stage.jurors]
+    fitted = next((m for m in stage.methods if m.name == stage.model), None)
+    if len(stage.jurors) < 2 or not alone or fitted is None:
+        return None
     best = max(alone, key=lambda m: (m.right, m.name))
     gap = 100 * (fitted.accuracy_all - best.accuracy_all)
     if gap > 0:
