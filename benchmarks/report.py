@@ -1,5 +1,6 @@
 """What publishing a run's reports costs: summary, HTML (agreement with its bootstrap, the
-prompts, every case) and JUnit, read back from the records, and the HTML file's size.
+prompts, the cases it shows) and JUnit, read back from the records: wall time, the HTML file's
+size and the process's peak resident memory.
 
     python benchmarks/report.py make RUN --cases 2000    # judge N copies of the example offline
     python benchmarks/report.py publish RUN              # time one publish of RUN's reports
@@ -17,6 +18,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -55,7 +57,11 @@ def publish(run: Path) -> None:
     publish_run(run, panel, manifest["rubric"]["name"], jurors=jurors, stream=io.StringIO())
     elapsed = time.perf_counter() - start
     size = (run / "report.html").stat().st_size
-    print(f"publish {elapsed:.3f} s for {manifest['cases']['count']} cases; HTML {size:,} bytes")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"publish {elapsed:.3f} s for {manifest['cases']['count']} cases; HTML {size:,} bytes; "
+        f"peak {peak:.0f} MB resident"
+    )
 
 
 def main() -> None:

@@ -33,17 +33,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from ._case import Case
-from ._errors import ConfigError, LineError
 from ._model import JudgeModel
 from ._panel import Panel
-from ._problems import problems
 from ._redact import Redactor
 from ._rubric import Rubric
 from ._runlock import RunLock
 from ._verdict import CaseVerdict
+from ._verdict_file import (
+    VERDICTS,
+    RunRecordError,
+    read_verdict_at,
+    scan_verdicts,
+    verdicts_path,
+)
 
 __all__ = [
     "FORMAT",
@@ -57,8 +60,11 @@ __all__ = [
     "prompt_hashes",
     "read_cases",
     "read_manifest",
+    "read_verdict_at",
     "read_verdicts",
     "require_manifest",
+    "scan_verdicts",
+    "verdicts_path",
     "write_atomic",
 ]
 
@@ -68,21 +74,11 @@ FORMAT = 2
 READABLE_FORMATS = (1, 2)
 MANIFEST = "manifest.json"
 CASES = "cases.jsonl"
-VERDICTS = "verdicts.jsonl"
+
 SUMMARY = "summary.json"
 REPORT = "report.html"
 JUNIT = "junit.xml"
 FSYNC_INTERVAL = 0.5
-
-
-class RunRecordError(ConfigError):
-    """A run directory that cannot be read; `errors` lists every bad line."""
-
-    def __init__(self, path: str, reason: str, errors: tuple[LineError, ...] = ()) -> None:
-        self.path = path
-        self.errors = errors
-        lines = "".join(f"\n  {e}" for e in errors)
-        super().__init__(f"{path}: {reason}{lines}")
 
 
 def new_run_dir(base: str | Path = "runs") -> Path:
@@ -371,69 +367,11 @@ def read_verdicts(run: str | Path) -> list[CaseVerdict]:
     last verdict. A last line without its newline is a write that a crash cut short: it is
     skipped (and cut off before a resumed run appends).
     """
-    path = Path(run)
-    if path.is_dir():
-        path = path / VERDICTS
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise RunRecordError(str(path), exc.strerror or str(exc)) from None
     verdicts: dict[str, CaseVerdict] = {}
-    errors: list[LineError] = []
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith("\n"):
-                break
-            if not line.strip():
-                continue
-            try:
-                verdict = _verdict(line)
-            except ValueError as exc:  # a ValidationError, or json's error for a format-1 line
-                found = [("", "not valid JSON")]
-                if isinstance(exc, ValidationError) and exc.errors()[0]["type"] != "json_invalid":
-                    found = problems(exc, CaseVerdict)
-                errors.extend(LineError(number, where, reason) for where, reason in found)
-                continue
-            verdicts.pop(verdict.case_id, None)
-            verdicts[verdict.case_id] = verdict
-    if errors:
-        lines = len({error.line for error in errors})  # a line with two problems is one line
-        plural = "s" if lines != 1 else ""
-        raise RunRecordError(str(path), f"{lines} bad line{plural}", tuple(errors))
+    for _, verdict in scan_verdicts(run):
+        verdicts.pop(verdict.case_id, None)
+        verdicts[verdict.case_id] = verdict
     return list(verdicts.values())
-
-
-#: A vote's accounting fields as format 1 wrote them, flat on the vote.
-_FLAT_CALLS = (
-    "attempts",
-    "reasks",
-    "cache_hits",
-    "latency_s",
-    "input_tokens",
-    "output_tokens",
-    "cached_tokens",
-    "cost",
-    "served_by",
-)
-
-
-def _verdict(line: str) -> CaseVerdict:
-    if '"votes":' not in line or '"calls":{' in line:
-        return CaseVerdict.model_validate_json(line)
-    # Votes without `calls`: format 1's flat fields (or calls that cost nothing).
-    data = json.loads(line)
-    for vote in data.get("votes", ()):
-        if isinstance(vote, dict) and "calls" not in vote:
-            calls = {key: vote.pop(key) for key in _FLAT_CALLS if key in vote}
-            served = calls.pop("served_by", None)
-            calls["served_by"] = [served] if served else []
-            if calls.get("cost") is None:
-                # Format 1 left a vote's cost unknown also where nothing was paid for (an
-                # offline juror, a vote that made no call): only a paid call's is unknown.
-                paid = calls.get("attempts") and not vote.get("offline")
-                calls["cost"] = None if paid else 0.0
-            vote["calls"] = calls
-    return CaseVerdict.model_validate(data)
 
 
 def read_cases(run_dir: str | Path) -> Iterator[Case]:

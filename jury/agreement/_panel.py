@@ -509,17 +509,18 @@ def infer_metrics(verdicts: Iterable[CaseVerdict]) -> tuple[Metric, ...]:
             if vote.status is VoteStatus.VALID:
                 for name, value in vote.scores.items():
                     seen.setdefault(name, []).append(value)
-    out = []
-    for name, values in seen.items():
-        level: Level
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            level = "ordinal"
-        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            level = "interval"
-        else:
-            level = "nominal"
-        out.append(Metric(name=name, level=level))
-    return tuple(out)
+    return tuple(Metric(name=name, level=observed_level(values)) for name, values in seen.items())
+
+
+def observed_level(values: Iterable[Score]) -> Level:
+    """A metric's level from the values observed: booleans and text are nominal, integers
+    ordinal, other numbers interval."""
+    values = list(values)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "ordinal"
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "interval"
+    return "nominal"
 
 
 def _label_of(labels: Mapping[str, Any], metric: Metric) -> Score | None:

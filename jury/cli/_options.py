@@ -16,7 +16,7 @@ from .._verdict import CaseVerdict
 from ..cases import FORMATS, CaseSource, field_map_problems, iter_cases, parse_map
 from ..checks._suite import CheckSuite
 from ..report._agreement import manifest_rubric, rubric_metrics
-from ..report._publish import ReportPaths
+from ..report._publish import HTML_CASES, ReportPaths
 
 __all__ = [
     "add_case_arguments",
@@ -219,10 +219,30 @@ def add_report_paths(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--junit", metavar="PATH", help="write the JUnit XML report to PATH")
     group.add_argument("--html", metavar="PATH", help="write the HTML report to PATH")
     group.add_argument("--json", metavar="PATH", help="write the summary (JSON) to PATH")
+    group.add_argument(
+        "--html-cases",
+        metavar="N",
+        type=_cases,
+        default=HTML_CASES,
+        help="passing cases the HTML report shows at most, by case ID (every failed and "
+        f"inconclusive case is shown; default {HTML_CASES})",
+    )
 
 
 def report_paths(args: argparse.Namespace) -> ReportPaths:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
-    return ReportPaths(junit=path(args.junit), html=path(args.html), json=path(args.json))
+    return ReportPaths(
+        junit=path(args.junit),
+        html=path(args.html),
+        json=path(args.json),
+        html_cases=args.html_cases,
+    )
+
+
+def _cases(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of cases, 0 or more, got {text}")
+    return value

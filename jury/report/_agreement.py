@@ -21,6 +21,7 @@ __all__ = [
     "CONFIDENCE",
     "RESAMPLES",
     "SEED",
+    "WIDEST",
     "AgreementRow",
     "agreement_rows",
     "estimate_text",
@@ -33,6 +34,8 @@ __all__ = [
 RESAMPLES = 1000
 CONFIDENCE = 0.95
 SEED = 0
+#: The widest cases each metric lists.
+WIDEST = 10
 
 
 def manifest_rubric(manifest: Mapping[str, Any]) -> str | None:
@@ -68,7 +71,7 @@ def run_agreement(
     bootstrap: int = RESAMPLES,
     confidence: float = CONFIDENCE,
     seed: int | None = SEED,
-    widest: int = 10,
+    widest: int = WIDEST,
     interval: Literal["percentile", "bca"] = "percentile",
 ) -> AgreementSummary:
     from ..agreement._panel import summarize_agreement

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._case import Case
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..agreement._panel import EffectiveJudges
     from ..agreement._select import Subset
 
-__all__ = ["print_fit", "print_selection", "run_tradeoff", "tradeoff_page", "tradeoff_svg"]
+__all__ = ["Tradeoff", "print_fit", "print_selection", "tradeoff_page", "tradeoff_svg"]
 
 Curve = list[tuple[float, float]]
 #: Coverages the printed table reads each curve at.
@@ -254,32 +254,31 @@ def _said(target: str, verdict: Verdict | None, scores: Mapping[str, Any]) -> An
     return scores.get(target)
 
 
-def run_tradeoff(
-    verdicts: Iterable[CaseVerdict], cases: Mapping[str, Case]
-) -> dict[str, Any] | None:
-    """The run's trade-off on its labelled cases: the jury (by its confidence when it is a
-    learned one), the naive majority of the jurors' own votes, and each juror alone."""
-    from ..agreement._selective import curve
+class Tradeoff:
+    """The run's trade-off on its labelled cases, gathered one verdict at a time: the jury (by
+    its confidence when it is a learned one), the naive majority of the jurors' own votes,
+    and each juror alone. `label(case)` is what `add` wants of a case."""
 
-    jury: list[tuple[float | None, bool]] = []
-    majority: list[tuple[float | None, bool]] = []
-    alone: dict[str, list[tuple[float | None, bool]]] = {}
-    consistency: dict[str, list[int]] = {}
-    for verdict in verdicts:
-        case = cases.get(verdict.case_id)
-        found = _label(case) if case is not None else None
-        if found is None:
-            continue
+    def __init__(self) -> None:
+        self.jury: list[tuple[float | None, bool]] = []
+        self.majority: list[tuple[float | None, bool]] = []
+        self.alone: dict[str, list[tuple[float | None, bool]]] = {}
+        self.consistency: dict[str, list[int]] = {}
+
+    label = staticmethod(_label)
+
+    def add(self, verdict: CaseVerdict, found: tuple[str, Any]) -> None:
+        """`verdict` of a case labelled `found` (`label`)."""
         target, label = found
         metrics = {k: r.value for k, r in verdict.metrics.items()}
         said = _said(target, verdict.verdict, metrics)
         confidence = verdict.confidence if verdict.confidence is not None else 1.0
-        jury.append((confidence if said is not None else None, said == label))
+        self.jury.append((confidence if said is not None else None, said == label))
         votes = {}
         for vote in verdict.votes:
             ballots = vote.details.get("ballots")
             if isinstance(ballots, Mapping) and len(ballots) >= 2:
-                tally = consistency.setdefault(vote.juror, [0, 0])
+                tally = self.consistency.setdefault(vote.juror, [0, 0])
                 tally[1] += 1
                 tally[0] += len({repr(sorted(b.items())) for b in ballots.values()}) == 1
             own = (
@@ -287,7 +286,7 @@ def run_tradeoff(
                 if vote.status is VoteStatus.VALID
                 else None
             )
-            alone.setdefault(vote.juror, []).append(
+            self.alone.setdefault(vote.juror, []).append(
                 (1.0 if own is not None else None, own == label)
             )
             if own is not None:
@@ -297,17 +296,24 @@ def run_tradeoff(
         top = max(counts.values(), default=0)
         leaders = [v for v, c in counts.items() if c == top]
         decided = top > 0 and len(leaders) == 1
-        majority.append((top / len(values) if decided else None, decided and leaders[0] == label))
-    if not jury:
-        return None
-    curves = {
-        "jury": curve(*zip(*jury, strict=True)),
-        "naive majority": curve(*zip(*majority, strict=True)),
-    }
-    for juror, points in sorted(alone.items()):
-        curves[juror] = curve(*zip(*points, strict=True))
-    return {
-        "svg": tradeoff_svg(curves),
-        "cases": len(jury),
-        "consistency": {j: (s, n) for j, (s, n) in sorted(consistency.items())},
-    }
+        self.majority.append(
+            (top / len(values) if decided else None, decided and leaders[0] == label)
+        )
+
+    def result(self) -> dict[str, Any] | None:
+        from ..agreement._selective import curve
+
+        jury, majority, alone, consistency = self.jury, self.majority, self.alone, self.consistency
+        if not jury:
+            return None
+        curves = {
+            "jury": curve(*zip(*jury, strict=True)),
+            "naive majority": curve(*zip(*majority, strict=True)),
+        }
+        for juror, points in sorted(alone.items()):
+            curves[juror] = curve(*zip(*points, strict=True))
+        return {
+            "svg": tradeoff_svg(curves),
+            "cases": len(jury),
+            "consistency": {j: (s, n) for j, (s, n) in sorted(consistency.items())},
+        }

@@ -12,27 +12,24 @@ prompt its juror saw (`_prompts`). Then results by category, agreement (the figu
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._case import Case
 from .._panel import Gate
-from .._verdict import CaseVerdict
-from ._agreement import (
-    RESAMPLES,
-    agreement_rows,
-    estimate_text,
-    manifest_rubric,
-    rubric_metrics,
-    run_agreement,
-)
+from ._agreement import RESAMPLES, agreement_rows, estimate_text
 from ._conversation import conversation_view
-from ._page import render_page
-from ._prompts import prompt_book
+from ._index import Entry, VerdictIndex
+from ._page import write_page
+from ._prompts import PromptBook
 from ._summary import RunSummary, batch_line
-from ._views import VERDICT_ORDER, anchor, case_view, error_groups
+from ._views import ErrorGroup, anchor, case_view
 
-__all__ = ["render_html"]
+if TYPE_CHECKING:
+    from ..agreement._panel import AgreementSummary
+
+__all__ = ["Cards", "Page", "write_html"]
 
 _EXIT_WORD = {0: "PASSED", 1: "FAILED", 3: "INCONCLUSIVE"}
 
@@ -45,11 +42,7 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def _agreement(verdicts: Sequence[CaseVerdict], manifest: Mapping[str, Any]) -> dict[str, Any]:
-    # In case order, as `jury agreement` reads them: the bootstrap resamples cases.
-    verdicts = sorted(verdicts, key=lambda verdict: verdict.case_id)
-    metrics = rubric_metrics(manifest_rubric(manifest), verdicts, required=False)
-    summary = run_agreement(verdicts, metrics)
+def agreement_view(summary: AgreementSummary) -> dict[str, Any]:
     jurors = list(summary.jurors)
     kappas = summary.verdict.pairwise
     matrix = [
@@ -68,40 +61,77 @@ def _agreement(verdicts: Sequence[CaseVerdict], manifest: Mapping[str, Any]) -> 
     return {"rows": agreement_rows(summary), "jurors": jurors, "matrix": matrix}
 
 
-def render_html(
+class Cards:
+    """The case cards of the page, built one at a time as the page is written (a card is
+    parsed again from the records when it is reached, so the page never holds them all)."""
+
+    def __init__(
+        self,
+        index: VerdictIndex,
+        shown: Sequence[Entry],
+        cases: Mapping[str, Case],
+        errors: Mapping[Any, int],
+        book: PromptBook,
+    ) -> None:
+        self.index, self.shown, self.cases, self.errors, self.book = (
+            index,
+            shown,
+            cases,
+            errors,
+            book,
+        )
+
+    def __len__(self) -> int:
+        return len(self.shown)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for position, entry in enumerate(self.shown):
+            verdict = self.index.load(entry)
+            case = self.cases.get(verdict.case_id)
+            prompt = self.book.cases.get(verdict.case_id)
+            view = case_view(
+                verdict,
+                case,
+                errors=self.errors,
+                prompt=prompt["anchor"] if prompt is not None else None,
+                position=position,
+            )
+            view["conversation"] = conversation_view(case, verdict)
+            yield view
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """What the report page says beyond the summary: gathered over every case."""
+
+    agreement: AgreementSummary
+    error_groups: list[ErrorGroup]
+    tradeoff: dict[str, Any] | None
+    durations: list[float]
+    #: Passing cases left off the page, and how many are shown at most.
+    not_shown: int = 0
+    limit: int | None = None
+
+
+def write_html(
+    out: TextIO,
     summary: RunSummary,
-    verdicts: Sequence[CaseVerdict],
-    cases: Mapping[str, Case],
+    cards: Cards,
+    page: Page,
     header: Any,
     gate: Gate,
     manifest: Mapping[str, Any],
-) -> str:
-    """The report page of a run."""
+) -> None:
+    """The report page of a run, written to `out` as it is rendered."""
     from markupsafe import Markup
 
-    from ._calibration import run_tradeoff
-
-    tradeoff = run_tradeoff(verdicts, cases)
+    tradeoff = page.tradeoff
     if tradeoff is not None:
         tradeoff["svg"] = Markup(tradeoff["svg"])  # built from escaped text in _calibration
-    durations = sorted(v.duration_s for v in verdicts)
+    durations = sorted(page.durations)
     code = summary.exit_code(gate)
-    listed = sorted(verdicts, key=lambda v: (VERDICT_ORDER[v.verdict], v.case_id))
-    groups, vote_errors = error_groups(listed)
-    book = prompt_book(manifest, (cases[v.case_id] for v in listed if v.case_id in cases))
-    views = [
-        case_view(
-            verdict,
-            cases.get(verdict.case_id),
-            errors=vote_errors,
-            prompt=book.cases[verdict.case_id]["anchor"] if verdict.case_id in book.cases else None,
-            position=position,
-        )
-        for position, verdict in enumerate(listed)
-    ]
-    for view, verdict in zip(views, listed, strict=True):
-        view["conversation"] = conversation_view(cases.get(verdict.case_id), verdict)
-    return render_page(
+    write_page(
+        out,
         "report.html.j2",
         title=f"aiojury report · {manifest.get('run_id', '')}",
         manifest=manifest,
@@ -111,13 +141,16 @@ def render_html(
         outcome=_EXIT_WORD[code],
         exit_code=code,
         categories=summary.by_category,
-        anchors={v.case_id: anchor("case", v.case_id) for v in verdicts},
-        cases=views,
-        jurors=sorted({vote.juror for v in verdicts for vote in v.votes}),
-        error_groups=groups,
-        agreement=_agreement(verdicts, manifest),
+        anchors={e.case_id: anchor("case", e.case_id) for e in cards.shown},
+        cases=cards,
+        prompt_cases=[{"id": e.case_id, "anchor": anchor("case", e.case_id)} for e in cards.shown],
+        not_shown=page.not_shown,
+        html_cases=page.limit,
+        jurors=[name for name, stats in summary.jurors.items() if stats.votes],
+        error_groups=page.error_groups,
+        agreement=agreement_view(page.agreement),
         resamples=RESAMPLES,
-        book=book,
+        book=cards.book,
         latency={
             "p50": _percentile(durations, 0.5),
             "p95": _percentile(durations, 0.95),

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
 from datetime import UTC, datetime
+from itertools import groupby
+from typing import TextIO
 
 from .._verdict import CaseVerdict, Verdict
+from ._index import VerdictIndex
 from ._summary import RunSummary
 
-__all__ = ["render_junit"]
+__all__ = ["write_junit"]
 
 # Characters XML 1.0 cannot carry, even escaped: a judge's reply may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -44,9 +46,8 @@ def _details(verdict: CaseVerdict) -> str:
     return "\n".join(lines)
 
 
-def _testcase(suite: ET.Element, verdict: CaseVerdict) -> None:
-    case = ET.SubElement(
-        suite,
+def _testcase(verdict: CaseVerdict) -> ET.Element:
+    case = ET.Element(
         "testcase",
         name=_clean(verdict.case_id),
         classname=_clean(f"jury.{verdict.category or 'uncategorised'}"),
@@ -77,10 +78,16 @@ def _testcase(suite: ET.Element, verdict: CaseVerdict) -> None:
     else:
         out = ET.SubElement(case, "system-out")
         out.text = _clean(_details(verdict))
+    return case
 
 
-def render_junit(verdicts: Sequence[CaseVerdict], summary: RunSummary, *, name: str) -> str:
-    """The JUnit document for a run's verdicts."""
+def _open_tag(element: ET.Element) -> str:
+    return ET.tostring(element, encoding="unicode").removesuffix(" />") + ">"
+
+
+def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str) -> None:
+    """The JUnit document of a run to `out`, one test case at a time (verdicts are read from
+    `index` as each is written)."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element(
         "testsuites",
@@ -88,27 +95,25 @@ def render_junit(verdicts: Sequence[CaseVerdict], summary: RunSummary, *, name: 
         tests=str(summary.total),
         failures=str(summary.failed),
         errors=str(summary.inconclusive),
-        time=f"{sum(v.duration_s for v in verdicts):.3f}",
+        time=f"{sum(e.duration_s for e in index.entries):.3f}",
     )
-    by_category: dict[str, list[CaseVerdict]] = {}
-    for verdict in verdicts:
-        category = verdict.category or "uncategorised"
-        if verdict.split is not None:
-            category = f"{verdict.split}/{category}"
-        by_category.setdefault(category, []).append(verdict)
-    for category, members in sorted(by_category.items()):
-        suite = ET.SubElement(
-            root,
+    out.write("<?xml version='1.0' encoding='utf-8'?>\n" + _open_tag(root) + "\n")
+    for suite_name, group in groupby(index.by_suite(), key=lambda e: e.suite):
+        members = list(group)
+        suite = ET.Element(
             "testsuite",
-            name=_clean(category),
+            name=_clean(suite_name),
             tests=str(len(members)),
-            failures=str(sum(v.verdict is Verdict.FAIL for v in members)),
-            errors=str(sum(v.verdict is Verdict.INCONCLUSIVE for v in members)),
+            failures=str(sum(e.verdict is Verdict.FAIL for e in members)),
+            errors=str(sum(e.verdict is Verdict.INCONCLUSIVE for e in members)),
             skipped="0",
-            time=f"{sum(v.duration_s for v in members):.3f}",
+            time=f"{sum(e.duration_s for e in members):.3f}",
             timestamp=stamp,
         )
-        for verdict in members:
-            _testcase(suite, verdict)
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+        out.write("  " + _open_tag(suite) + "\n")
+        for verdict in index.verdicts(members):
+            case = _testcase(verdict)
+            ET.indent(case, level=2)
+            out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
+        out.write("  </testsuite>\n")
+    out.write("</testsuites>\n")

@@ -15,12 +15,12 @@ import base64
 import hashlib
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["render_page"]
+__all__ = ["render_page", "write_page"]
 
 
 def _asset(name: str) -> str:
@@ -58,16 +58,23 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def render_page(template: str, **context: Any) -> str:
-    """`template` (a file in ``jury/report/templates``) rendered with the style sheet, the
-    script and the policy that allows them."""
+def _assets() -> dict[str, str]:
     style, script = _asset("report.css"), _asset("report.js")
     policy = (
         f"default-src 'none'; script-src {_digest(script)}; style-src {_digest(style)}; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
-    return (
-        _environment()
-        .get_template(template)
-        .render(policy=policy, style=style, script=script, **context)
-    )
+    return {"policy": policy, "style": style, "script": script}
+
+
+def render_page(template: str, **context: Any) -> str:
+    """`template` (a file in ``jury/report/templates``) rendered with the style sheet, the
+    script and the policy that allows them."""
+    return _environment().get_template(template).render(**_assets(), **context)
+
+
+def write_page(out: TextIO, template: str, **context: Any) -> None:
+    """`render_page` written to `out` as it is rendered (a page of any size is never held
+    whole)."""
+    for chunk in _environment().get_template(template).generate(**_assets(), **context):
+        out.write(chunk)

@@ -5,38 +5,53 @@ every case)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
+from .._case import Case
 from .._panel import Gate, Panel
-from .._records import (
-    JUNIT,
-    REPORT,
-    SUMMARY,
-    read_cases,
-    read_manifest,
-    read_verdicts,
-    write_atomic,
-)
+from .._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
+from .._verdict import Verdict
+from ._agreement import CONFIDENCE, RESAMPLES, SEED, WIDEST, manifest_rubric, rubric_metrics
+from ._calibration import Tradeoff
 from ._console import console_for
-from ._summary import RunSummary, summarize
+from ._index import Entry, VerdictIndex
+from ._junit import write_junit
+from ._summary import RunSummary, Tally
+from ._views import ErrorGroups
 
-__all__ = ["ReportPaths", "publish"]
+if TYPE_CHECKING:
+    from ..agreement._tally import AgreementTally
+    from ._terminal import CaseLine
+
+__all__ = ["HTML_CASES", "ReportPaths", "publish"]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
 
 
+#: Passing cases the HTML report shows at most (by case ID); every failed and inconclusive
+#: case is always shown. A page of tens of thousands of cases is too big for a browser.
+HTML_CASES = 2000
+#: Cases each list of the terminal report (failed, inconclusive, disagreement) prints at most.
+TERMINAL_CASES = 200
+
+
 @dataclass(frozen=True, slots=True)
 class ReportPaths:
     """Where to write copies of a run's reports besides its directory (``--junit``,
-    ``--html``, ``--json``: where CI expects them). None: no copy."""
+    ``--html``, ``--json``: where CI expects them; None: no copy), and how many passing
+    cases the HTML report shows at most (``--html-cases``)."""
 
     junit: Path | None = None
     html: Path | None = None
     json: Path | None = None
+    html_cases: int = HTML_CASES
 
 
 def publish(
@@ -58,57 +73,57 @@ def publish(
     Everything is read back from the run directory, so a resumed run reports every case, and
     `jury rescore` publishes the same way. The reports go into the run directory (unless
     `into_run` is false: `jury report` leaves a recorded run as it is) and to `paths`.
+    The verdicts are read one at a time (`VerdictIndex`) and every report is written as it is
+    made, so that publishing a run of any size takes memory for the cases it shows, not for
+    all of them; every figure still counts every case.
     """
-    from ._conversation import conversation_line
-    from ._html import render_html
-    from ._junit import render_junit
-    from ._terminal import CaseLine, ReportHeader, render_report
+    from ._terminal import ReportHeader, render_report
 
-    verdicts = sorted(read_verdicts(run_dir), key=lambda v: v.case_id)
-    cases = {case.id: case for case in read_cases(run_dir)}
-    summary = summarize(verdicts, jurors)
-    gate = panel.gate
-    header = ReportHeader(
-        rubric=rubric,
-        jurors=tuple(jurors),
-        offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
-        checks=checks,
-        judge_all=judge_all,
-        offline_hint=offline_hint,
-    )
     paths = paths or ReportPaths()
-    reports: dict[str, tuple[Path | None, Callable[[], str]]] = {
-        SUMMARY: (paths.json, lambda: _summary_json(summary, gate)),
-        REPORT: (
-            paths.html,
-            lambda: render_html(
-                summary,
-                verdicts,
-                cases,
-                header,
-                gate,
-                read_manifest(run_dir),
+    index = VerdictIndex(run_dir)
+    try:
+        gathered = _gather(run_dir, index, jurors, paths.html_cases)
+        summary, gate = gathered.summary, panel.gate
+        header = ReportHeader(
+            rubric=rubric,
+            jurors=tuple(jurors),
+            offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
+            checks=checks,
+            judge_all=judge_all,
+            offline_hint=offline_hint,
+        )
+        reports: dict[str, tuple[Path | None, Callable[[TextIO], None]]] = {
+            SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate)),
+            REPORT: (
+                paths.html,
+                lambda out: _write_html(out, run_dir, index, gathered, header, gate),
             ),
-        ),
-        JUNIT: (paths.junit, lambda: render_junit(verdicts, summary, name=f"aiojury {rubric}")),
-    }
-    for name, (copy, render) in reports.items():
-        if not into_run and copy is None:
-            continue
-        text = render()
-        if into_run:
-            write_atomic(run_dir / name, text)
-        if copy is not None:
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(copy, text)
+            JUNIT: (
+                paths.junit,
+                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}"),
+            ),
+        }
+        for name, (copy, write) in reports.items():
+            if into_run:
+                _write_atomic(run_dir / name, write)
+                if copy is not None:
+                    copy.parent.mkdir(parents=True, exist_ok=True)
+                    _write_atomic(copy, partial(_copy, run_dir / name))
+            elif copy is not None:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                _write_atomic(copy, write)
+    finally:
+        index.close()
     console = console_for(stream)
-    lines = [CaseLine.of(v) for v in verdicts] if len(verdicts) <= CASE_TABLE_LIMIT else []
-    conversations = {
-        v.case_id: conversation_line(cases[v.case_id], v)
-        for v in verdicts
-        if v.case_id in cases and cases[v.case_id].turns
-    }
-    render_report(summary, header, console, gate=gate, cases=lines, conversations=conversations)
+    render_report(
+        summary,
+        header,
+        console,
+        gate=gate,
+        cases=gathered.lines,
+        conversations=gathered.conversations,
+        limit=TERMINAL_CASES,
+    )
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     if into_run:
@@ -119,7 +134,112 @@ def publish(
     return summary
 
 
-def _summary_json(summary: RunSummary, gate: Gate) -> str:
+@dataclass(slots=True)
+class _Gathered:
+    """What one pass over every verdict gathers for the reports."""
+
+    summary: RunSummary
+    shown: list[Entry]
+    cases: dict[str, Case]
+    agreement: AgreementTally
+    errors: ErrorGroups
+    tradeoff: Tradeoff
+    lines: list[CaseLine]
+    conversations: dict[str, str]
+    limit: int
+
+
+def _gather(run_dir: Path, index: VerdictIndex, jurors: Sequence[str], limit: int) -> _Gathered:
+    from ..agreement._tally import AgreementTally  # numpy: only when a run is published
+    from ._conversation import conversation_line
+    from ._terminal import CaseLine
+
+    listed = index.listed()
+    passing = [e for e in listed if e.verdict is Verdict.PASS]
+    shown = listed[: len(listed) - len(passing) + min(limit, len(passing))]
+    shown_ids = {entry.case_id for entry in shown}
+    # The cases the page shows, and the labels of all (the trade-off counts every case).
+    cases: dict[str, Case] = {}
+    labels: dict[str, tuple[str, Any]] = {}
+    for case in read_cases(run_dir):
+        if case.id in shown_ids:
+            cases[case.id] = case
+        found = Tradeoff.label(case)
+        if found is not None:
+            labels[case.id] = found
+    tally, agreement, errors, tradeoff = Tally(jurors), AgreementTally(), ErrorGroups(), Tradeoff()
+    lines: list[CaseLine] = []
+    conversations: dict[str, str] = {}
+    for verdict in index.verdicts():
+        tally.add(verdict)
+        agreement.add(verdict)
+        errors.add(verdict, shown=verdict.case_id in shown_ids)
+        if verdict.case_id in labels:
+            tradeoff.add(verdict, labels[verdict.case_id])
+        if len(index) <= CASE_TABLE_LIMIT:
+            lines.append(CaseLine.of(verdict))
+        judged = cases.get(verdict.case_id)
+        # The terminal lists the failed and inconclusive cases (always shown) with this line.
+        if judged is not None and judged.turns and verdict.verdict is not Verdict.PASS:
+            conversations[verdict.case_id] = conversation_line(judged, verdict)
+    return _Gathered(
+        tally.summary(), shown, cases, agreement, errors, tradeoff, lines, conversations, limit
+    )
+
+
+def _write_html(
+    out: TextIO,
+    run_dir: Path,
+    index: VerdictIndex,
+    gathered: _Gathered,
+    header: Any,
+    gate: Gate,
+) -> None:
+    from ._html import Cards, Page, write_html
+    from ._prompts import prompt_book
+
+    manifest = read_manifest(run_dir)
+    shown = gathered.shown
+    first = [index.load(index.entries[0])] if index.entries else []
+    metrics = rubric_metrics(manifest_rubric(manifest), first, required=False)
+    agreement = gathered.agreement.summary(
+        metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED, widest=WIDEST
+    )
+    groups, vote_errors = gathered.errors.result(
+        {entry.case_id: place for place, entry in enumerate(shown)}
+    )
+    book = prompt_book(
+        manifest, (gathered.cases[e.case_id] for e in shown if e.case_id in gathered.cases)
+    )
+    page = Page(
+        agreement=agreement,
+        error_groups=groups,
+        tradeoff=gathered.tradeoff.result(),
+        durations=[entry.duration_s for entry in index.entries],
+        not_shown=len(index) - len(shown),
+        limit=gathered.limit,
+    )
+    cards = Cards(index, shown, gathered.cases, vote_errors, book)
+    write_html(out, gathered.summary, cards, page, header, gate, manifest)
+
+
+def _write_atomic(path: Path, write: Callable[[TextIO], None]) -> None:
+    """`path` replaced whole or not at all, written as it is made (`write_atomic` for a
+    report too big to hold as one string)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _copy(made: Path, out: TextIO) -> None:
+    with open(made, encoding="utf-8") as source:
+        shutil.copyfileobj(source, out)
+
+
+def _write_summary(out: TextIO, summary: RunSummary, gate: Gate) -> None:
     data = summary.model_dump(mode="json")
     data["pass_rate"] = summary.pass_rate
     data["coverage"] = summary.coverage
@@ -128,4 +248,5 @@ def _summary_json(summary: RunSummary, gate: Gate) -> str:
     data["calls"] = asdict(summary.calls)
     data["gate"] = gate.model_dump(mode="json")
     data["exit_code"] = summary.exit_code(gate)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    json.dump(data, out, indent=2, ensure_ascii=False)
+    out.write("\n")

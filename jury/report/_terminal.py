@@ -228,9 +228,11 @@ def render_report(
     gate: Gate | None = None,
     cases: Sequence[CaseLine] = (),
     conversations: Mapping[str, str] | None = None,
+    limit: int | None = None,
 ) -> None:
     """Print the report. `conversations` gives a line about each conversation case (by ID),
-    printed with it in the failure list."""
+    printed with it in the failure list. Each list of cases prints at most `limit` of them
+    and says how many more there are (every figure counts them all)."""
     gate = gate or Gate()
     conversations = conversations or {}
     title = Text.assemble(("aiojury", "bold"), f"  rubric {header.rubric}  ·  ")
@@ -286,7 +288,7 @@ def render_report(
             continue
         console.print()
         console.print(Text(f"{label} ({len(notes)})", style=f"bold {style}"))
-        for note in notes:
+        for note in notes[:limit]:
             category = f" [{note.category}]" if note.category else ""
             stage = f"  (failed at {note.stage})" if note.stage else ""
             console.print(Text(f"  {note.case_id}{category}{stage}", style=style))
@@ -294,17 +296,19 @@ def render_report(
                 console.print(Text(f"      {conversations[note.case_id]}", style="dim"))
             for reason in note.reasons:
                 console.print(f"      {_safe(reason)}")
+        _more(console, len(notes), limit)
 
     if summary.disagreements:
         console.print()
         console.print(Text(f"Disagreement ({len(summary.disagreements)})", style="bold magenta"))
-        for note in summary.disagreements:
+        for note in summary.disagreements[:limit]:
             console.print(Text(f"  {note.case_id}: " + "; ".join(note.reasons), style="magenta"))
             for dissent in note.dissent:
                 verdict = dissent.verdict.value if dissent.verdict else "-"
                 # The full reasons are in the run's HTML report and records.
                 reason = _safe(_shorten(dissent.reason, 240))
                 console.print(f"      {escape(dissent.juror)} ({verdict}): {reason}")
+        _more(console, len(summary.disagreements), limit)
 
     console.print()
     _jurors(summary, console)
@@ -332,6 +336,11 @@ def render_report(
         f"(required {gate.min_pass_rate:.0%})  ·  cost {_cost(summary.cost)}  ·  exit {code}",
     )
     console.print(outcome)
+
+
+def _more(console: Console, listed: int, limit: int | None) -> None:
+    if limit is not None and listed > limit:
+        console.print(f"  ... and {listed - limit:,} more (in summary.json and `jury export`)")
 
 
 def _jurors(summary: RunSummary, console: Console) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from .._case import Case
 from .._verdict import CaseVerdict, CheckOutcome, Verdict, Vote, VoteStatus
 
-__all__ = ["ErrorGroup", "anchor", "case_view", "error_groups", "number"]
+__all__ = ["ErrorGroup", "ErrorGroups", "anchor", "case_view", "number"]
 
 #: Failed cases first, then inconclusive, then passed: a page opens on what to look at.
 VERDICT_ORDER = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
@@ -53,19 +53,28 @@ class ErrorGroup:
     status: str
     text: str
     jurors: list[str] = field(default_factory=list)
+    #: The cases it hit that the report shows (all of them unless the report leaves
+    #: passing cases out), and how many it hit in all.
     cases: list[str] = field(default_factory=list)
+    hit: int = 0
     votes: int = 0
     #: The checks that could not ask their model (moderation), and how many times.
     checks: list[str] = field(default_factory=list)
     results: int = 0
+    #: The case it was last met on (a case's votes and checks are met together).
+    last: str | None = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
-        jurors, cases = len(self.jurors), len(self.cases)
+        jurors, cases = len(self.jurors), self.hit
         who = [f"{jurors} juror{'s' * (jurors != 1)}"] if jurors else []
         if self.checks:
             who.append(f"the {', '.join(self.checks)} check{'s' * (len(self.checks) != 1)}")
         return f"{' and '.join(who)} × {cases} case{'s' * (cases != 1)} ({self.status})"
+
+    @property
+    def not_shown(self) -> int:
+        return self.hit - len(self.cases)
 
 
 def _check_key(name: str) -> str:
@@ -74,28 +83,35 @@ def _check_key(name: str) -> str:
     return f"check {name}"
 
 
-def error_groups(verdicts: Iterable[CaseVerdict]) -> tuple[list[ErrorGroup], dict[Any, int]]:
-    """The run's judge errors grouped by their text (most votes first), and each erring
-    vote's group number by (case ID, juror). A check that could not ask its model is one
-    more source of the same errors, by (case ID, "check <name>")."""
-    groups: dict[tuple[str, str], ErrorGroup] = {}
-    of_vote: dict[tuple[str, str], tuple[str, str]] = {}
+class ErrorGroups:
+    """The run's judge errors grouped by their text, gathered one verdict at a time; each
+    erring vote's group by (case ID, juror) is kept for the cases the report shows. A check
+    that could not ask its model is one more source of the same errors, by (case ID,
+    "check <name>")."""
 
-    def group_of(case_id: str, source: str, status: str, error: str) -> ErrorGroup:
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], ErrorGroup] = {}
+        self.of_vote: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def _group(self, case_id: str, source: str, status: str, error: str, shown: bool) -> ErrorGroup:
         key = (status, _error_key(error))
-        group = groups.get(key)
+        group = self.groups.get(key)
         if group is None:
-            group = groups[key] = ErrorGroup(0, key[0], key[1])
-        if case_id not in group.cases:
-            group.cases.append(case_id)
-        of_vote[case_id, source] = key
+            group = self.groups[key] = ErrorGroup(0, key[0], key[1])
+        if group.last != case_id:
+            group.last = case_id
+            group.hit += 1
+            if shown:
+                group.cases.append(case_id)
+        if shown:
+            self.of_vote[case_id, source] = key
         return group
 
-    for verdict in verdicts:
+    def add(self, verdict: CaseVerdict, *, shown: bool = True) -> None:
         for vote in verdict.votes:
             if not vote.error:
                 continue
-            group = group_of(verdict.case_id, vote.juror, vote.status.value, vote.error)
+            group = self._group(verdict.case_id, vote.juror, vote.status.value, vote.error, shown)
             group.votes += 1
             if vote.juror not in group.jurors:
                 group.jurors.append(vote.juror)
@@ -103,15 +119,23 @@ def error_groups(verdicts: Iterable[CaseVerdict]) -> tuple[list[ErrorGroup], dic
             if check.outcome is not CheckOutcome.UNAVAILABLE:
                 continue
             source = _check_key(check.name)
-            group = group_of(verdict.case_id, source, check.outcome.value, check.reason)
+            group = self._group(verdict.case_id, source, check.outcome.value, check.reason, shown)
             group.results += 1
             if check.name not in group.checks:
                 group.checks.append(check.name)
-    ordered = sorted(groups.values(), key=lambda g: (-(g.votes + g.results), g.text))
-    for index, group in enumerate(ordered, start=1):
-        group.number = index
-        group.jurors.sort()
-    return ordered, {vote: groups[key].number for vote, key in of_vote.items()}
+
+    def result(
+        self, order: Mapping[str, int] | None = None
+    ) -> tuple[list[ErrorGroup], dict[Any, int]]:
+        """The groups (most votes first, numbered), each with its cases in `order` (a case
+        ID's place in the report) when given, and each erring vote's group number."""
+        ordered = sorted(self.groups.values(), key=lambda g: (-(g.votes + g.results), g.text))
+        for index, group in enumerate(ordered, start=1):
+            group.number = index
+            group.jurors.sort()
+            if order is not None:
+                group.cases.sort(key=order.__getitem__)
+        return ordered, {vote: self.groups[key].number for vote, key in self.of_vote.items()}
 
 
 def _vote_view(
