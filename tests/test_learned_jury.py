@@ -349,7 +349,7 @@ def test_calibrate_says_plainly_when_the_jury_does_not_beat_its_best_juror() -> 
     stage = StageResult(1, jurors, methods, "stacked")
     said = against_best_juror(stage)
     assert said is not None
-    assert "does NOT beat its best juror alone (strong, 75.0 %): -5.0" in said
+    assert "does NOT beat its best juror alone (strong, 75.0 %): -5.0 points; that" in said
     methods[0] = Method("stacked", right=78, decided=100, cases=100)
     stage = StageResult(1, jurors, methods, "stacked")
     said = against_best_juror(stage)

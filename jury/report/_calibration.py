@@ -106,13 +106,16 @@ def against_best_juror(stage: StageResult) -> str | None:
     best = max(alone, key=lambda m: (m.right, m.name))
     gap = 100 * (fitted.accuracy_all - best.accuracy_all)
     if gap > 0:
-        said = f"beats its best juror alone ({best.name}, {pct(best.accuracy_all)}) by {gap:.1f}"
+        said = (
+            f"beats its best juror alone ({best.name}, {pct(best.accuracy_all)}) "
+            f"by {gap:.1f} points"
+        )
     else:
         said = (
             f"does NOT beat its best juror alone ({best.name}, {pct(best.accuracy_all)}): "
-            f"{gap:+.1f}; that juror alone would do as well here"
+            f"{gap:+.1f} points; that juror alone would do as well here"
         )
-    return f"the fitted jury ({fitted.name}, {pct(fitted.accuracy_all)} of all cases) {said} points"
+    return f"the fitted jury ({fitted.name}, {pct(fitted.accuracy_all)} of all cases) {said}"
 
 
 def print_selection(subsets: Sequence[Subset], out: Any) -> None:
