@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from jury.adapters import BatchAPI, JudgeReply, batch_price
 
-from ._wire import HttpStatusError, MalformedReplyError
+from ._wire import HttpStatusError, MalformedReplyError, json_object
 
 if TYPE_CHECKING:
     from ._wire import WireModel
@@ -131,14 +131,7 @@ class Http:
 
     async def call(self, method: str, url: str, **options: Any) -> dict[str, Any]:
         """One call (see `read` for the options); its reply's JSON object."""
-        raw = await self.read(method, url, **options)
-        try:
-            found = json.loads(raw)
-        except ValueError:
-            raise MalformedReplyError(f"reply body is not JSON ({len(raw)} bytes)") from None
-        if not isinstance(found, dict):
-            raise MalformedReplyError("reply body is not a JSON object")
-        return found
+        return json_object(await self.read(method, url, **options))
 
     async def read(
         self,

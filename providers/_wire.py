@@ -91,6 +91,17 @@ class Posted(NamedTuple):
     rate_limits: dict[str, str] | None = None
 
 
+def json_object(raw: bytes) -> dict[str, Any]:
+    """A reply body that must be one JSON object, or `MalformedReplyError` saying why not."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise MalformedReplyError(f"reply body is not JSON ({len(raw)} bytes)") from None
+    if not isinstance(data, dict):
+        raise MalformedReplyError("reply body is not a JSON object")
+    return data
+
+
 def rate_limit_headers(headers: Iterable[tuple[str, str]] | None) -> dict[str, str] | None:
     """The rate-limit headers among `headers` (``x-ratelimit-*``, ``anthropic-ratelimit-*``),
     by lower-case name; None when there is none. The engine's account limiter learns the
@@ -276,13 +287,7 @@ class DirectTransport(Transport):
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 raise HttpStatusError(response.status, headers, raw.decode(errors="replace"))
             rate_limits = rate_limit_headers(response.headers.items())
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise MalformedReplyError(f"reply body is not JSON ({len(raw)} bytes)") from None
-        if not isinstance(data, dict):
-            raise MalformedReplyError("reply body is not a JSON object")
-        return Posted(data, rate_limits)
+        return Posted(json_object(raw), rate_limits)
 
     async def aclose(self) -> None:
         if self._session is not None:
