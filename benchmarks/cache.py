@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jury import JudgeReply, JudgeRequest, Message, Usage
-from jury._cache import SqliteCache
+from jury.engine._cache import SqliteCache
 
 REQUEST = JudgeRequest(system="s" * 2000, messages=(Message("user", "u" * 3000),), schema={})
 REPLY = JudgeReply(text='{"reason": "fine", "relevance": 5}' * 4, model="m", usage=Usage(900, 80))

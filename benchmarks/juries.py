@@ -3,7 +3,7 @@ and cascades on recorded judges (LLMBar: both presentation orders; PandaLM: one 
 seeded random 50/50 splits: fit on one half, measure on the other.
 
 The recorded verdicts go through the engine once (replay jurors); each panel's votes are then
-decided again, per split, by the engine's own decision step (`jury._cascade.Decider`, what
+decided again, per split, by the engine's own decision step (`jury.decide._cascade.Decider`, what
 `jury rescore` runs) under each way of combining them, with fits from
 `jury.agreement._fitting` (what `jury calibrate --fit` runs). Nothing is chosen on a test
 half: the best juror, the model, the thresholds and the tier orders come from the training
@@ -37,11 +37,11 @@ from benchmarks import _preference as pandalm
 from benchmarks import llmbar
 from benchmarks._machine import machine
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Rubric, Verdict
-from jury._cascade import Decider
-from jury._learned import Fit, value_key
 from jury._logging import configure_logging
 from jury.agreement._evidence import Labelled, labelled_table
 from jury.agreement._fitting import fit_jury, fit_unsupervised
+from jury.decide._cascade import Decider
+from jury.decide._learned import Fit, value_key
 from providers.replay import Record, write_records
 
 #: Relative cost of one call (list prices of the time, assumed; GPT-4 0613 = 30): they set the

@@ -46,9 +46,9 @@ def make(run: Path, count: int) -> None:
 
 def publish(run: Path) -> None:
     sys.path.insert(0, os.getcwd())
-    from jury._panel import Panel
-    from jury._records import read_manifest
+    from jury.panel._panel import Panel
     from jury.report._publish import publish as publish_run
+    from jury.runs._records import read_manifest
 
     manifest = read_manifest(run)
     panel = Panel.model_validate(manifest["jury"])

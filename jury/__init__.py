@@ -18,10 +18,7 @@ verdict) -> `_records` (the run directory). `Jury` (`_jury`) wires the layers; `
 streams verdicts.
 """
 
-from ._case import Case, Point, ToolCall, Trace
-from ._case_fields import MustFind
 from ._clock import Clock, FakeClock
-from ._defaults import default_panel
 from ._errors import (
     AccountError,
     AuthenticationError,
@@ -39,14 +36,6 @@ from ._errors import (
     RubricError,
     TransientError,
 )
-from ._jury import Jury, evaluate
-from ._limits import ProviderLimits
-from ._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
-from ._panel import Gate, Juror, Panel, RetrySettings, load_panel
-from ._registry import family_of, load_rubric, register_provider, register_rubric_kind
-from ._rubric import Decision, Metric, Prompt, Rubric
-from ._stream import VerdictStream
-from ._turns import Turn
 from ._verdict import (
     Ballot,
     CallStats,
@@ -60,7 +49,18 @@ from ._verdict import (
     VoteStatus,
 )
 from ._version import __version__
+from .adapters._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from .adapters._rubric import Decision, Metric, Prompt, Rubric
 from .cases import iter_cases, load_cases, validate_cases
+from .cases._case import Case, Point, ToolCall, Trace
+from .cases._seed_fields import MustFind
+from .cases._turns import Turn
+from .engine._jury import Jury, evaluate
+from .engine._limits import ProviderLimits
+from .engine._stream import VerdictStream
+from .panel._defaults import default_panel
+from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
+from .panel._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from .report._summary import RunSummary, summarize
 
 __all__ = [

@@ -9,8 +9,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._case import Case
 from ._errors import ConfigError
+from .cases._case import Case
 
 if TYPE_CHECKING:
     from ._verdict import CaseVerdict

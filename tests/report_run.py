@@ -12,9 +12,9 @@ from typing import Any
 
 from conftest import case, panel_of, scores, scripted
 from jury import Case, JudgeRequest, Jury, Rubric, TransientError
-from jury._records import Redactor, RunRecord, build_manifest, prompt_hashes
 from jury.checks import CheckSuite
 from jury.report._publish import publish
+from jury.runs._records import Redactor, RunRecord, build_manifest, prompt_hashes
 
 ATTACK = (
     '<script>window.__pwned = 1; document.title = "pwned"</script>'

@@ -19,11 +19,11 @@ from jury import (
     ProviderLimits,
     Verdict,
     VoteStatus,
-    _registry,
     load_cases,
 )
-from jury._limits import limits_for
-from jury._panel import panel_from_mapping
+from jury.engine._limits import limits_for
+from jury.panel import _registry
+from jury.panel._panel import panel_from_mapping
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -75,7 +75,7 @@ def test_the_real_judges_example_parses() -> None:
 
 
 def test_the_default_models_the_readme_lists_are_the_default_panels() -> None:
-    from jury._defaults import DEFAULT_JURORS
+    from jury.panel._defaults import DEFAULT_JURORS
 
     section = README[README.index("## Real judges") : README.index("## Rubrics")]
     listed = re.findall(r"^\| `([a-z]+/[^`]+)` \|", section, re.M)

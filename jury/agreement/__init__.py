@@ -34,7 +34,7 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 (1965) for the design effect behind the effective number of judges.
 """
 
-from ._panel import (
+from ._panel_stats import (
     AgreementSummary,
     CaseSpread,
     EffectiveJudges,

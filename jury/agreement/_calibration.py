@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._case import Case
-from .._rubric import Rubric
 from .._verdict import CaseVerdict, Metric, Score, Verdict, VoteStatus
+from ..adapters._rubric import Rubric
+from ..cases._case import Case
 
 if TYPE_CHECKING:
-    from .._jury import Jury
-    from ._panel import LabelAgreement
+    from ..engine._jury import Jury
+    from ._panel_stats import LabelAgreement
     from ._ratings import Estimate
 
 __all__ = [
@@ -161,7 +161,7 @@ class LabelRatings:
 
     def agreement(self) -> LabelAgreement:
         """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
-        from ._panel import label_agreement
+        from ._panel_stats import label_agreement
         from ._ratings import Ratings
 
         raters = list(self.ratings)

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .._case import Case
-from .._panel import CompareRules
 from .._verdict import CaseVerdict, Verdict
+from ..cases._case import Case
+from ..panel._panel import CompareRules
 
 __all__ = [
     "AGENT_COST_KEY",

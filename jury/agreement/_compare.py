@@ -36,9 +36,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from .._errors import ConfigError
-from .._panel import CompareRules
-from .._rubric import Level
 from .._verdict import CaseVerdict, Verdict
+from ..adapters._rubric import Level
+from ..panel._panel import CompareRules
 from ._changes import (
     CaseChange,
     ChangeKind,

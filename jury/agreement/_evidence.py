@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._errors import ConfigError
-from .._learned import PASS_CLASSES, PASS_TARGET, SourceKey, signals, value_key, vote_value
 from .._verdict import CaseVerdict, Score, VoteStatus
+from ..decide._learned import PASS_CLASSES, PASS_TARGET, SourceKey, signals, value_key, vote_value
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from .._case import Case
-    from .._rubric import Rubric
-    from ._panel import EffectiveJudges
+    from ..adapters._rubric import Rubric
+    from ..cases._case import Case
+    from ._panel_stats import EffectiveJudges
 
 __all__ = [
     "Labelled",
@@ -170,7 +170,7 @@ def consistency(table: Labelled, jurors: Sequence[str]) -> dict[str, tuple[int, 
 def effective(table: Labelled, jurors: Sequence[str]) -> EffectiveJudges:
     """How many independent judges the jurors are worth, by their errors against the labels
     (`jury.agreement.effective_judges`)."""
-    from ._panel import effective_judges
+    from ._panel_stats import effective_judges
     from ._ratings import Ratings
 
     members = [i for i, label in enumerate(table.labels) if label >= 0]

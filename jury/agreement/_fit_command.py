@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._case import Case
 from .._errors import ConfigError
-from .._jury import Jury
-from .._learned import PASS_TARGET, Fit, Fits
-from .._panel import Panel
 from .._verdict import CaseVerdict
+from ..cases._case import Case
+from ..decide._learned import PASS_TARGET, Fit, Fits
+from ..engine._jury import Jury
+from ..panel._panel import Panel
 
 if TYPE_CHECKING:
-    from .._rubric import Rubric
+    from ..adapters._rubric import Rubric
 
 __all__ = ["learn", "write_fit"]
 
@@ -86,7 +86,7 @@ def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any)
 
 def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
     if run is not None:
-        from .._records import read_verdicts
+        from ..runs._records import read_verdicts
 
         recorded = {v.case_id: v for v in read_verdicts(run)}
         missing = [case.id for case in cases if case.id not in recorded]
@@ -112,7 +112,7 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
 
 
 def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
-    from .._registry import load_rubric
+    from ..panel._registry import load_rubric
 
     if args.unsupervised and panel.target_agreement is not None:
         raise ConfigError("target_agreement needs labels to calibrate on: not with --unsupervised")

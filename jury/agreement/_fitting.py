@@ -1,7 +1,7 @@
 """From labelled verdicts to a fit file: what `jury calibrate --fit` does for each target (it
 calls `fit_jury` once per labelled target and writes them into one file).
 
-1. Each case becomes a row of evidence (`jury._learned.signals`: a source per juror, or per
+1. Each case becomes a row of evidence (`jury.decide._learned.signals`: a source per juror, or per
    presentation order of a pairwise juror) and, where labelled, a class of the target.
 2. With a target agreement, the labelled cases are split, seeded and by class, into a part the
    models are fitted on and a part the thresholds are calibrated on: a threshold is never
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .._errors import ConfigError
-from .._learned import Fit, FitSource, FitStage, SourceKey, value_key
+from ..decide._learned import Fit, FitSource, FitStage, SourceKey, value_key
 from ._evidence import Labelled, Method, Rows, alone, method, naive
 from ._learn import Linear, fit_dawid_skene, fit_stacked, fit_weights, folds_of
 from ._selective import Threshold, curve, fixed_sequence, isotonic_steps
@@ -34,7 +34,7 @@ from ._selective import Threshold, curve, fixed_sequence, isotonic_steps
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from .._rubric import Rubric
+    from ..adapters._rubric import Rubric
 
 __all__ = ["MIN_LABELLED", "FitResult", "StageResult", "fit_jury", "fit_unsupervised"]
 

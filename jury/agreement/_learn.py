@@ -1,10 +1,10 @@
 """Fitting a jury to labels: log-odds weights, a stacked logistic regression, Dawid-Skene.
 
 Every model here is linear in one-hot *evidence*: a column per (source, value), where a source
-is a juror or one presentation order of a pairwise juror (`jury._learned.signals`). A missing
+is a juror or one presentation order of a pairwise juror (`jury.decide._learned.signals`). A missing
 vote is a row of zeros: it adds nothing to any class, which is what "a judge error is never a
 fail" means for a model. Each model ends as a `Linear` (an intercept and one score per class
-for each column), the table a fit file stores and `jury._learned` decides with.
+for each column), the table a fit file stores and `jury.decide._learned` decides with.
 
 - Weights (Nitzan & Paroush 1982; the "one-coin" model): each source's weight is the log-odds
   of its accuracy, smoothed towards chance (Laplace: (right + 1) / (rated + K)), scaled for K
@@ -28,7 +28,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from .._learned import SourceKey
+    from ..decide._learned import SourceKey
 
 __all__ = [
     "C_GRID",

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from .._rubric import Level, Metric
 from .._verdict import CaseVerdict, Score, Verdict, VoteStatus
+from ..adapters._rubric import Level, Metric
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -58,7 +58,7 @@ def isotonic_steps(probability: Sequence[float], correct: Sequence[bool]) -> Ste
 
 
 def calibrated(steps: Steps, probability: NDArray[np.float64]) -> NDArray[np.float64]:
-    """`jury._learned.FitStage.calibrated`, for many probabilities at once."""
+    """`jury.decide._learned.FitStage.calibrated`, for many probabilities at once."""
     if not steps:
         return np.asarray(probability, dtype=np.float64)
     bounds = np.array([b for b, _ in steps])

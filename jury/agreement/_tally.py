@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .._verdict import CaseVerdict, Metric, Score, VoteStatus
-from ._panel import (
+from ._panel_stats import (
     AgreementSummary,
     MetricAgreement,
     metric_agreement,

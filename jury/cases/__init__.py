@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .._case import Case
+from ._case import Case
 from ._fields import field_map_problems, parse_map
 from ._read import FORMATS
 from ._source import CaseSource, content_id

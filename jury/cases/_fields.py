@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._case import Case, Trace
 from .._problems import spellings, suggest
+from ._case import Case, Trace
 
 __all__ = ["FieldMap", "field_map_problems", "parse_map"]
 

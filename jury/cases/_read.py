@@ -21,10 +21,10 @@ from typing import IO, Any
 
 import jiter
 
-from .._case import Case
 from .._errors import CaseFileError, ConfigError, LineError
 from .._problems import spellings, utf8_problem
-from .._trace_formats import trace_format
+from ._case import Case
+from ._trace_formats import trace_format
 
 __all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff"]
 

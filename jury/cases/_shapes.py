@@ -8,9 +8,9 @@ as a conversation); of one message, its text is the question.
 
 ================  ==========================================================================
 OpenTelemetry     an OTLP JSON export of GenAI spans (``resourceSpans``): a case per trace
-                  (`jury._traces_otel`)
+                  (`jury.cases._otel`)
 MLflow            a trace as ``Trace.to_json()`` writes it (``info``, ``data.spans``)
-                  (`jury._traces_mlflow`)
+                  (`jury.cases._mlflow`)
 OpenAI evals      ``input`` (chat messages), ``ideal`` (one answer or a list of answers)
 Inspect           ``input`` (text or chat messages), ``target`` (text or list), ``choices``
 LangSmith         ``inputs`` (``messages``: a conversation), ``outputs`` and
@@ -34,8 +34,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import ConfigError
-from .._trace_formats import TRACE_KEYS, trace_format, trace_record
-from .._turns import TurnsError, read_turns
+from ._trace_formats import TRACE_KEYS, trace_format, trace_record
+from ._turns import TurnsError, read_turns
 
 __all__ = ["SHAPES", "promptfoo_tests", "recognise"]
 

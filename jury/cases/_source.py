@@ -23,14 +23,14 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from .._case import Case
 from .._errors import CaseFileError, ConfigError, LineError
 from .._logging import Events
 from .._problems import problems, spellings
-from .._trace_formats import split_traces
+from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shapes import recognise
+from ._trace_formats import split_traces
 
 __all__ = ["CaseSource", "content_id"]
 

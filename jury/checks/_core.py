@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias, cast, overload
 
-from .._case import Case
 from .._verdict import CheckOutcome, CheckResult
+from ..cases._case import Case
 from ._pii import scrub
 from ._settings import Stage
 

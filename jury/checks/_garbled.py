@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from .._case import Case
+from ..cases._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._settings import GarbledRule
 

@@ -20,15 +20,15 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._case import Case
 from .._errors import MissingCredentialError
-from .._model import JudgeRequest, Message
 from .._verdict import CallStats, CheckResult
+from ..adapters._model import JudgeRequest, Message
+from ..cases._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed, unavailable
 from ._settings import ModerationRule
 
 if TYPE_CHECKING:
-    from .._calls import CallLayer
+    from ..engine._calls import CallLayer
 
 __all__ = ["bound_moderation", "moderation", "unbound_moderation"]
 
@@ -103,8 +103,8 @@ def unbound_moderation(rule: ModerationRule) -> CheckFunction:
 
 def bound_moderation(rule: ModerationRule, calls: CallLayer) -> CheckFunction:
     """The check asking its model through `calls`, or "not applicable" without its key."""
-    from .._calls import CallFailed, OverBudget
-    from .._registry import resolve_model
+    from ..engine._calls import CallFailed, OverBudget
+    from ..panel._registry import resolve_model
 
     try:
         model = resolve_model(rule.model)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, cast
 
-from .._case import Case
+from ..cases._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._pii import Hit, email_allowed, find
 from ._settings import BlocklistRule, LengthRule, Level, PiiRule, RedirectRule, RefusalRule

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._case import Case, Point
+from ..cases._case import Case, Point
 from ._core import Finding, clip, failed, not_applicable, passed
 
 __all__ = [

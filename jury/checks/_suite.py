@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._case import Case
 from .._errors import ConfigError
 from .._verdict import STAGES, CheckResult
+from ..cases._case import Case
 from . import _output as output
 from . import _trace as trace
 from ._core import Check, CheckFunction, check
@@ -23,7 +23,7 @@ from ._quotes import check_quotes
 from ._settings import CheckRule, CheckSettings, CustomCheck, ModerationRule, Stage
 
 if TYPE_CHECKING:
-    from .._calls import CallLayer
+    from ..engine._calls import CallLayer
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
 

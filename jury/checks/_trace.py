@@ -37,8 +37,8 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from .._case import Case, ToolCall
-from .._turns import decoded_arguments
+from ..cases._case import Case, ToolCall
+from ..cases._turns import decoded_arguments
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._settings import CitationRule
 

@@ -26,7 +26,7 @@ from ._options import (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..agreement._panel import AgreementSummary, MetricAgreement
+    from ..agreement._panel_stats import AgreementSummary, MetricAgreement
 
 __all__ = ["register"]
 
@@ -114,9 +114,9 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._records import read_manifest
     from ..cases import load_cases
     from ..report._agreement import run_agreement
+    from ..runs._records import read_manifest
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")

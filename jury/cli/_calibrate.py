@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from .._jury import Jury
-from .._panel_warnings import panel_warnings
 from .._verdict import CaseVerdict, Verdict
+from ..engine._jury import Jury
+from ..panel._warnings import panel_warnings
 
 if TYPE_CHECKING:
     from ..agreement import LabelAgreement

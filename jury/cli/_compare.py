@@ -29,8 +29,8 @@ from .._problems import problems, read_toml
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .._panel import CompareRules
     from ..agreement._compare import ChangeKind, Comparison
+    from ..panel._panel import CompareRules
 
 __all__ = ["register"]
 
@@ -91,7 +91,7 @@ def register(sub: Any) -> None:
 
 def rules_from(args: argparse.Namespace) -> CompareRules:
     """The jury file's ``[compare]`` table, with flags taking precedence."""
-    from .._panel import CompareRules
+    from ..panel._panel import CompareRules
 
     table: dict[str, Any] = {}
     if args.jury:
@@ -133,8 +133,8 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._records import read_cases, read_manifest, read_verdicts
     from ..agreement._compare import compare_runs
+    from ..runs._records import read_cases, read_manifest, read_verdicts
     from ._options import manifest_rubric, rubric_metrics
 
     a_dirs, b_dirs = _sides(args)

@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._subset import Selection
+    from ..cases._subset import Selection
     from ._options import case_source, checks_for, panel_for, subset_from
 
     panel = panel_for(args)

@@ -35,8 +35,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._records import read_cases, read_verdicts, require_manifest
     from ..report._export import case_rows, vote_rows, write_rows
+    from ..runs._records import read_cases, read_verdicts, require_manifest
 
     require_manifest(args.run)
     verdicts = sorted(read_verdicts(args.run), key=lambda v: v.case_id)

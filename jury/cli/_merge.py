@@ -30,10 +30,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
-    from .._merge import merge_runs
-    from .._panel import Panel
-    from .._records import new_run_dir
+    from ..panel._panel import Panel
     from ..report._publish import publish
+    from ..runs._merge import merge_runs
+    from ..runs._records import new_run_dir
 
     configure_logging(args.verbose, json=args.log_json)
     out = Path(args.out) if args.out else new_run_dir()

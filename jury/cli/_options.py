@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._defaults import default_panel
 from .._errors import ConfigError
-from .._panel import Panel, load_panel, thresholds_problem
-from .._subset import Subset
 from .._verdict import CaseVerdict
 from ..cases import FORMATS, CaseSource, field_map_problems, iter_cases, parse_map
+from ..cases._subset import Subset
 from ..checks._suite import CheckSuite
+from ..panel._defaults import default_panel
+from ..panel._panel import Panel, load_panel, thresholds_problem
 from ..report._agreement import manifest_rubric, rubric_metrics
 from ..report._publish import HTML_CASES, ReportPaths
 
@@ -102,7 +102,7 @@ def select_verdicts(run: str, subset: Subset) -> list[CaseVerdict]:
     The filters see the cases in the order the run recorded them (its cases.jsonl, the cases
     file's order), so that ``--limit`` and ``--sample`` pick the same cases as in `jury run`.
     """
-    from .._records import read_verdicts
+    from ..runs._records import read_verdicts
 
     verdicts = read_verdicts(run)
     if subset.everything:

@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._case import Case
 from .._errors import ConfigError
-from .._panel import Juror, Panel
 from .._redact import Redactor
-from .._registry import load_rubric
-from .._rubric import Rubric
+from ..adapters._rubric import Rubric
+from ..cases._case import Case
+from ..panel._panel import Juror, Panel
+from ..panel._registry import load_rubric
 
 __all__ = ["register", "render_snapshot", "snapshot_files"]
 

@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("jury report: give a run directory, or --compare A B (not both)")
     if args.compare:
         return _compare(args)
-    from .._panel import Panel
-    from .._records import require_manifest
+    from ..panel._panel import Panel
     from ..report._publish import publish
+    from ..runs._records import require_manifest
     from ._options import report_paths
 
     manifest = require_manifest(args.run)
@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .._records import write_atomic
     from ..report._compare_html import render_compare
+    from ..runs._records import write_atomic
 
     if args.junit or args.json:
         raise ConfigError("jury report --compare writes one HTML page: give --html PATH only")

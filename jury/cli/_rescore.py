@@ -1,6 +1,6 @@
 """`jury rescore RUN`: the verdicts a recorded run gives under other rules, with no judge call.
 
-The recorded votes are decided again by the engine's own decision step (`jury._cascade`)
+The recorded votes are decided again by the engine's own decision step (`jury.decide._cascade`)
 under a new aggregation, quorum, tie policy or threshold, or by a learned jury
 (``--calibration FIT``, from `jury calibrate --fit`). A cascaded run is walked tier by tier as
 it was judged; a tier the new rules want but the run never asked leaves its case INCONCLUSIVE.
@@ -17,12 +17,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._cascade import Decider
-from .._case import Case
-from .._decide import AGGREGATIONS
 from .._errors import ConfigError
-from .._panel import Panel
-from .._records import (
+from .._verdict import CaseVerdict
+from ..adapters._rubric import Rubric
+from ..cases._case import Case
+from ..decide._cascade import Decider
+from ..decide._core import AGGREGATIONS
+from ..panel._panel import Panel
+from ..panel._registry import load_rubric
+from ..runs._records import (
     Redactor,
     RunRecord,
     new_run_dir,
@@ -30,9 +33,6 @@ from .._records import (
     read_cases,
     require_manifest,
 )
-from .._registry import load_rubric
-from .._rubric import Rubric
-from .._verdict import CaseVerdict
 from ._options import select_verdicts, subset_from
 
 __all__ = ["register", "rescore"]
@@ -122,7 +122,7 @@ def decider(panel: Panel, rubric: Rubric) -> Decider:
     fit = None
     tiers = {juror.id: juror.tier for juror in panel.jurors}
     if panel.calibration is not None:
-        from .._learned import load_fit
+        from ..decide._learned import load_fit
 
         fit = load_fit(panel.calibration)
         fit.check_panel(tiers, rubric, panel.calibration)

@@ -16,12 +16,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._batch_run import batch_jurors
-from .._cache import SqliteCache, default_cache_dir
 from .._errors import ConfigError
-from .._jury import Jury
-from .._panel import Panel
-from .._records import (
+from .._verdict import CaseVerdict
+from ..batch._run import batch_jurors
+from ..cases import CaseSource
+from ..cases._subset import Selection, Subset
+from ..engine._cache import SqliteCache, default_cache_dir
+from ..engine._jury import Jury
+from ..panel._panel import Panel
+from ..report._progress import RunProgress
+from ..report._publish import publish
+from ..runs._lock import RunLock
+from ..runs._records import (
     Redactor,
     RunRecord,
     build_manifest,
@@ -31,21 +37,7 @@ from .._records import (
     prompt_hashes,
     require_manifest,
 )
-from .._run_batches import (
-    batch_run,
-    judge_batches,
-    print_pending,
-    record_options,
-    resumed_arguments,
-    same_shard,
-)
-from .._runlock import RunLock
-from .._shards import Shard
-from .._subset import Selection, Subset
-from .._verdict import CaseVerdict
-from ..cases import CaseSource
-from ..report._progress import RunProgress
-from ..report._publish import publish
+from ..runs._shards import Shard
 from ._options import (
     add_case_arguments,
     add_check_options,
@@ -58,6 +50,14 @@ from ._options import (
     panel_for,
     report_paths,
     subset_from,
+)
+from ._run_batches import (
+    batch_run,
+    judge_batches,
+    print_pending,
+    record_options,
+    resumed_arguments,
+    same_shard,
 )
 
 __all__ = ["register"]
@@ -278,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
             )
         finally:
             source.close()
-    from .._panel_warnings import panel_warnings
+    from ..panel._warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
     warnings = panel_warnings(panel)
@@ -347,6 +347,6 @@ def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None
 
     if not (args.otel or os.environ.get("JURY_OTEL") == "1"):
         return None
-    from .._otel import VerdictEvents
+    from ..report._otel_events import VerdictEvents
 
     return VerdictEvents().emit

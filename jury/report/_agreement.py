@@ -8,13 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._case import Case
 from .._errors import ConfigError
-from .._registry import load_rubric
 from .._verdict import CaseVerdict, Metric
+from ..cases._case import Case
+from ..panel._registry import load_rubric
 
 if TYPE_CHECKING:
-    from ..agreement._panel import AgreementSummary
+    from ..agreement._panel_stats import AgreementSummary
     from ..agreement._ratings import Estimate
 
 __all__ = [
@@ -74,7 +74,7 @@ def run_agreement(
     widest: int = WIDEST,
     interval: Literal["percentile", "bca"] = "percentile",
 ) -> AgreementSummary:
-    from ..agreement._panel import summarize_agreement
+    from ..agreement._panel_stats import summarize_agreement
 
     return summarize_agreement(
         verdicts,

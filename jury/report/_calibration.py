@@ -9,12 +9,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._case import Case
 from .._verdict import CaseVerdict, Verdict, VoteStatus
+from ..cases._case import Case
 
 if TYPE_CHECKING:
     from ..agreement._fitting import FitResult, StageResult
-    from ..agreement._panel import EffectiveJudges
+    from ..agreement._panel_stats import EffectiveJudges
     from ..agreement._select import Subset
 
 __all__ = ["Tradeoff", "print_fit", "print_selection", "tradeoff_page", "tradeoff_svg"]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._case import Case
-from .._records import read_cases, read_verdicts, require_manifest
 from .._verdict import CaseVerdict, Verdict
+from ..cases._case import Case
+from ..runs._records import read_cases, read_verdicts, require_manifest
 from ._agreement import manifest_rubric, rubric_metrics
 from ._page import render_page
 from ._summary import summarize

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._case import Case
-from .._turns import ToolCall
 from .._verdict import CaseVerdict, VoteStatus
+from ..cases._case import Case
+from ..cases._turns import ToolCall
 from ._views import number
 
 __all__ = ["conversation_line", "conversation_view", "failing_turns"]

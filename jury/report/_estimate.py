@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
-from .._case import Case
-from .._estimate import CHARS_PER_TOKEN, Checks, RunEstimate, estimate
-from .._panel import Panel
+from ..cases._case import Case
+from ..panel._panel import Panel
+from ..runs._estimate import CHARS_PER_TOKEN, Checks, RunEstimate, estimate
 from ._console import console_for
 
 __all__ = ["print_estimate"]

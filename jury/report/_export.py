@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .._case import Case
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, CheckOutcome, Vote
+from ..cases._case import Case
 
 __all__ = ["FORMATS", "case_rows", "vote_rows", "write_rows"]
 

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._case import Case
-from .._panel import Gate
+from ..cases._case import Case
+from ..panel._panel import Gate
 from ._agreement import RESAMPLES, agreement_rows, estimate_text
 from ._conversation import conversation_view
 from ._index import Entry, VerdictIndex
@@ -27,7 +27,7 @@ from ._summary import RunSummary, batch_line
 from ._views import ErrorGroup, anchor, case_view
 
 if TYPE_CHECKING:
-    from ..agreement._panel import AgreementSummary
+    from ..agreement._panel_stats import AgreementSummary
 
 __all__ = ["Cards", "Page", "write_html"]
 

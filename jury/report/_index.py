@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .._records import read_verdict_at, scan_verdicts, verdicts_path
 from .._verdict import CaseVerdict, Verdict
+from ..runs._records import read_verdict_at, scan_verdicts, verdicts_path
 from ._views import VERDICT_ORDER
 
 __all__ = ["Entry", "VerdictIndex"]

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._case import Case
 from .._errors import ConfigError
-from .._panel import Panel
-from .._registry import load_rubric
-from .._rubric import Rubric
+from ..adapters._rubric import Rubric
+from ..cases._case import Case
+from ..panel._panel import Panel
+from ..panel._registry import load_rubric
 from ._views import anchor
 
 __all__ = ["PromptBook", "prompt_book"]

@@ -13,10 +13,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._case import Case
-from .._panel import Gate, Panel
-from .._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
 from .._verdict import Verdict
+from ..cases._case import Case
+from ..panel._panel import Gate, Panel
+from ..runs._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
 from ._agreement import CONFIDENCE, RESAMPLES, SEED, WIDEST, manifest_rubric, rubric_metrics
 from ._calibration import Tradeoff
 from ._console import console_for

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from .._panel import Gate
 from .._verdict import STAGES, CallStats, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
+from ..panel._panel import Gate
 
 __all__ = [
     "CaseNote",

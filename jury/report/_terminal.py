@@ -13,9 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._panel import Gate
 from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
+from ..panel._panel import Gate
 from ._summary import RunSummary, batch_line
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]

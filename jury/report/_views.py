@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._case import Case
 from .._verdict import CaseVerdict, CheckOutcome, Verdict, Vote, VoteStatus
+from ..cases._case import Case
 
 __all__ = ["ErrorGroup", "ErrorGroups", "anchor", "case_view", "number"]
 

@@ -7,8 +7,8 @@ import pytest
 from scipy.stats import binomtest, wilcoxon
 
 from jury import CaseVerdict, MetricResult, Verdict
-from jury._panel import CompareRules
 from jury.agreement._compare import compare_runs
+from jury.panel._panel import CompareRules
 
 P, F, UNDECIDED = Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE
 

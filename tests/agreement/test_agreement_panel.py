@@ -8,7 +8,6 @@ import pytest
 
 from agreement_helpers import METRICS, case, judge, juror, vote
 from jury import Case, Metric, Verdict, VoteStatus
-from jury._registry import load_rubric
 from jury.agreement import (
     VERDICT,
     Ratings,
@@ -20,6 +19,7 @@ from jury.agreement import (
     stability,
     summarize_agreement,
 )
+from jury.panel._registry import load_rubric
 
 
 def _metrics() -> tuple[Metric, ...]:

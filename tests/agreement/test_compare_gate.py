@@ -13,10 +13,10 @@ import pytest
 from agreement_helpers import write_run
 from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
 from jury._errors import ConfigError
-from jury._panel import CompareRules
 from jury._verdict import CallStats
 from jury.agreement._compare import compare_runs
 from jury.cli._main import main
+from jury.panel._panel import CompareRules
 
 P, F, UNDECIDED = Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE
 STEADY = [f"steady-{i:02}" for i in range(14)]

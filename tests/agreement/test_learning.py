@@ -12,7 +12,6 @@ import pytest
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from jury._learned import SourceKey
 from jury.agreement._learn import (
     columns_of,
     design,
@@ -23,6 +22,7 @@ from jury.agreement._learn import (
     softmax,
 )
 from jury.agreement._selective import calibrated, curve, fixed_sequence, isotonic_steps
+from jury.decide._learned import SourceKey
 
 
 def src(juror: str) -> SourceKey:

@@ -1,8 +1,16 @@
-"""The project's import graph, read from the source with `ast` (nothing is imported)."""
+"""The project's import graph, read from the source with `ast` (nothing is imported), once per
+test session.
+
+Every import statement counts: at module level, under ``if TYPE_CHECKING:`` (a type the checker
+needs is a dependency all the same: a circle through it is a type in the wrong module) and
+inside functions (a deferred import is still a dependency). Importing ``a.b.c`` imports the
+packages ``a.b`` and ``a`` first, so their ``__init__`` modules count as imported too, except the
+packages that hold the importer (Python has imported them before the importer runs)."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("jury", "providers", "rubrics")
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -22,33 +30,15 @@ def source_files() -> Iterator[Path]:
         yield from sorted((ROOT / package).rglob("*.py"))
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import that runs, at module level or inside a function (a deferred import is
-    still a dependency); imports under ``if TYPE_CHECKING:`` are for the type checker only."""
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _type_checking_only(node):
-            yield from (n for child in node.orelse for n in _imports_in(child))
-            continue
-        yield from _imports_in(node)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
 
 
-def _imports_in(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        yield node
-    else:
-        yield from _imports(node)
-
-
-def imports_of(path: Path, known: set[str]) -> dict[str, int]:
+def imports_of(path: Path, known: set[str], root: Path = ROOT) -> dict[str, int]:
     """The project modules `path` imports, each with the line of its first import."""
-    name = module_name(path)
+    name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: dict[str, int] = {}
     for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
@@ -67,15 +57,23 @@ def imports_of(path: Path, known: set[str]) -> dict[str, int]:
             # first in any case); `from package import name` depends on the package itself.
             targets = [*submodules] if all(m in known for m in submodules) else [origin]
         for dotted in targets:
-            # The nearest project module that the name is, or lies inside.
+            # The nearest project module that the name is, or lies inside, and the packages
+            # around it that are not around the importer.
             target = dotted
             while target and target not in known:
                 target = target.rpartition(".")[0]
-            if target and target != name:
-                found.setdefault(target, node.lineno)
+            while target:
+                if target != name and not _holds(target, name) and target in known:
+                    found.setdefault(target, node.lineno)
+                target = target.rpartition(".")[0]
     return found
 
 
+def _holds(package: str, module: str) -> bool:
+    return module.startswith(package + ".")
+
+
+@functools.cache
 def import_graph() -> dict[str, dict[str, int]]:
     files = list(source_files())
     known = {module_name(path) for path in files}

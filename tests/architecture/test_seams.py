@@ -16,7 +16,7 @@ IMPLEMENTERS = ("providers", "rubrics")
 
 
 def _private(dotted: str) -> bool:
-    """Whether a dotted name lies in the private part of `jury` (``jury._model``,
+    """Whether a dotted name lies in the private part of `jury` (``jury.adapters._model``,
     ``jury.checks._pii``...)."""
     parts = dotted.split(".")
     return parts[0] == "jury" and any(_private_part(part) for part in parts[1:])
@@ -73,12 +73,12 @@ def test_providers_and_rubrics_use_only_public_names_of_jury() -> None:
     "source",
     [
         "from jury._errors import ConfigError",
-        "import jury._prices",
+        "import jury.adapters._prices",
         "from jury import _registry",
         "from jury.checks._pii import find",
-        "def f():\n    from jury._rubric import case_fence",
+        "def f():\n    from jury.adapters._rubric import case_fence",
         "if TYPE_CHECKING:\n    from jury._verdict import Score",
-        "import jury\nx = jury._limits.limits_for",
+        "import jury\nx = jury.engine._limits.limits_for",
     ],
 )
 def test_a_private_use_is_found_wherever_it_hides(source: str) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from batch_helpers import JURORS, make_cases, script_jurors, write_cases
 
-from jury._records import read_verdicts
 from jury.cli import main
+from jury.runs._records import read_verdicts
 from served import ServerThread
 
 
@@ -140,7 +140,7 @@ def test_the_readme_batch_settings_parse_as_documented() -> None:
     import re
     import tomllib
 
-    from jury._panel import panel_from_mapping
+    from jury.panel._panel import panel_from_mapping
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Batches and shards") :]

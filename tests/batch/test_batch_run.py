@@ -24,9 +24,9 @@ from batch_helpers import (
 )
 
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, VoteStatus
-from jury._batch_dispatch import Dispatcher
-from jury._batch_settings import BatchSettings
-from jury._batch_store import BatchStore
+from jury.batch._dispatch import Dispatcher
+from jury.batch._store import BatchStore
+from jury.panel._batch_settings import BatchSettings
 from jury.testing import FakeClock, FakeProviderServer, Fault
 from jury.testing._batches import BATCHES
 
@@ -249,7 +249,7 @@ async def test_a_batch_refused_as_a_whole_leaves_its_votes_unavailable(
 
 
 def test_batch_jurors_follow_the_juror_then_the_panel_then_the_command_line() -> None:
-    from jury._batch_run import batch_jurors
+    from jury.batch._run import batch_jurors
 
     jurors = (
         Juror(model=OPENAI, batch=False),

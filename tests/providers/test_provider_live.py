@@ -13,7 +13,7 @@ import pytest
 from provider_helpers import TRANSPORTS, judge, panel
 
 from jury import Verdict, VoteStatus
-from jury._defaults import DEFAULT_JURORS
+from jury.panel._defaults import DEFAULT_JURORS
 
 pytestmark = pytest.mark.live
 

@@ -1,0 +1,263 @@
+"""Batches at their providers: sending them, polling them, collecting their results.
+
+The `Dispatcher` moves each batch of the run's `BatchStore` through its life (see
+``jury.batch._store``): a sealed batch is created at its provider (at most ``in_flight`` a
+model; a 429 leaves it sealed for the next round), one whose creation may have reached the
+provider is looked for before anything is sent again, a batch in flight is polled, and an
+ended one's results are written into the store in one transaction. Every call to a batch API
+goes through the engine's retries, its errors classified by the model's own `classify_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from functools import partial
+from typing import TypeVar
+
+from .._clock import Clock
+from .._errors import AuthenticationError, ProviderError, RateLimitedError, TransientError
+from ..adapters._batch import BatchAPI, BatchStatus
+from ..adapters._model import JudgeModel
+from ..engine._calls import _backoff
+from ..panel._batch_settings import BatchSettings
+from ..panel._panel import RetrySettings
+from ._model import Batcher
+from ._store import BatchRow, BatchStore
+
+__all__ = ["OPEN", "Dispatcher", "eta"]
+
+T = TypeVar("T")
+
+#: States of a batch that is not over yet.
+OPEN = ("sealed", "creating", "submitted")
+
+
+class Dispatcher:
+    """Sends, polls and collects the batches of one run."""
+
+    def __init__(
+        self,
+        store: BatchStore,
+        batchers: Mapping[str, Batcher],
+        models: Mapping[str, JudgeModel],
+        *,
+        settings: BatchSettings,
+        retry: RetrySettings,
+        clock: Clock,
+        notify: Callable[[str], None],
+    ) -> None:
+        self._store = store
+        self._batchers = batchers
+        self._models = models
+        self._settings = settings
+        self._retry = retry
+        self._clock = clock
+        self._notify = notify
+        self._rng = random.Random()
+        self._sending: asyncio.Task[None] | None = None
+        #: When each model's provider, having refused a batch with a 429, takes one again.
+        self._not_before: dict[str, float] = {}
+        #: Batches whose results were written into the store by this process.
+        self.collected = 0
+
+    def pending(self) -> list[BatchRow]:
+        return self._store.batches(OPEN)
+
+    def send_due(self) -> None:
+        """Seal the batches that have collected long enough, and send them meanwhile."""
+        for batcher in self._batchers.values():
+            if batcher.due():
+                batcher.seal()
+        if self._sending is None or self._sending.done():
+            self._sending = asyncio.create_task(self.submit_sealed())
+
+    async def seal_all(self) -> None:
+        """Seal every batch being collected, once what is being sent meanwhile is sent."""
+        for batcher in self._batchers.values():
+            batcher.seal()
+        if self._sending is not None:
+            await self._sending
+            self._sending = None
+
+    async def recover(self) -> None:
+        """Settle what a killed run left half done (see `jury.batch._store`): a batch still
+        being written is dropped (nothing of it was sent); one being created is looked for."""
+        for row in self._store.batches(("preparing",)):
+            self._store.drop(row.label)
+        await self._reconcile()
+
+    async def _reconcile(self) -> None:
+        """Adopt each batch whose creation may have reached its provider, or send it again
+        only when the provider does not have it."""
+        for row in self._store.batches(("creating",)):
+            api = self._api(row)
+            # Its provider may list a batch a little before our clock says it was made.
+            look = partial(api.find, row.label, row.requests, row.changed - 300)
+            try:
+                found = await self._call(row, look)
+            except ProviderError as exc:
+                self._notify(f"batch {row.label} ({row.model}): cannot look for it yet: {exc}")
+                continue
+            if found is None:
+                self._store.update(row.label, "sealed")
+            else:
+                self._submitted(row, found)
+
+    async def drain(self, *, wait: bool) -> None:
+        """Send sealed batches, poll the ones in flight and collect those that ended; with
+        `wait`, until none is left."""
+        while True:
+            await self._reconcile()
+            await self.submit_sealed()
+            for row in self._store.batches(("submitted",)):
+                await self._poll(row)
+            if not wait or not self._store.batches(OPEN):
+                return
+            await self._clock.sleep(self._pause())
+
+    def _pause(self) -> float:
+        """How long to wait for the next round: a poll interval, or, when the only batches
+        left wait for a provider that refused them, until it said to come back."""
+        if self._store.batches(("creating", "submitted")) or not self._not_before:
+            return self._settings.poll
+        left = min(self._not_before.values()) - self._clock.monotonic()
+        return max(self._settings.poll, left)
+
+    async def submit_sealed(self) -> None:
+        for row in self._store.batches(("sealed",)):
+            if self._clock.monotonic() < self._not_before.get(row.model, 0.0):
+                continue
+            flying = self._store.batches(("creating", "submitted"))
+            if sum(r.model == row.model for r in flying) < self._settings.in_flight:
+                await self._create(row)
+
+    async def _create(self, row: BatchRow) -> None:
+        api = self._api(row)
+        path = self._store.input(row.label)
+        self._store.update(row.label, "creating")
+        try:
+            status = await self._call(
+                row, lambda: api.create(path, row.requests, row.label), created=True
+            )
+        except RateLimitedError as exc:
+            # Refused for now (too much queued at the provider): sent again once it says.
+            wait = exc.retry_after if exc.retry_after is not None else self._settings.poll
+            self._not_before[row.model] = self._clock.monotonic() + wait
+            self._store.update(row.label, "sealed", error=str(exc))
+            self._notify(f"batch {row.label} ({row.model}): not sent yet: {exc}")
+            return
+        except TransientError as exc:
+            # The provider may hold it: the next round looks for it before creating it.
+            self._store.update(row.label, "creating", error=str(exc))
+            self._notify(f"batch {row.label} ({row.model}): creating it failed for now: {exc}")
+            return
+        except ProviderError as exc:
+            self._store.update(row.label, "submitted", error=str(exc))
+            self._store.collect(row.label, (), ("errored", f"the batch was refused: {exc}", False))
+            self._notify(f"batch {row.label} ({row.model}): refused: {exc}")
+            return
+        self._submitted(row, status)
+        path.unlink(missing_ok=True)
+
+    def _submitted(self, row: BatchRow, status: BatchStatus) -> None:
+        self._store.update(
+            row.label,
+            "submitted",
+            provider_id=status.id,
+            status=status.state,
+            counts=dict(status.counts),
+            expires=status.expires,
+            error=None,
+        )
+        self._notify(
+            f"batch {row.label} ({row.model}): sent {row.requests} requests as {status.id}"
+        )
+
+    async def _poll(self, row: BatchRow) -> None:
+        api = self._api(row)
+        batch_id = row.provider_id or ""
+        try:
+            status = await self._call(row, lambda: api.retrieve(batch_id))
+        except ProviderError as exc:
+            self._notify(f"batch {row.label} ({row.model}, {batch_id}): no status: {exc}")
+            return
+        self._store.update(row.label, "submitted", status=status.state, counts=dict(status.counts))
+        counts = ", ".join(f"{name} {n}" for name, n in status.counts.items())
+        self._notify(f"batch {row.label} ({row.model}, {batch_id}): {status.state} · {counts}")
+        if status.ended:
+            await self._collect(row, api, status)
+
+    async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
+        outcomes = []
+        async for outcome in api.results(status):
+            retryable = outcome.kind in ("expired", "canceled") or isinstance(
+                outcome.error, TransientError
+            )
+            error = str(outcome.error) if outcome.error is not None else None
+            outcomes.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
+        if status.failure is not None:
+            missing = ("errored", f"the batch failed: {status.failure}", False)
+        else:
+            missing = ("expired", f"not answered before the batch ended ({status.state})", True)
+        self._store.collect(row.label, outcomes, missing)
+        self.collected += 1
+        kinds: dict[str, int] = {}
+        for _, kind, *_rest in outcomes:
+            kinds[kind] = kinds.get(kind, 0) + 1
+        left = row.requests - len(outcomes)
+        if left:
+            kinds[missing[0]] = kinds.get(missing[0], 0) + left
+        tally = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+        self._notify(f"batch {row.label} ({row.model}, {status.id}): collected: {tally}")
+
+    def _api(self, row: BatchRow) -> BatchAPI:
+        return self._batchers[row.model].api
+
+    async def _call(
+        self, row: BatchRow, make: Callable[[], Awaitable[T]], *, created: bool = False
+    ) -> T:
+        """One call of a batch API, with the engine's retries; a provider's error comes out
+        classified. A call that `created` something is retried only after a 429 (a refusal):
+        after any other failure the batch may exist, and is looked for before it is sent."""
+        model = self._models[row.model]
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await make()
+            except Exception as exc:
+                error = model.classify_error(exc)
+            if isinstance(error, AuthenticationError):
+                raise error
+            retry = isinstance(error, RateLimitedError if created else TransientError)
+            if not retry or attempt >= self._retry.attempts:
+                raise error
+            delay = _backoff(self._retry, self._rng, attempt, error)
+            if delay is None:
+                raise error
+            await self._clock.sleep(delay)
+
+
+def eta(pending: Iterable[BatchRow], in_flight: int) -> str:
+    """When to come back, from the providers' own deadlines and the batches not sent yet: a
+    model's next `in_flight` batches go out only as its batches in flight end, so each round
+    of them waits for the one before."""
+    rows = list(pending)
+    deadlines = [row.expires for row in rows if row.expires]
+    unsent = Counter(row.model for row in rows if row.state == "sealed")
+    rounds = 1 + max((-(-n // in_flight) for n in unsent.values()), default=0)
+    if not deadlines:
+        said = "batches usually end within an hour, and within 24 hours at the latest"
+    else:
+        latest = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(max(deadlines)))
+        said = f"batches usually end within an hour; the providers give up on them by {latest}"
+    if rounds == 1:
+        return said
+    return (
+        f"{said}; with those not sent yet, {rounds} rounds of batches one after another: "
+        f"usually about {rounds} hours in all, at most {rounds * 24} hours"
+    )

@@ -1,0 +1,3 @@
+"""Votes to a verdict, pure: reducers, quorum, ties, tiers and learned models (reused by `jury
+rescore`).
+"""

@@ -1,0 +1,3 @@
+"""One case, layer by layer: the front (`Jury`), the stream, the case layer, the vote layer, the
+call layer, the account limits and the call cache.
+"""

@@ -1,0 +1,303 @@
+"""The call layer: one request to one model, and what it cost.
+
+A `Caller` owns everything between the vote layer and an adapter for one model, in this
+order: cache -> budget -> account limiter -> timeout -> retry (honouring ``retry-after``) ->
+price. It returns the reply and adds the call's accounting to a `CallStats`, the one type in
+which calls are counted everywhere (a vote's calls, a juror's over a run, a run's).
+
+Failures and rate limits are retried on two different budgets: a failure (5xx, timeout, a
+broken body) uses up one of `retry.attempts`; a 429 does not, it only costs time, and a call
+keeps waiting out 429s for up to `retry.rate_limit_wait` seconds. A busy account therefore
+slows a run down without turning its cases INCONCLUSIVE. An account that cannot serve at all
+(a rejected key, a quota no retry clears) stops the run.
+
+`CallLayer` builds the callers of one `Jury`: a caller per model, one limiter per provider
+account (shared by every juror on it), and one budget for the run. The shape is Inspect AI's
+`Model` over `ModelAPI`: adapters never retry, sleep or cache; this module does, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import replace
+
+from .._clock import Clock
+from .._errors import AccountError, ProviderError, RateLimitedError, TransientError
+from .._verdict import CallStats
+from ..adapters._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, call_key
+from ..panel._panel import Panel, RetrySettings
+from ._limits import AccountLimiter, limits_for
+
+__all__ = [
+    "Budget",
+    "CallFailed",
+    "CallLayer",
+    "Caller",
+    "OverBudget",
+    "StopSignal",
+    "stop_calls",
+]
+
+
+class CallFailed(Exception):
+    """A call that failed for good on one model: its last error and the attempts it took."""
+
+    def __init__(self, model: str, error: ProviderError, attempts: int) -> None:
+        super().__init__(f"{model}: {error} (after {attempts} attempt{'s' * (attempts != 1)})")
+        self.error = error
+        self.attempts = attempts
+
+
+class OverBudget(Exception):
+    """The run's budget is spent: no new call may start."""
+
+
+class Budget:
+    """The most a run may spend (USD), and what it has spent on calls with a known price."""
+
+    __slots__ = ("limit", "spent")
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.spent = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.spent >= self.limit
+
+
+class StopSignal:
+    """Set when the stream of verdicts that started a call is left."""
+
+    __slots__ = ("stopped",)
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+
+#: The stop signal of the stream of verdicts the current task judges for, if any: a consumer
+#: that leaves the stream sets it, and no call of that stream starts afterwards, even in a
+#: task whose cancellation has not been delivered yet.
+_STOP: ContextVar[StopSignal | None] = ContextVar("jury_stop", default=None)
+
+
+@contextmanager
+def stop_calls() -> Iterator[StopSignal]:
+    """A stop signal for the calls made in this context (and the tasks it starts)."""
+    stop = StopSignal()
+    token = _STOP.set(stop)
+    try:
+        yield stop
+    finally:
+        _STOP.reset(token)
+
+
+def _backoff(
+    retry: RetrySettings, rng: random.Random, attempt: int, error: ProviderError
+) -> float | None:
+    """Seconds to wait before the next attempt, or None to give up.
+
+    Exponential backoff with full jitter; a server's retry-after is a floor, and one beyond
+    the cap means the call gives up rather than stall the run.
+    """
+    backoff = rng.uniform(0, min(retry.max_delay, retry.base_delay * 2 ** (attempt - 1)))
+    if isinstance(error, RateLimitedError) and error.retry_after is not None:
+        if error.retry_after > retry.retry_after_cap:
+            return None
+        return max(error.retry_after, backoff)
+    return backoff
+
+
+def _out_of_time(error: RateLimitedError, waited: float, retry: RetrySettings) -> ProviderError:
+    return RateLimitedError(
+        f"{error} (still rate-limited after {waited:.0f}s of waiting; "
+        f"retry.rate_limit_wait is {retry.rate_limit_wait:g}s)",
+        retry_after=error.retry_after,
+        status=error.status,
+    )
+
+
+class Caller:
+    """One model behind the engine's rules. `call` sends one request and returns its reply;
+    it raises `CallFailed` when the model fails for good, `AccountError` when the account
+    cannot serve (a rejected key, no quota), `OverBudget` when the run may spend no more."""
+
+    __slots__ = (
+        "_budget",
+        "_cache",
+        "_clock",
+        "_limiter",
+        "_retry",
+        "_rng",
+        "_served",
+        "_timeout",
+        "model",
+    )
+
+    def __init__(
+        self,
+        model: JudgeModel,
+        limiter: AccountLimiter,
+        *,
+        cache: CallCache | None,
+        budget: Budget,
+        clock: Clock,
+        retry: RetrySettings,
+        timeout: float,
+        rng: random.Random,
+    ) -> None:
+        self.model = model
+        self._limiter = limiter
+        # Offline jurors and replays cost nothing and answer the same way: not worth a row.
+        self._cache = cache if not model.offline else None
+        self._budget = budget
+        self._clock = clock
+        self._retry = retry
+        self._timeout = timeout
+        self._rng = rng
+        # `served_by` of a vote that one model served, built once per model: one tuple less
+        # for the garbage collector to track on every call.
+        self._served: dict[str, tuple[str, ...]] = {}
+
+    async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
+        key = None
+        if self._cache is not None:
+            key = call_key(self.model.name, request, sample)
+            cached = await self._cache.get(key)
+            if cached is not None:
+                stats.cache_hits += 1
+                self._count(cached, stats)
+                return cached
+        reply = await self._attempts(request, stats)
+        # Offline jurors (reference heuristics, replayed records) cost nothing.
+        cost = 0.0 if self.model.offline else self.model.price(reply)
+        if cost is not None:
+            self._budget.spent += cost
+        stats.paid(cost)
+        if reply.batch is not None:
+            stats.batched += 1
+            # The same reply priced as an online call: what the batch saved.
+            online = self.model.price(replace(reply, batch=None))
+            stats.saved(None if online is None or cost is None else online - cost)
+        self._count(reply, stats)
+        if key is not None and self._cache is not None:
+            await self._cache.put(key, self.model.name, request, reply)
+        return reply
+
+    def _count(self, reply: JudgeReply, stats: CallStats) -> None:
+        usage = reply.usage
+        stats.input_tokens += usage.input_tokens
+        stats.output_tokens += usage.output_tokens
+        stats.cached_tokens += usage.cached_tokens
+        served = reply.model or self.model.name
+        if not stats.served_by:
+            one = self._served.get(served)
+            if one is None:
+                one = self._served[served] = (served,)
+            stats.served_by = one
+        else:
+            stats.served(served)
+
+    async def _attempts(self, request: JudgeRequest, stats: CallStats) -> JudgeReply:
+        model, limiter, retry = self.model, self._limiter, self._retry
+        stop = _STOP.get()
+        attempt = failures = throttles = 0
+        limited_since: float | None = None
+        while True:
+            if stop is not None and stop.stopped:
+                raise asyncio.CancelledError
+            if self._budget.exhausted:
+                raise OverBudget
+            attempt += 1
+            stats.attempts += 1
+            started = time.perf_counter()
+            try:
+                # The slot is sized by the request so that a tokens-per-minute limit can
+                # pace it; waiting for it does not count against the attempt's timeout.
+                async with limiter.slot(request), asyncio.timeout(self._timeout):
+                    reply = await model.complete(request)
+            except TimeoutError:
+                error: ProviderError = TransientError(f"no reply within {self._timeout:g}s")
+            except Exception as exc:  # every foreign error goes through the classifier
+                error = model.classify_error(exc)
+            else:
+                stats.latency_s += time.perf_counter() - started
+                if reply.rate_limits:
+                    limiter.learn(reply.rate_limits)
+                return reply
+            stats.latency_s += time.perf_counter() - started
+            if isinstance(error, AccountError):
+                raise error
+            if isinstance(error, RateLimitedError):
+                # A 429 costs time, not an attempt: wait it out within the call's budget.
+                limiter.rate_limited(error.retry_after, error.rate_limits)
+                throttles += 1
+                now = self._clock.monotonic()
+                limited_since = now if limited_since is None else limited_since
+                delay = _backoff(retry, self._rng, throttles, error)
+                if delay is None:
+                    raise CallFailed(model.name, error, attempt)
+                if now + delay - limited_since > retry.rate_limit_wait:
+                    waited = now - limited_since
+                    raise CallFailed(model.name, _out_of_time(error, waited, retry), attempt)
+                await self._clock.sleep(delay)
+                continue
+            failures += 1
+            if not isinstance(error, TransientError) or failures >= retry.attempts:
+                raise CallFailed(model.name, error, attempt)
+            delay = _backoff(retry, self._rng, failures, error)
+            if delay is None:
+                raise CallFailed(model.name, error, attempt)
+            await self._clock.sleep(delay)
+
+
+class CallLayer:
+    """The callers of one jury: one per model, sharing a limiter per account and a budget."""
+
+    def __init__(
+        self,
+        panel: Panel,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        cache: CallCache | None,
+        max_cost: float | None,
+    ) -> None:
+        self.panel = panel
+        self.clock = clock
+        self.cache = cache
+        self.budget = Budget(max_cost)
+        self._rng = rng
+        self._limiters: dict[str, AccountLimiter] = {}
+        self._callers: dict[int, Caller] = {}
+
+    def caller(self, model: JudgeModel) -> Caller:
+        caller = self._callers.get(id(model))
+        if caller is None:
+            caller = self._callers[id(model)] = Caller(
+                model,
+                self.limiter(model),
+                cache=self.cache,
+                budget=self.budget,
+                clock=self.clock,
+                retry=self.panel.retry,
+                timeout=self.panel.timeout,
+                rng=self._rng,
+            )
+        return caller
+
+    def limiter(self, model: JudgeModel) -> AccountLimiter:
+        limiter = self._limiters.get(model.account)
+        if limiter is None:
+            limits = limits_for(model, self.panel.providers)
+            limiter = self._limiters[model.account] = AccountLimiter(limits, self.clock)
+        return limiter
+
+    async def aclose(self) -> None:
+        for caller in self._callers.values():
+            await caller.model.aclose()

@@ -1,0 +1,166 @@
+"""The case layer: one case from its checks to its verdict.
+
+The deterministic checks run first and cost nothing; a failed required check fails the case
+and spares the judges. Otherwise the rubric renders the case, every juror votes at once (one
+task each, so that one juror's failure never cancels another), and the votes are decided
+under the panel's rules. A case past its deadline keeps the votes already cast; the missing
+ones are unavailable, with what their calls cost so far.
+
+With ``[[tier]]`` groups the jurors vote tier by tier: tier 1 on every case, a later tier only
+when the votes so far leave the verdict unsure (`jury.decide._cascade`), each escalation recorded
+with its reason and the calls of the tiers never asked counted as saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+
+from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict, Vote, VoteStatus
+from ..adapters._rubric import Prompt, Rubric
+from ..cases._case import Case
+from ..decide._cascade import Decider
+from ..decide._learned import Fits
+from ..panel._panel import Panel
+from ._votes import Seat, Voter
+
+__all__ = ["CaseJudge", "Checker"]
+
+#: Runs the checks of one case (see `jury.checks`); async when a check asks a model.
+Checker = Callable[[Case], Sequence[CheckResult] | Awaitable[Sequence[CheckResult]]]
+
+
+class CaseJudge:
+    """Judges cases: checks, then the jurors' votes, then the decision."""
+
+    def __init__(
+        self,
+        panel: Panel,
+        rubric: Rubric,
+        seats: Sequence[Seat],
+        voter: Voter,
+        *,
+        checks: Checker | None,
+        judge_all: bool,
+        quorum: int,
+        over_budget: Callable[[], str | None],
+        fit: Fits | None = None,
+    ) -> None:
+        self.panel = panel
+        self.rubric = rubric
+        self.seats = tuple(seats)
+        self.voter = voter
+        self.checks = checks
+        self.judge_all = judge_all
+        self.quorum = quorum
+        self._over_budget = over_budget
+        weights: Mapping[str, float] = {seat.id: seat.weight for seat in self.seats}
+        tiers = {seat.id: seat.juror.tier for seat in self.seats}
+        self.tiers = tuple(
+            tuple(seat for seat in self.seats if seat.juror.tier == tier)
+            for tier in range(1, max(tiers.values()) + 1)
+        )
+        samples = {seat.id: seat.samples for seat in self.seats}
+        self.decider = Decider(
+            panel,
+            rubric,
+            tiers,
+            weights,
+            lambda case, juror: self._prompts(case) * samples[juror],
+            fit,
+        )
+
+    async def judge(self, case: Case) -> CaseVerdict:
+        started = time.perf_counter()
+        checks: tuple[CheckResult, ...] = ()
+        if self.checks is not None:
+            found = self.checks(case)
+            checks = tuple(await found if inspect.isawaitable(found) else found)
+        if not self.judge_all and any(
+            c.required and c.outcome is CheckOutcome.FAIL for c in checks
+        ):
+            spared = self.decider.decide(
+                case, (), checks=checks, duration_s=time.perf_counter() - started
+            )
+            return spared.model_copy(update={"calls_saved": self.calls_for(case)})
+        budget = self._over_budget()
+        if budget is not None:
+            return self._inconclusive(case, budget, checks)
+        try:
+            prompts = self.rubric.prompts(case)
+        except ValueError as exc:
+            reason = f"the {self.rubric.kind} rubric cannot judge this case: {exc}"
+            return self._inconclusive(case, reason, checks)
+        votes: list[Vote] = []
+        escalations: list[str] = []
+        for stage, seats in enumerate(self.tiers):
+            votes += await self._votes(case, prompts, seats)
+            step = self.decider.step(
+                case, votes, stage, duration_s=time.perf_counter() - started, fresh=True
+            )
+            if step.escalate is None:
+                break
+            escalations.append(step.escalate)
+        return self.decider.finish(case, step, votes, escalations, stage, checks)
+
+    def _inconclusive(
+        self, case: Case, reason: str, checks: tuple[CheckResult, ...]
+    ) -> CaseVerdict:
+        return CaseVerdict(
+            case_id=case.id,
+            category=case.category,
+            split=case.split,
+            verdict=Verdict.INCONCLUSIVE,
+            reasons=(reason,),
+            checks=checks,
+        )
+
+    async def _votes(
+        self, case: Case, prompts: Sequence[Prompt], seats: Sequence[Seat]
+    ) -> list[Vote]:
+        """Every juror's vote, at once. Votes still missing at the case's deadline are
+        unavailable; the ones already cast are kept."""
+        stats = [CallStats() for _ in seats]
+        timeout = self.panel.case_timeout
+        tasks: list[asyncio.Task[Vote]] = []
+        try:
+            async with asyncio.timeout(timeout):
+                if len(seats) == 1:
+                    # One juror needs no task of its own.
+                    return [await self.voter.vote(seats[0], case, prompts, stats[0])]
+                async with asyncio.TaskGroup() as group:
+                    tasks.extend(
+                        group.create_task(self.voter.vote(seat, case, prompts, calls))
+                        for seat, calls in zip(seats, stats, strict=True)
+                    )
+        except TimeoutError:
+            pass
+        votes = []
+        for index, seat in enumerate(seats):
+            task = tasks[index] if tasks else None
+            if task is not None and task.done() and not task.cancelled():
+                votes.append(task.result())
+            else:
+                votes.append(self._late(seat, stats[index]))
+        return votes
+
+    def _late(self, seat: Seat, calls: CallStats) -> Vote:
+        return Vote(
+            juror=seat.id,
+            status=VoteStatus.UNAVAILABLE,
+            error=f"the case ran out of time ({self.panel.case_timeout:g}s)",
+            offline=seat.offline,
+            calls=calls,
+        )
+
+    def _prompts(self, case: Case) -> int:
+        try:
+            return len(self.rubric.prompts(case))
+        except ValueError:
+            return 0
+
+    def calls_for(self, case: Case) -> int:
+        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+        return self._prompts(case) * sum(seat.samples for seat in self.seats)

@@ -1,0 +1,300 @@
+"""The vote layer: one juror's vote on one case.
+
+A juror's vote is its samples of every prompt the rubric makes (pairwise asks both orders),
+each reply validated twice (schema, then the rubric's rules) and asked again while invalid,
+then combined: the rubric combines the prompts of a sample, and the samples are aggregated
+within the juror. Which model answers is the fallback chain's business; what a call costs is
+the call layer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import AccountError, InvalidReply
+from .._logging import Events
+from .._redact import redact
+from .._verdict import Ballot, CallStats, Vote, VoteStatus
+from ..adapters._model import JudgeModel, JudgeReply, JudgeRequest, Message
+from ..adapters._rubric import Prompt, Rubric, parse_reply
+from ..cases._case import Case
+from ..decide._core import Aggregation, aggregate, sample_verdicts
+from ..panel._panel import Juror
+from ._calls import Caller, CallFailed, OverBudget
+
+__all__ = ["BUDGET_REASON", "REASK", "Fallback", "Seat", "Unavailable", "Voter"]
+
+BUDGET_REASON = "budget: the run's cost limit was reached before this call"
+
+REASK = (
+    "Your reply could not be used: {reason}. Reply again with one JSON object in the form "
+    "the instructions give, and nothing else."
+)
+
+#: Why a reply ended short, in the words of an invalid vote's reason.
+_ENDINGS = {
+    "length": "the reply was cut off at the output limit (max_tokens {max_tokens}{thinking})",
+    "refusal": "the judge refused to answer",
+    "filtered": "the provider's safety filter blocked the reply",
+}
+
+#: Asks one model for one ballot: the vote layer's `Voter._ballot`.
+AskBallot = Callable[[Caller, "Fallback", Case, Prompt, int, CallStats], Awaitable[Ballot | str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A juror, resolved: its callers in the order to try them, and its settings."""
+
+    juror: Juror
+    id: str
+    callers: tuple[Caller, ...]
+    weight: float
+    #: The family of its first-choice model.
+    family: str
+    samples: int
+    temperature: float
+    #: Every model of the seat is an offline reference juror or a replay.
+    offline: bool
+
+    @property
+    def models(self) -> tuple[JudgeModel, ...]:
+        return tuple(caller.model for caller in self.callers)
+
+
+class Unavailable(Exception):
+    """Every model of a juror failed for good; `errors` says how each did."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = tuple(errors)
+
+
+class Fallback:
+    """A juror's models in the order to try them, for one vote.
+
+    A model that failed for good is not asked again within the vote: the next one takes
+    over for what is left (the other prompts and samples), and `on_failover` hears of it.
+    `last_reply` is the text of the last reply any of them gave in the vote.
+    """
+
+    __slots__ = ("_at", "_ballot", "_errors", "_on_failover", "last_reply", "seat")
+
+    def __init__(
+        self, seat: Seat, ballot: AskBallot, on_failover: Callable[[Seat, JudgeModel], None]
+    ) -> None:
+        self.seat = seat
+        self._ballot = ballot
+        self._on_failover = on_failover
+        self._at = 0
+        self._errors: list[str] | None = None
+        self.last_reply: str | None = None
+
+    async def ask(
+        self, case: Case, prompt: Prompt, sample: int, stats: CallStats, secrets: tuple[str, ...]
+    ) -> Ballot | str:
+        """A ballot from the current model, then from each next one that is left while a
+        model fails for good; `Unavailable` when none is left."""
+        callers = self.seat.callers
+        while True:
+            caller = callers[self._at]
+            try:
+                result = await self._ballot(caller, self, case, prompt, sample, stats)
+            except CallFailed as exc:
+                if self._errors is None:
+                    self._errors = []
+                self._errors.append(redact(str(exc), secrets))
+                if self._at + 1 >= len(callers):
+                    raise Unavailable(self._errors) from None
+                self._at += 1
+                continue
+            if self._at:
+                self._on_failover(self.seat, caller.model)
+            return result
+
+
+class Voter:
+    """Casts votes for the jurors of one panel under one rubric."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        *,
+        reasks: int,
+        max_tokens: int,
+        aggregation: Aggregation,
+        secrets: tuple[str, ...],
+        events: Events,
+        on_failover: Callable[[Seat, JudgeModel], None],
+    ) -> None:
+        self.rubric = rubric
+        self.reasks = reasks
+        self.max_tokens = max_tokens
+        self.aggregation = aggregation
+        self._secrets = secrets
+        self._events = events
+        self._on_failover = on_failover
+
+    async def vote(
+        self, seat: Seat, case: Case, prompts: Sequence[Prompt], stats: CallStats
+    ) -> Vote:
+        """The seat's vote. Its calls are counted in `stats` as they happen, so that a vote cut
+        short by the case's deadline still shows what it cost."""
+        chain = Fallback(seat, self._ballot, self._on_failover)
+        per_sample: list[Ballot] = []
+        try:
+            for sample in range(seat.samples):
+                ballots: list[tuple[Prompt, Ballot]] = []
+                for prompt in prompts:
+                    outcome = await chain.ask(case, prompt, sample, stats, self._secrets)
+                    if isinstance(outcome, str):
+                        return _cast(chain, stats, VoteStatus.INVALID, error=outcome)
+                    ballots.append((prompt, outcome))
+                combined = self.rubric.combine(case, ballots)
+                if isinstance(combined, str):
+                    # The ballots behind an abstention are kept: a pairwise juror's two
+                    # verdicts are what its position consistency is measured from.
+                    return _cast(
+                        chain,
+                        stats,
+                        VoteStatus.ABSTAINED,
+                        reason=combined,
+                        details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
+                    )
+                per_sample.append(combined)
+        except Unavailable as exc:
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
+        except AccountError:
+            raise
+        except OverBudget:
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
+        except Exception as exc:
+            # A bug in a rubric or an adapter must not take the other jurors down with it;
+            # it is logged with its traceback and the vote is unavailable.
+            self._events.exception("juror.error", case=case.id, juror=seat.id)
+            error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
+            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=error)
+        return self._from_samples(chain, case, per_sample, stats)
+
+    async def _ballot(
+        self,
+        caller: Caller,
+        chain: Fallback,
+        case: Case,
+        prompt: Prompt,
+        sample: int,
+        stats: CallStats,
+    ) -> Ballot | str:
+        """Ask until the reply is valid or the re-asks run out (then: why it is invalid)."""
+        seat = chain.seat
+        messages: tuple[Message, ...] = (Message("user", prompt.user),)
+        reasks = 0
+        while True:
+            request = JudgeRequest(
+                system=prompt.system,
+                messages=messages,
+                schema=prompt.schema,
+                schema_name=prompt.schema_name,
+                temperature=seat.temperature,
+                max_tokens=self.max_tokens,
+                seed=sample if seat.samples > 1 else None,
+                case=case,
+                rubric=self.rubric,
+                prompt=prompt.key,
+                sample=sample,
+            )
+            reply = await caller.call(request, sample, stats)
+            chain.last_reply = reply.text
+            try:
+                data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
+                return self.rubric.read(case, prompt, data)
+            except InvalidReply as exc:
+                ending, mendable = self._ending(reply)
+                reason = f"{ending}: {exc.reason}" if ending else exc.reason
+                if not mendable or reasks >= self.reasks:
+                    return reason
+                reasks += 1
+                stats.reasks += 1
+                # An empty turn is refused by the APIs (Anthropic, Gemini): an empty reply is
+                # re-asked without it.
+                said = (Message("assistant", reply.text),) if reply.text.strip() else ()
+                messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
+
+    def _ending(self, reply: JudgeReply) -> tuple[str, bool]:
+        """How a reply ended short ("" when it did not), and whether asking again can mend
+        it. A refusal or a filter answers the same request the same way. A reply cut at the
+        output limit is asked again (shorter) when it got to write something; one cut before
+        it wrote anything spent the limit thinking, and would again."""
+        template = _ENDINGS.get(reply.finish or "")
+        if template is None:
+            return "", True
+        thinking = reply.usage.thinking_tokens
+        words = template.format(
+            max_tokens=self.max_tokens,
+            thinking=f", {thinking} of the tokens spent thinking" if thinking else "",
+        )
+        return words, reply.finish == "length" and bool(reply.text.strip())
+
+    def _from_samples(
+        self, chain: Fallback, case: Case, samples: list[Ballot], stats: CallStats
+    ) -> Vote:
+        """A juror's vote from its samples: each metric aggregated within the juror first.
+
+        Samples that split evenly on a metric leave the juror undecided: it abstains rather
+        than have the order of its samples pick a side.
+        """
+        if len(samples) == 1:
+            ballot = samples[0]
+            return _cast(
+                chain,
+                stats,
+                VoteStatus.VALID,
+                scores=dict(ballot.scores),
+                verdict=self.rubric.verdict_of(case, ballot.scores),
+                reason=ballot.reason,
+                details=dict(ballot.details),
+            )
+        # Each sample's own verdict is kept for the juror's stability (jury.agreement).
+        samples = list(sample_verdicts(self.rubric, case, samples))
+        scores = {}
+        for metric in self.rubric.metrics(case):
+            result = aggregate(
+                metric,
+                [(b.scores[metric.name], 1.0) for b in samples],
+                self.aggregation,
+                "inconclusive",
+            )
+            if result.value is None or result.tied:
+                return _cast(
+                    chain,
+                    stats,
+                    VoteStatus.ABSTAINED,
+                    reason=f"its {len(samples)} samples split on {metric.name}",
+                    samples=tuple(samples),
+                )
+            scores[metric.name] = result.value
+        closest = next((b for b in samples if dict(b.scores) == scores), samples[0])
+        return _cast(
+            chain,
+            stats,
+            VoteStatus.VALID,
+            scores=scores,
+            verdict=self.rubric.verdict_of(case, scores),
+            reason=closest.reason,
+            details=dict(closest.details),
+            samples=tuple(samples),
+        )
+
+
+def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:
+    """The seat's vote, with what its calls cost and the judge's last reply."""
+    return Vote(
+        juror=chain.seat.id,
+        status=status,
+        offline=chain.seat.offline,
+        calls=stats,
+        raw=chain.last_reply,
+        **fields,
+    )

@@ -1,0 +1,120 @@
+"""Model lifecycle: whether a juror's model is current, deprecated or retired.
+
+Providers retire models on dates they announce: a retired model's calls fail, or are quietly
+served by another model at another price, and a judge swapped under a gate is judge drift.
+Each provider adapter says what it knows of its models' lifecycles (from the lifecycle data its
+SDK ships, or a table of the provider's announcements), as a `ModelStatus`; the engine reaches
+it by the model's name, like the models themselves (`jury.panel._registry.model_status`).
+
+`jury run`, `jury calibrate` and the pytest plugin warn about a deprecated model
+(`panel_warnings`), and `Jury` refuses a retired one unless the panel allows it
+(``allow_retired = true``): one rule for the library, the plugin and the CLI.
+
+The date is today's in UTC, or ``JURY_TODAY`` (``YYYY-MM-DD``) when set: a run can be checked
+as it would have been on another day, and tests do not change verdict with the calendar.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Literal
+
+from .._errors import ConfigError
+
+if TYPE_CHECKING:
+    from ._panel import Panel
+
+__all__ = ["ModelStatus", "lifecycle_warnings", "refuse_retired", "statuses", "today"]
+
+State = Literal["active", "deprecated", "retired"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStatus:
+    """What a provider has announced about one model.
+
+    `state` is "active" (no retirement announced), "deprecated" (a retirement date is set:
+    `retires`) or "retired" (that date has passed: calls fail or are served by another
+    model). `source` says where the adapter read it (an SDK file, a provider's page and the
+    day it was read); `pinned` whether the ID names one fixed model rather than an alias that
+    may move (None: not known).
+    """
+
+    model: str
+    state: State
+    source: str
+    retires: date | None = None
+    replacement: str | None = None
+    pinned: bool | None = None
+
+    def describe(self) -> str:
+        """One sentence a person can act on."""
+        if self.state == "active":
+            return f"{self.model} is current (no retirement announced; {self.source})"
+        when = f" on {self.retires.isoformat()}" if self.retires else ""
+        verb = "was retired" if self.state == "retired" else "is deprecated and retires"
+        instead = f"; use {self.replacement} instead" if self.replacement else ""
+        return f"{self.model} {verb}{when}{instead} ({self.source})"
+
+
+def today() -> date:
+    """The day lifecycle checks use: ``JURY_TODAY`` if set, else today in UTC."""
+    given = os.environ.get("JURY_TODAY")
+    if given:
+        try:
+            return date.fromisoformat(given.strip())
+        except ValueError:
+            raise ConfigError(f"JURY_TODAY: expected YYYY-MM-DD, got {given!r}") from None
+    return datetime.now(UTC).date()
+
+
+def _specs(panel: Panel) -> Iterator[tuple[str, str]]:
+    """Each juror's id and the ``provider/model`` name of each of its models."""
+    from ..adapters._model import JudgeModel
+
+    for juror in panel.jurors:
+        for model in (juror.model, *juror.fallbacks):
+            yield juror.id, model.name if isinstance(model, JudgeModel) else model
+
+
+def statuses(panel: Panel, on: date | None = None) -> list[tuple[str, ModelStatus]]:
+    """The known status of every model on the panel (first choices and fallbacks), with the
+    juror it serves."""
+    from ._registry import model_status
+
+    day = on or today()
+    found = []
+    for juror, spec in _specs(panel):
+        status = model_status(spec, day)
+        if status is not None:
+            found.append((juror, status))
+    return found
+
+
+def lifecycle_warnings(panel: Panel, on: date | None = None) -> list[str]:
+    """A warning for each model that is deprecated, or retired on a panel that allows it."""
+    return [
+        f"{juror}: {status.describe()}"
+        for juror, status in statuses(panel, on)
+        if status.state != "active"
+    ]
+
+
+def refuse_retired(panel: Panel, on: date | None = None) -> None:
+    """Raise `ConfigError` naming every retired model of the panel, unless it allows them."""
+    if panel.allow_retired:
+        return
+    retired = [
+        f"{juror}: {status.describe()}"
+        for juror, status in statuses(panel, on)
+        if status.state == "retired"
+    ]
+    if retired:
+        listed = "\n  ".join(retired)
+        raise ConfigError(
+            f"retired model{'s' * (len(retired) > 1)} on the panel (its calls would fail or be "
+            f"served by another model; set allow_retired = true to judge anyway):\n  {listed}"
+        )

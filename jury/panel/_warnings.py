@@ -1,0 +1,100 @@
+"""Warnings about a panel before it is trusted: shared families, model aliases, and models
+their provider has deprecated or retired.
+
+A jury's strength is its diversity (Verga et al. 2024), and a judge tends to prefer answers
+like its own: two jurors of one family, or a juror of the family under test, weaken both.
+Nothing pins a model's weights but a snapshot ID: an alias ("gpt-4o", "...-latest", an Ollama
+tag) can be re-pointed to another model without notice, which shows up as judge drift. A
+snapshot is told by its date, or by its provider saying it is pinned (`ModelStatus.pinned`:
+Anthropic's dateless IDs since Claude 4.6, Gemini's stable IDs). A deprecated model will stop
+answering on a known date (`jury.panel._lifecycle`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..adapters._model import JudgeModel
+from ._lifecycle import lifecycle_warnings, today
+from ._panel import Juror, Panel
+from ._registry import family_of, model_status
+
+__all__ = ["is_snapshot", "panel_warnings"]
+
+#: Families that are not LLMs (or not known): the family rules say nothing about them.
+_NOT_LLM = frozenset({"offline", "replay", "scripted", "unknown"})
+
+# A date (20241022, 2024-10-22) or a short version suffix (-001, -0613, @002) marks a snapshot.
+_DATE = re.compile(r"(?<!\d)(?:19|20)\d{2}-?(?:0[1-9]|1[0-2])-?(?:0[1-9]|[12]\d|3[01])(?!\d)")
+_VERSION = re.compile(r"[-@](?:v?\d{3,4})(?:[-:].*)?$")
+
+
+def is_snapshot(model_id: str) -> bool:
+    """Whether a model ID names a dated snapshot rather than an alias (a heuristic on the ID).
+
+    "claude-3-5-sonnet-20241022", "gpt-4o-2024-08-06", "gpt-4-0613", "gemini-1.5-pro-002"
+    are snapshots; "gpt-4o", "claude-3-5-sonnet-latest", "llama3.1:8b" (a mutable tag) are not.
+    """
+    name = model_id.rsplit("/", 1)[-1]
+    if _DATE.search(name):
+        return True
+    if name.endswith("latest") or ":" in name:
+        return False
+    return bool(_VERSION.search(name))
+
+
+def _family(juror: Juror) -> str:
+    if juror.family:
+        return juror.family
+    model = juror.model
+    if isinstance(model, JudgeModel):
+        return model.family if model.family != "unknown" else family_of(model.name)
+    return family_of(model)
+
+
+def _live_id(model: str | JudgeModel) -> str | None:
+    """The model ID of a live judge, or None for offline, replayed and scripted ones."""
+    if isinstance(model, JudgeModel):
+        if model.offline or model.family in _NOT_LLM:
+            return None
+        model = model.name
+    if family_of(model) in _NOT_LLM:
+        return None
+    return model.partition("/")[2]
+
+
+def panel_warnings(panel: Panel) -> list[str]:
+    """Every warning the panel deserves, one sentence each (empty when there is none)."""
+    warnings: list[str] = []
+    by_family: dict[str, list[str]] = {}
+    for juror in panel.jurors:
+        family = _family(juror)
+        if family not in _NOT_LLM:
+            by_family.setdefault(family, []).append(juror.id)
+    for family, jurors in by_family.items():
+        if len(jurors) > 1:
+            warnings.append(
+                f"jurors {', '.join(jurors)} are all of the {family} family: a jury's strength "
+                "is jurors from different families"
+            )
+    tested = family_of(panel.system_under_test) if panel.system_under_test else "unknown"
+    warnings.extend(
+        f"juror {juror} is of the {tested} family, like the system under test "
+        f"({panel.system_under_test}): judges tend to prefer answers like their own"
+        for juror in by_family.get(tested, [])
+    )
+    day = today()
+    for juror in panel.jurors:
+        for model in (juror.model, *juror.fallbacks):
+            model_id = _live_id(model)
+            if model_id is None or is_snapshot(model_id):
+                continue
+            spec = model.name if isinstance(model, JudgeModel) else model
+            status = model_status(spec, day)
+            if status is None or not status.pinned:
+                warnings.append(
+                    f"{juror.id}: {model_id} is an alias, not a dated snapshot; it can be "
+                    "re-pointed to another model without notice (use a dated model ID)"
+                )
+    warnings.extend(lifecycle_warnings(panel, day))
+    return warnings

@@ -1,0 +1,415 @@
+"""The pytest plugin: judged tests that stay free and offline until they are asked for.
+
+::
+
+    @pytest.mark.asyncio                  # pytest-asyncio, strict mode (its default)
+    @pytest.mark.jury(file="jury.toml")
+    async def test_refund_answer(judge):
+        reply = await agent("Can I return ORD-102?")
+        await judge.assert_criterion(reply, "states the refund window")
+        await judge.assert_criterion(reply, "promises an exception to the policy", refute=True)
+        await judge.assert_passes(question="Can I return ORD-102?", answer=reply,
+                                  golden_answer="Yes, within the 30-day window.")
+
+- Tests marked ``jury`` (and tests that use the ``judge`` fixture) are collected but skipped
+  unless ``--jury`` is given or ``JURY_RUN=1`` is set: a plain ``pytest`` calls no judge.
+- The jury file comes from the marker (``file=``), else the ``jury_file`` ini option, else
+  the offline reference panel.
+- `Judge.assert_criterion` judges one prose criterion, written positively (``refute=True``
+  passes when it does not hold), with the built-in criterion rubric kind.
+- One `Jury` per jury file serves the whole session, so that its tests share the call cache
+  (``.jury-cache``, as `jury run`; ``--jury-no-cache`` to skip it) and the account limits.
+  The juries run on an event loop of their own (`jury.engine._loop_thread`): a test awaits them
+  from its own loop, so pytest-asyncio in strict or auto mode, with any loop scope, and anyio
+  (asyncio backend) all work. The ``jury_factory`` fixture builds them; override it (session
+  scope) to give them a `FakeClock`, a budget, your own checks.
+- The panel's deterministic checks run first, as under ``jury run``: a case whose trace
+  fails a required check fails here too. ``@pytest.mark.jury(checks=False)`` turns them off.
+- A judge that is unavailable (down, rate-limited past its retries, replying garbage) is
+  never a plain failure: it is its own outcome, ``unavailable``, listed apart in the summary
+  (``--jury-on-unavailable=error``, the default), or a skip (``skip``), or, when a team
+  insists, a failure (``fail``).
+- An async judged test that no async plugin runs (pytest-asyncio's strict mode without
+  ``@pytest.mark.asyncio``) errors with the marker it needs, instead of a bare "not natively
+  supported".
+- A panel's warnings (jurors of one family, aliases, models their provider has deprecated)
+  are listed once in the summary, as under ``jury run``; a retired model is refused unless
+  the jury file sets ``allow_retired = true``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from .._verdict import CaseVerdict, Verdict, VoteStatus
+from ..adapters._model import CallCache
+from ..cases._case import Case
+from ..engine._jury import Jury
+from ..engine._loop_thread import LoopThread
+from ..panel._defaults import default_panel
+from ..panel._panel import Panel, load_panel
+from ..panel._registry import build_rubric
+
+__all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
+
+T = TypeVar("T")
+
+#: Builds a session's jury: ``factory(panel, checks=..., cache=...)``; `Jury` itself by default.
+JuryFactory = Callable[..., Jury]
+
+ON_UNAVAILABLE = ("error", "skip", "fail")
+_SKIP_REASON = "judged test: pass --jury or set JURY_RUN=1 to call the judges"
+
+
+class JudgeUnavailable(Exception):
+    """The judges could not give a verdict: not the code under test's failure."""
+
+
+class JuryAssertionError(AssertionError):
+    """The jury's verdict was not the one the test expected."""
+
+    def __init__(self, message: str, verdict: CaseVerdict) -> None:
+        super().__init__(message)
+        self.verdict = verdict
+
+
+def explain(verdict: CaseVerdict) -> str:
+    """The verdict as a person reads it: reasons, scores, each juror, and the dissent."""
+    lines = [f"case {verdict.case_id}: the jury said {verdict.verdict.value}"]
+    lines += [f"  {reason}" for reason in verdict.reasons]
+    if verdict.metrics:
+        scores = ", ".join(
+            f"{name} {result.value if result.value is not None else '?'}"
+            for name, result in verdict.metrics.items()
+        )
+        lines.append(f"  scores: {scores}")
+    for check in verdict.checks:
+        lines.append(f"  check {check.name}: {check.outcome.value} {check.reason}".rstrip())
+    lines.append("  jurors:")
+    for vote in verdict.votes:
+        said = vote.verdict.value if vote.verdict else vote.status.value
+        scores = ", ".join(f"{k} {v}" for k, v in vote.scores.items())
+        lines.append(f"    {vote.juror}: {said}" + (f" [{scores}]" if scores else ""))
+        if vote.reason or vote.error:
+            lines.append(f"      {vote.reason or vote.error}")
+    if verdict.disagreement:
+        lines.append("  disagreement: " + "; ".join(verdict.disagreement_reasons))
+        for dissent in verdict.dissent:
+            said = dissent.verdict.value if dissent.verdict else "-"
+            lines.append(f"    dissent from {dissent.juror} ({said}): {dissent.reason}")
+    return "\n".join(lines)
+
+
+class JurySession:
+    """The juries of a test session: one per jury file and checks setting, built on first use
+    and shared by every test, on an event loop of their own."""
+
+    def __init__(
+        self,
+        factory: JuryFactory,
+        cache: CallCache | None = None,
+        *,
+        vet: Callable[[Panel], Panel] | None = None,
+    ) -> None:
+        self.factory = factory
+        self.cache = cache
+        #: Sees each panel before its jury is built: its warnings said, a retired model refused.
+        self.vet = vet
+        self._loop = LoopThread("aiojury-pytest")
+        self._juries: dict[tuple[str | None, bool], Jury] = {}
+
+    def jury(self, file: Path | None, *, checks: bool = True) -> Jury:
+        key = (str(file) if file is not None else None, checks)
+        jury = self._juries.get(key)
+        if jury is None:
+            panel = load_panel(file) if file is not None else default_panel()
+            if self.vet is not None:
+                panel = self.vet(panel)
+            jury = self.factory(panel, checks="panel" if checks else None, cache=self.cache)
+            self._juries[key] = jury
+        return jury
+
+    async def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` (a jury's work) on the session's loop, from the test's loop."""
+        return await self._loop.run(coro)
+
+    def close(self) -> None:
+        try:
+            self._loop.close(*(jury.aclose() for jury in self._juries.values()))
+        finally:
+            self._juries.clear()
+            if self.cache is not None and hasattr(self.cache, "close"):
+                self.cache.close()
+
+
+class Judge:
+    """The ``judge`` fixture's value: judges one case at a time with the test's jury."""
+
+    def __init__(
+        self,
+        session: JurySession,
+        file: Path | None = None,
+        default_id: str = "case",
+        *,
+        checks: bool = True,
+    ) -> None:
+        self.session = session
+        self.file = file
+        self.default_id = default_id
+        self.checks = checks
+
+    @property
+    def jury(self) -> Jury:
+        """The session's jury for this test's jury file."""
+        return self.session.jury(self.file, checks=self.checks)
+
+    def _case(self, case: Case | None, fields: dict[str, Any]) -> Case:
+        if case is not None:
+            if fields:
+                raise TypeError("give a Case or its fields, not both")
+            return case
+        return Case.model_validate({"id": self.default_id, **fields})
+
+    async def judge(self, case: Case | None = None, /, **fields: Any) -> CaseVerdict:
+        """The jury's verdict on a case (or on the case these fields describe).
+
+        Raises `JudgeUnavailable` when too few judges could vote: that is no verdict at all.
+        """
+        return await self._verdict(self.jury, self._case(case, fields))
+
+    async def _verdict(self, jury: Jury, subject: Case) -> CaseVerdict:
+        verdict = await self.session.run(jury.judge(subject))
+        broken = [
+            v for v in verdict.votes if v.status in (VoteStatus.UNAVAILABLE, VoteStatus.INVALID)
+        ]
+        if verdict.verdict is Verdict.INCONCLUSIVE and broken and verdict.valid_votes < jury.quorum:
+            details = "; ".join(f"{v.juror} {v.status.value}: {v.error or ''}" for v in broken)
+            raise JudgeUnavailable(
+                f"case {verdict.case_id}: {verdict.valid_votes} valid vote(s), {jury.quorum} "
+                f"needed; {details}"
+            )
+        return verdict
+
+    async def assert_passes(self, case: Case | None = None, /, **fields: Any) -> CaseVerdict:
+        __tracebackhide__ = True
+        return await self._expect(Verdict.PASS, case, fields)
+
+    async def assert_fails(self, case: Case | None = None, /, **fields: Any) -> CaseVerdict:
+        __tracebackhide__ = True
+        return await self._expect(Verdict.FAIL, case, fields)
+
+    async def assert_criterion(
+        self, reply: str | Case, criterion: str, *, refute: bool = False, **fields: Any
+    ) -> CaseVerdict:
+        """Assert that the reply meets one prose criterion, written positively ("states the
+        refund window"); with `refute`, that it does not. `fields` describe the rest of the
+        case (``question=``, ``golden_answer=``, ``trace=``...).
+
+        The test's jurors judge it with the built-in criterion rubric kind, on the session's
+        jury (its cache and limits), after the panel's checks.
+        """
+        __tracebackhide__ = True
+        rubric = build_rubric(
+            {"kind": "criterion", "name": "criterion", "criterion": criterion, "refute": refute},
+            "assert_criterion",
+        )
+        subject = (
+            reply if isinstance(reply, Case) else self._case(None, {**fields, "answer": reply})
+        )
+        verdict = await self._verdict(self.jury.with_rubric(rubric), subject)
+        if verdict.verdict is not Verdict.PASS:
+            wanted = "not to meet" if refute else "to meet"
+            raise JuryAssertionError(
+                f"expected the answer {wanted} the criterion {criterion!r}; "
+                + explain(verdict).replace("case ", "", 1),
+                verdict,
+            )
+        return verdict
+
+    async def _expect(
+        self, expected: Verdict, case: Case | None, fields: dict[str, Any]
+    ) -> CaseVerdict:
+        __tracebackhide__ = True
+        verdict = await self.judge(case, **fields)
+        if verdict.verdict is not expected:
+            raise JuryAssertionError(
+                f"expected {expected.value}; " + explain(verdict).replace("case ", "", 1),
+                verdict,
+            )
+        return verdict
+
+
+def _enabled(config: pytest.Config) -> bool:
+    return bool(config.getoption("jury_run")) or os.environ.get("JURY_RUN") == "1"
+
+
+def _on_unavailable(config: pytest.Config) -> str:
+    value = config.getoption("jury_on_unavailable") or config.getini("jury_on_unavailable")
+    if value not in ON_UNAVAILABLE:
+        raise pytest.UsageError(f"jury_on_unavailable: expected one of {ON_UNAVAILABLE}")
+    return str(value)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("jury", "aiojury judged tests")
+    group.addoption(
+        "--jury",
+        action="store_true",
+        dest="jury_run",
+        help="run judged tests (they are skipped otherwise; also JURY_RUN=1)",
+    )
+    group.addoption(
+        "--jury-on-unavailable",
+        choices=ON_UNAVAILABLE,
+        default=None,
+        dest="jury_on_unavailable",
+        help="report a test whose judges are unavailable as its own outcome (error, the "
+        "default), as skipped, or as failed",
+    )
+    group.addoption(
+        "--jury-no-cache",
+        action="store_true",
+        dest="jury_no_cache",
+        help="neither read nor write the call cache (default: .jury-cache, as jury run)",
+    )
+    parser.addini("jury_file", "jury file (TOML) for the judge fixture", default="")
+    parser.addini(
+        "jury_on_unavailable", "error, skip or fail (see --jury-on-unavailable)", default="error"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "jury(file=None, checks=True): a judged test, skipped unless --jury or JURY_RUN=1; "
+        "file= names its jury file; checks=False skips the panel's deterministic checks",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _enabled(config):
+        return
+    skip = pytest.mark.skip(reason=_SKIP_REASON)
+    for item in items:
+        if item.get_closest_marker("jury") is not None:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def jury_factory() -> JuryFactory:
+    """How the session's juries are built: ``factory(panel, checks=..., cache=...)``, `Jury`
+    itself by default. Override it in a conftest (session scope) to build them otherwise::
+
+        @pytest.fixture(scope="session")
+        def jury_factory():
+            clock = FakeClock()  # retries and rate limits without waiting
+            return lambda panel, **options: jury.Jury(panel, clock=clock, **options)
+    """
+    return Jury
+
+
+@pytest.fixture(scope="session")
+def jury_session(
+    request: pytest.FixtureRequest, jury_factory: JuryFactory
+) -> Iterator[JurySession]:
+    """The juries every judged test of the session shares (one per jury file)."""
+    cache = None
+    if not request.config.getoption("jury_no_cache"):
+        from ..engine._cache import SqliteCache
+
+        cache = SqliteCache()
+    session = JurySession(jury_factory, cache, vet=lambda panel: _warned(request.config, panel))
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def judge(request: pytest.FixtureRequest) -> Judge:
+    """A `Judge` with the jury of the test's jury file (marker, ini option, or offline)."""
+    if not _enabled(request.config):
+        pytest.skip(_SKIP_REASON)
+    marker = request.node.get_closest_marker("jury")
+    file = None
+    checks = True
+    if marker is not None:
+        file = marker.kwargs.get("file") or (marker.args[0] if marker.args else None)
+        checks = bool(marker.kwargs.get("checks", True))
+    file = file or request.config.getini("jury_file") or None
+    path = None
+    if file is not None:
+        path = Path(file)
+        if not path.is_absolute():
+            path = request.config.rootpath / path
+    session: JurySession = request.getfixturevalue("jury_session")
+    return Judge(session, path, request.node.name, checks=checks)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """An async judged test that no async plugin will run errors with the marker it needs."""
+    if not isinstance(item, pytest.Function) or "judge" not in item.fixturenames:
+        return
+    if not _enabled(item.config) or not inspect.iscoroutinefunction(item.obj):
+        return
+    # pytest-asyncio turns the async tests it runs into its own Function subclass; anyio
+    # runs those marked `anyio`.
+    if type(item) is pytest.Function and item.get_closest_marker("anyio") is None:
+        pytest.fail(
+            f"{item.name} is async, but no plugin runs it: mark it @pytest.mark.asyncio "
+            "(pytest-asyncio in strict mode, its default), set asyncio_mode = auto, or mark it "
+            "@pytest.mark.anyio (anyio's pytest plugin)",
+            pytrace=False,
+        )
+
+
+_WARNINGS = pytest.StashKey[dict[str, None]]()
+
+
+def _warned(config: pytest.Config, panel: Panel) -> Panel:
+    """The panel, its warnings kept for the summary (each said once, whatever the tests)."""
+    from ..panel._warnings import panel_warnings
+
+    said = config.stash.setdefault(_WARNINGS, {})
+    said.update(dict.fromkeys(panel_warnings(panel)))
+    return panel
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if call.excinfo is None or not call.excinfo.errisinstance(JudgeUnavailable):
+        return report
+    mode = _on_unavailable(item.config)
+    message = str(call.excinfo.value)
+    if mode == "skip":
+        report.outcome = "skipped"
+        path, line, _ = item.location
+        report.longrepr = (path, (line or 0) + 1, f"judge unavailable: {message}")
+    elif mode == "error":
+        report.jury_unavailable = message
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    if getattr(report, "jury_unavailable", None) and report.failed:
+        return "unavailable", "U", ("UNAVAILABLE", {"yellow": True})
+    return None
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    warnings = config.stash.get(_WARNINGS, {})
+    if warnings:
+        terminalreporter.section("jury warnings", yellow=True)
+        for warning in warnings:
+            terminalreporter.line(warning)
+    reports = terminalreporter.stats.get("unavailable", [])
+    if not reports:
+        return
+    terminalreporter.section("judges unavailable (not test failures)", yellow=True)
+    for report in reports:
+        terminalreporter.line(f"{report.nodeid}: {report.jury_unavailable}")

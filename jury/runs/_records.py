@@ -1,0 +1,384 @@
+"""Run records: one directory per run, written as the run goes, readable by any later command.
+
+A run directory holds::
+
+    manifest.json    versions, command line, jury (as parsed), rubric and prompt hashes, cases
+                     file hash, git commit, start (and finish) time
+    cases.jsonl      the cases as judged, after redaction: what reports and `jury rescore` read
+    verdicts.jsonl   one `CaseVerdict` per line, appended as each case finishes
+    summary.json     the `RunSummary`, at the end
+    report.html      the HTML report, at the end
+    junit.xml        the JUnit file, at the end
+
+Durability: each verdict line is written with one ``write`` on an ``O_APPEND`` descriptor as
+soon as its case finishes, so a killed process loses no finished case (the kernel holds the
+bytes). ``fsync`` runs at most every `FSYNC_INTERVAL` seconds and on close, which bounds what
+a machine crash can lose without paying a disk flush per case. A torn last line (a machine
+crash mid-write) is ignored by readers and cut off before a resumed run appends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._redact import Redactor
+from .._verdict import CaseVerdict
+from ..adapters._model import JudgeModel
+from ..adapters._rubric import Rubric
+from ..cases._case import Case
+from ..panel._panel import Panel
+from ._lock import RunLock
+from ._verdict_file import (
+    VERDICTS,
+    RunRecordError,
+    read_verdict_at,
+    scan_verdicts,
+    verdicts_path,
+)
+
+__all__ = [
+    "FORMAT",
+    "Redactor",
+    "RunRecord",
+    "RunRecordError",
+    "file_digest",
+    "jury_identity",
+    "new_run_dir",
+    "panel_record",
+    "prompt_hashes",
+    "read_cases",
+    "read_manifest",
+    "read_verdict_at",
+    "read_verdicts",
+    "require_manifest",
+    "scan_verdicts",
+    "verdicts_path",
+    "write_atomic",
+]
+
+#: The run directory format's version, in every manifest. Format 1 kept a vote's calls as
+#: flat fields (`attempts`, `cost`...); format 2 keeps them in `calls`. Both are read.
+FORMAT = 2
+READABLE_FORMATS = (1, 2)
+MANIFEST = "manifest.json"
+CASES = "cases.jsonl"
+
+SUMMARY = "summary.json"
+REPORT = "report.html"
+JUNIT = "junit.xml"
+FSYNC_INTERVAL = 0.5
+
+
+def new_run_dir(base: str | Path = "runs") -> Path:
+    """``runs/<UTC time>-<short id>``: sorts by time, unique across concurrent runs."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path(base) / f"{stamp}-{secrets.token_hex(3)}"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` whole or not at all (a reader never sees half a summary)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def file_digest(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _model_name(model: str | JudgeModel) -> str:
+    return model if isinstance(model, str) else model.name
+
+
+def panel_record(panel: Panel) -> dict[str, Any]:
+    """The panel as JSON; in-code judge models are recorded by name."""
+    data = panel.model_dump(mode="json", exclude={"jurors"})
+    data["jurors"] = [
+        {
+            **juror.model_dump(mode="json", exclude={"model", "fallbacks"}, exclude_none=True),
+            "model": _model_name(juror.model),
+            "fallbacks": [_model_name(f) for f in juror.fallbacks],
+        }
+        for juror in panel.jurors
+    ]
+    return data
+
+
+def jury_identity(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded jury as it decides verdicts: how its calls travel (batch settings) is not
+    part of it, so that a run resumed or merged with other batch settings is the same run."""
+    kept = {k: v for k, v in record.items() if k not in ("batch", "batch_fallback")}
+    kept["jurors"] = [
+        {k: v for k, v in juror.items() if k != "batch"} for juror in record.get("jurors", ())
+    ]
+    return kept
+
+
+def prompt_hashes(rubric: Rubric, cases: Iterable[Case]) -> dict[str, str]:
+    """SHA-256 of each prompt's system text (which never depends on the case)."""
+    for case in cases:
+        try:
+            prompts = rubric.prompts(case)
+        except ValueError:
+            continue
+        return {p.key: hashlib.sha256(p.system.encode()).hexdigest() for p in prompts}
+    return {}
+
+
+def _git_commit(where: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    from .._version import __version__
+
+    versions = {"aiojury": __version__, "python": platform.python_version()}
+    for package in ("pydantic", "anthropic", "openai", "google-genai"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def build_manifest(
+    *,
+    run_id: str,
+    panel: Panel,
+    rubric: Rubric,
+    cases_path: str | Path,
+    cases_count: int,
+    prompts: Mapping[str, str],
+    jury_file: str | None,
+    cache: str | None,
+    redact_patterns: Sequence[str],
+    argv: Sequence[str] | None = None,
+    cases_digest: str | None = None,
+) -> dict[str, Any]:
+    """The run's manifest. `cases_digest` is the cases' hash when they are not a file (standard
+    input, a dataset); a file's is computed."""
+    shown, cases_path = str(cases_path), Path(cases_path)
+    where = cases_path.resolve().parent if cases_path.is_file() else Path.cwd()
+    return {
+        "format": FORMAT,
+        "run_id": run_id,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": list(sys.argv if argv is None else argv),
+        "cwd": os.getcwd(),
+        "versions": _versions(),
+        "git_commit": _git_commit(where),
+        "jury_file": jury_file,
+        "jury": panel_record(panel),
+        "rubric": {"name": rubric.name, "kind": rubric.kind, "fingerprint": rubric.fingerprint()},
+        "prompts": dict(prompts),
+        "cases": {
+            "path": shown,
+            "sha256": cases_digest or file_digest(cases_path),
+            "count": cases_count,
+        },
+        "cache": cache,
+        "redact": list(redact_patterns),
+    }
+
+
+class RunRecord:
+    """A run directory being written. Use `create` for a new run and `resume` for a killed one."""
+
+    def __init__(
+        self, path: Path, redactor: Redactor, manifest: dict[str, Any], lock: RunLock
+    ) -> None:
+        self.path = path
+        self.redactor = redactor
+        self.manifest = manifest
+        self._lock = lock
+        self._fd: int | None = None
+        self._synced = time.monotonic()
+        self._dirty = False
+
+    @classmethod
+    def create(
+        cls,
+        path: Path,
+        manifest: dict[str, Any],
+        cases: Iterable[Case],
+        redactor: Redactor,
+        lock: RunLock | None = None,
+    ) -> RunRecord:
+        """Start a run: the manifest and the (redacted) cases are written before any judging.
+        The run directory is locked (`lock`, or one taken here) until the record closes."""
+        lock = lock or RunLock(path)
+        if (path / VERDICTS).exists() or (path / MANIFEST).exists():
+            lock.release()
+            raise RunRecordError(
+                str(path), "already holds a run; resume it or choose another --out"
+            )
+        try:
+            tmp = path / f".{CASES}.tmp"
+            with open(tmp, "wb") as handle:
+                for case in cases:
+                    handle.write(redactor.json_line(case))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path / CASES)
+            text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+            write_atomic(path / MANIFEST, text)
+        except BaseException:
+            lock.release()
+            raise
+        record = cls(path, redactor, manifest, lock)
+        record._open()
+        return record
+
+    @classmethod
+    def resume(cls, path: Path, redactor: Redactor, lock: RunLock | None = None) -> RunRecord:
+        """Reopen a run to finish it: a torn last line is cut off before anything is appended."""
+        lock = lock or RunLock(path)
+        try:
+            manifest = require_manifest(path)
+            verdicts = path / VERDICTS
+            if verdicts.exists():
+                _cut_torn_tail(verdicts)
+        except BaseException:
+            lock.release()
+            raise
+        record = cls(path, redactor, manifest, lock)
+        record._open()
+        return record
+
+    def _open(self) -> None:
+        self._fd = os.open(self.path / VERDICTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def finished(self) -> set[str]:
+        """IDs of the cases that already have a verdict."""
+        if not (self.path / VERDICTS).exists():
+            return set()
+        return {verdict.case_id for verdict in read_verdicts(self.path)}
+
+    def append(self, verdict: CaseVerdict) -> None:
+        """Record one finished case. One ``write`` per line: a killed run never holds half."""
+        if self._fd is None:
+            raise RuntimeError("the run record is closed")
+        line = self.redactor.json_line(verdict)
+        written = os.write(self._fd, line)
+        while written < len(line):  # a short write on a full disk or a signal: finish the line
+            written += os.write(self._fd, line[written:])
+        self._dirty = True
+        now = time.monotonic()
+        if now - self._synced >= FSYNC_INTERVAL:
+            self.sync()
+
+    def sync(self) -> None:
+        if self._fd is not None and self._dirty:
+            os.fsync(self._fd)
+            self._dirty = False
+        self._synced = time.monotonic()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self.sync()
+            os.close(self._fd)
+            self._fd = None
+        self._lock.release()
+
+    def __enter__(self) -> RunRecord:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def finish(self, **fields: Any) -> None:
+        """Note in the manifest that the run finished (and with what)."""
+        self.manifest.update(finished=datetime.now(UTC).isoformat(timespec="seconds"), **fields)
+        write_atomic(
+            self.path / MANIFEST, json.dumps(self.manifest, indent=2, ensure_ascii=False) + "\n"
+        )
+
+
+def _cut_torn_tail(path: Path) -> None:
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            handle.truncate(data.rfind(b"\n") + 1)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def read_manifest(run: str | Path) -> dict[str, Any]:
+    """The run's manifest, or an empty mapping when there is none (a run still going)."""
+    path = Path(run) / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunRecordError(str(path), f"not readable: {exc}") from None
+    return data if isinstance(data, dict) else {}
+
+
+def require_manifest(run: str | Path) -> dict[str, Any]:
+    """The manifest of a run this version can resume or re-score, or a clear error."""
+    manifest = read_manifest(run)
+    if not manifest:
+        raise RunRecordError(str(run), f"not a run directory (no {MANIFEST})")
+    if manifest.get("format") not in READABLE_FORMATS:
+        expected = " or ".join(map(str, READABLE_FORMATS))
+        raise RunRecordError(str(Path(run) / MANIFEST), f"format: expected {expected}")
+    return manifest
+
+
+def read_verdicts(run: str | Path) -> list[CaseVerdict]:
+    """The verdicts of a run, in the order they were written.
+
+    `run` is a run directory or its ``verdicts.jsonl``. Every bad line is reported (line and
+    field), not only the first. A case recorded twice (a resumed run re-judged it) keeps its
+    last verdict. A last line without its newline is a write that a crash cut short: it is
+    skipped (and cut off before a resumed run appends).
+    """
+    verdicts: dict[str, CaseVerdict] = {}
+    for _, verdict in scan_verdicts(run):
+        verdicts.pop(verdict.case_id, None)
+        verdicts[verdict.case_id] = verdict
+    return list(verdicts.values())
+
+
+def read_cases(run_dir: str | Path) -> Iterator[Case]:
+    """The cases of a run, as they were judged (after redaction)."""
+    path = Path(run_dir) / CASES
+    if not path.exists():
+        raise RunRecordError(str(run_dir), f"not a run directory (no {CASES})")
+    from ..cases import iter_cases
+
+    return iter_cases(path, validate=False, format="jsonl")

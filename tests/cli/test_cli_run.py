@@ -1,0 +1,85 @@
+"""`jury run` on the bundled example: the report, the offline label and the exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jury.cli._main import main
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def _records_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run records and the call cache go to the working directory: keep them out of the repo."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
+
+
+def test_the_example_runs_offline_and_fails_the_gate(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["run", str(EXAMPLE)])
+    out = capsys.readouterr().out
+    # The example holds deliberately broken answers: the gate fails, exit 1.
+    assert code == 1
+    assert "OFFLINE reference jurors" in out
+    assert "not LLM judges" in out
+    for section in ("Results by category", "Failed (", "Disagreement (", "Jurors"):
+        assert section in out
+    # The day-30 boundary answer is wrong, and the report says why.
+    assert "edge-return-day30" in out
+    assert "correctness 2 < 4" in out
+    assert "Gate FAILED" in out
+    assert "exit 1" in out
+
+
+def test_exit_0_when_every_case_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    good = [c for c in lines if c["id"] in ("policy-return-01", "combined-return-01")]
+    path = tmp_path / "good.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in good))
+    assert main(["run", str(path)]) == 0
+    assert "Gate PASSED" in capsys.readouterr().out
+
+
+def test_an_unknown_offline_juror_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"id": "a", "question": "q", "answer": "a"}) + "\n")
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text('jurors = ["offline/nonexistent-method"]\n')
+    assert main(["run", str(cases), "--jury", str(jury_file)]) == 2
+    assert "unknown offline juror" in capsys.readouterr().err
+
+
+def test_the_console_script_entry_point(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "jury", "run", str(EXAMPLE), "--threshold", "1", "--no-checks"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    # At threshold 1 every metric passes, and without the checks the judges alone decide:
+    # the gate passes.
+    assert done.returncode == 0, done.stderr
+    assert "Gate PASSED" in done.stdout
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["run", "/nonexistent/cases.jsonl"]) == 2
+    assert "No such file" in capsys.readouterr().err

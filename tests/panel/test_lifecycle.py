@@ -1,0 +1,318 @@
+"""Model lifecycle: the lifecycle data the SDKs ship and the project's Gemini table, warnings
+for deprecated models in `jury run`, `jury calibrate` and the pytest plugin, and a retired
+model refused (exit 2) unless the jury file allows it: one rule for the library and the CLI."""
+
+from __future__ import annotations
+
+import ast
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from jury import ConfigError, Juror, Jury, Panel, load_panel
+from jury.cli._main import main
+from jury.panel._lifecycle import ModelStatus, lifecycle_warnings, today
+from jury.panel._registry import model_status, register_provider
+from jury.panel._warnings import panel_warnings
+from jury.testing import ScriptedModel
+from providers._lifecycle import GEMINI
+
+DAY = date(2026, 11, 30)
+
+
+def status(spec: str, day: date = DAY) -> ModelStatus | None:
+    return model_status(spec, day)
+
+
+def test_the_anthropic_sdks_deprecated_model_table_is_read_as_it_ships() -> None:
+    import anthropic._data.deprecated_models as shipped
+
+    for model, end_of_life in shipped.DEPRECATED_MODELS.items():
+        found = status(f"anthropic/{model}")
+        assert found is not None, model
+        assert found.retires is not None
+        assert found.retires.year == int(end_of_life[-4:])
+    opus = status("anthropic/claude-opus-4-5-20251101")
+    assert opus is not None
+    assert (opus.state, opus.retires) == ("deprecated", date(2027, 1, 22))
+    assert "anthropic SDK" in opus.source
+    # Retired from the day of its end of life.
+    sonnet = status("anthropic/claude-sonnet-4-5-20250929")
+    assert sonnet is not None
+    assert sonnet.state == "retired"
+    # Listed by the SDK, not in its table: current; dateless since Claude 4.6, and pinned.
+    haiku = status("anthropic/claude-haiku-5-5")
+    assert haiku is not None
+    assert (haiku.state, haiku.pinned) == ("active", True)
+    assert status("anthropic/claude-made-up-9") is None
+
+
+def test_the_openai_sdks_deprecation_notes_are_read_as_they_ship() -> None:
+    mini = status("openai/gpt-4.1-mini-2025-04-14")
+    assert mini is not None
+    assert (mini.state, mini.retires) == ("deprecated", date(2027, 1, 14))
+    assert status("openai/gpt-4.1-mini-2025-04-14", date(2027, 1, 14)).state == "retired"  # type: ignore[union-attr]
+    retired = status("openai/o1-mini-2024-09-12")
+    assert retired is not None
+    assert retired.state == "retired"
+    # "Not a supported model ID": no call to it can work.
+    unsupported = status("openai/gpt-5.1-mini")
+    assert unsupported is not None
+    assert unsupported.state == "retired"
+    assert "Not a supported model ID" in unsupported.source
+    assert status("openai/gpt-5.4-mini-2026-03-17") is None
+
+
+def test_every_model_the_openai_sdk_notes_is_known() -> None:
+    from importlib import util
+
+    origin = util.find_spec("openai").origin  # type: ignore[union-attr]
+    notes = Path(origin).parent / "types" / "shared" / "chat_model.py"  # type: ignore[arg-type]
+    tree = ast.parse(notes.read_text(encoding="utf-8"))
+    docstrings = [
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    ]
+    noted = {
+        name
+        for text in docstrings
+        for name in __import__("re").findall(r'"([a-z0-9.-]+)"', str(text))
+    }
+    assert len(noted) > 40
+    assert all(status(f"openai/{name}") is not None for name in noted)
+
+
+def test_gemini_models_follow_the_projects_table() -> None:
+    flash = status("google/gemini-2.5-flash")
+    assert flash is not None
+    assert (flash.state, flash.retires, flash.replacement) == (
+        "deprecated",
+        date(2026, 12, 1),
+        "gemini-3.5-flash-lite",
+    )
+    assert status("google/gemini-2.5-flash", date(2026, 12, 2)).state == "retired"  # type: ignore[union-attr]
+    lite = status("google/gemini-3.5-flash-lite")
+    assert lite is not None
+    assert (lite.state, lite.pinned) == ("active", True)
+    assert "read 2026-11-30" in lite.source
+    # Every row says where it was read, and when.
+    assert all(row.source.startswith("https://") and row.read == DAY for row in GEMINI)
+
+
+def test_jury_today_sets_the_day_and_a_bad_one_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("JURY_TODAY", "2027-02-01")
+    assert today() == date(2027, 2, 1)
+    monkeypatch.setenv("JURY_TODAY", "next tuesday")
+    with pytest.raises(ConfigError, match="JURY_TODAY"):
+        today()
+
+
+def test_a_deprecated_model_is_warned_about_with_its_date_and_source() -> None:
+    panel = Panel(
+        jurors=(
+            Juror(model="openai/gpt-4.1-mini-2025-04-14"),
+            Juror(model="anthropic/claude-haiku-5-5", fallbacks=("google/gemini-2.5-flash",)),
+        )
+    )
+    warnings = panel_warnings(panel)
+    assert any(
+        w.startswith(
+            "openai/gpt-4.1-mini-2025-04-14: gpt-4.1-mini-2025-04-14 is deprecated and "
+            "retires on 2027-01-14"
+        )
+        for w in warnings
+    )
+    assert any(
+        "gemini-2.5-flash is deprecated and retires on 2026-12-01; use "
+        "gemini-3.5-flash-lite instead" in w
+        for w in warnings
+    )
+    # Pinned without a date: not called an alias (Claude 4.6 and later, Gemini stable IDs).
+    assert not any("alias" in w for w in warnings)
+
+
+def test_a_retired_model_is_refused_unless_the_panel_allows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-secret")
+    panel = Panel(jurors=(Juror(model="google/gemini-2.0-flash"), Juror(model="offline/facts")))
+    with pytest.raises(ConfigError) as caught:
+        Jury(panel)
+    message = str(caught.value)
+    assert "google/gemini-2.0-flash: gemini-2.0-flash was retired on 2026-06-01" in message
+    assert "allow_retired = true" in message
+    # Allowed, it is judged with (and warned about).
+    allowed = panel.model_copy(update={"allow_retired": True})
+    Jury(allowed)
+    assert any("was retired" in w for w in lifecycle_warnings(allowed))
+
+
+def test_a_retired_fallback_is_refused_too() -> None:
+    panel = Panel(
+        jurors=(Juror(model="offline/facts", fallbacks=("anthropic/claude-mythos-preview",)),)
+    )
+    with pytest.raises(ConfigError, match="claude-mythos-preview was retired on 2026-06-30"):
+        Jury(panel)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_jury_file_allows_retired_models(tmp_path: Path) -> None:
+    jury_file = write(
+        tmp_path / "jury.toml", 'jurors = ["google/gemini-2.0-flash"]\nallow_retired = true\n'
+    )
+    assert load_panel(jury_file).allow_retired is True
+
+
+def test_jury_run_warns_about_a_deprecated_model_before_it_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "shopnest" / "cases.jsonl"
+    jury_file = write(
+        tmp_path / "jury.toml",
+        'jurors = ["offline/reference", "openai/gpt-4.1-mini-2025-04-14"]\n',
+    )
+    args = ["run", str(examples), "--jury", str(jury_file), "--no-cache", "--progress", "none"]
+    code = main([*args, "--out", str(tmp_path / "run")])
+    # Deprecated today, it is warned about (its key is missing: a usage error all the same).
+    err = capsys.readouterr().err
+    assert "gpt-4.1-mini-2025-04-14 is deprecated and retires on 2027-01-14" in err
+    assert code == 2
+
+
+def test_a_retired_model_stops_jury_run_before_any_key_is_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JURY_TODAY", "2027-01-15")
+    examples = Path(__file__).resolve().parents[2] / "examples" / "shopnest" / "cases.jsonl"
+    jury_file = write(tmp_path / "jury.toml", 'jurors = ["openai/gpt-4.1-mini-2025-04-14"]\n')
+    code = main(
+        [
+            "run",
+            str(examples),
+            "--jury",
+            str(jury_file),
+            "--out",
+            str(tmp_path / "run"),
+            "--no-cache",
+            "--progress",
+            "none",
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "gpt-4.1-mini-2025-04-14 was retired on 2027-01-14" in err
+    assert "OPENAI_API_KEY" not in err
+
+
+@pytest.fixture
+def aging_provider() -> object:
+    """A provider of the test's own whose lifecycle says "aging/old" is deprecated."""
+
+    def lifecycle(model: str, day: date) -> ModelStatus | None:
+        if model == "old":
+            return ModelStatus(model, "deprecated", "the test's table", retires=date(2027, 3, 1))
+        return None
+
+    register_provider(
+        "aging",
+        lambda spec: ScriptedModel([{"reason": "ok", "pass": True}], name=spec),
+        lifecycle=lifecycle,
+    )
+    yield lifecycle
+    register_provider("aging", lambda spec: ScriptedModel([{}], name=spec))
+
+
+def test_a_registered_provider_declares_its_models_lifecycle(aging_provider: object) -> None:
+    found = status("aging/old")
+    assert found is not None
+    assert found.describe() == "old is deprecated and retires on 2027-03-01 (the test's table)"
+    assert status("aging/new") is None
+
+
+def test_jury_calibrate_warns_about_a_deprecated_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], aging_provider: object
+) -> None:
+    cases = write(
+        tmp_path / "cases.jsonl",
+        '{"id": "c1", "question": "q", "answer": "a", "golden_answer": "a"}\n'
+        '{"id": "c2", "question": "r", "answer": "b", "golden_answer": "b"}\n',
+    )
+    jury_file = write(
+        tmp_path / "jury.toml",
+        'rubric = "grounded-answer"\njurors = ["aging/old"]\n',
+    )
+    main(["calibrate", str(cases), "--jury", str(jury_file)])
+    err = capsys.readouterr().err
+    assert "warning: aging/old: old is deprecated and retires on 2027-03-01" in err
+
+
+pytest_plugins = ["pytester"]
+
+PLUGIN_CONFTEST = """
+from datetime import date
+
+import jury
+from jury.adapters import ModelStatus
+from jury.testing import ScriptedModel
+
+
+def lifecycle(model, day):
+    if model == "old":
+        return ModelStatus(model, "deprecated", "the test's table", retires=date(2027, 3, 1))
+    if model == "gone":
+        return ModelStatus(model, "retired", "the test's table", retires=date(2026, 1, 1))
+    return None
+
+
+REPLY = {"reason": "ok", "relevance": 5, "correctness": 5, "faithfulness": 5,
+         "helpfulness": 5, "hallucinationFree": 5}
+jury.register_provider(
+    "aging", lambda spec: ScriptedModel([REPLY], name=spec), lifecycle=lifecycle
+)
+"""
+
+PLUGIN_TESTS = """
+import pytest
+
+@pytest.mark.jury(file="old.toml")
+async def test_with_an_old_judge(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a")
+
+@pytest.mark.jury(file="gone.toml")
+async def test_with_a_retired_judge(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a")
+"""
+
+
+def test_the_pytest_plugin_lists_lifecycle_warnings_and_refuses_a_retired_model(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
+    pytester.makeconftest(PLUGIN_CONFTEST)
+    pytester.makepyfile(test_aging=PLUGIN_TESTS)
+    pytester.path.joinpath("old.toml").write_text('jurors = ["aging/old"]\n')
+    pytester.path.joinpath("gone.toml").write_text('jurors = ["aging/gone"]\n')
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "jury.pytest_plugin",
+        "-p",
+        "pytest_asyncio.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--jury",
+    )
+    output = result.stdout.str()
+    assert "jury warnings" in output
+    assert "aging/old: old is deprecated and retires on 2027-03-01 (the test's table)" in output
+    result.assert_outcomes(passed=1, errors=0, failed=1)
+    assert "gone was retired on 2026-01-01" in output

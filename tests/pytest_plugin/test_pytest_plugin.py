@@ -1,0 +1,220 @@
+"""The pytest plugin's outcomes: pass, fail, unavailable, and skipped without --jury."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CONFTEST = """
+import jury
+from jury import TransientError
+from jury.testing import ScriptedModel
+
+# A judge that is always down, for the unavailable outcome.
+jury.register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
+"""
+
+TESTS = """
+import pytest
+
+GOLD = "Products can be returned within 30 days of delivery."
+
+@pytest.mark.jury
+async def test_good_answer(judge):
+    verdict = await judge.assert_passes(
+        question="What is your return policy?",
+        answer="Products can be returned within 30 days of delivery.",
+        golden_answer=GOLD,
+        context="Products can be returned within 30 days of delivery.",
+    )
+    assert verdict.verdict.value == "PASS"
+
+@pytest.mark.jury
+async def test_wrong_answer(judge):
+    await judge.assert_passes(
+        question="What is your return policy?",
+        answer="Sorry, we never accept returns, and refunds take 90 days.",
+        golden_answer=GOLD,
+        context="Products can be returned within 30 days of delivery.",
+    )
+
+@pytest.mark.jury(file="down.toml")
+async def test_judge_down(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a")
+
+def test_plain():
+    assert 1 + 1 == 2
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    # The plugin is loaded explicitly, whether or not the package is installed.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("JURY_RUN", raising=False)
+    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_judged=TESTS)
+    pytester.path.joinpath("down.toml").write_text(
+        'jurors = ["down/judge"]\n[retry]\nattempts = 1\n'
+    )
+    return pytester
+
+
+def run(project: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return project.runpytest_subprocess(
+        "-p", "jury.pytest_plugin", "-p", "pytest_asyncio.plugin", "-p", "no:cacheprovider", *args
+    )
+
+
+def test_judged_tests_are_skipped_without_jury(project: pytest.Pytester) -> None:
+    result = run(project, "-rs")
+    result.assert_outcomes(passed=1, skipped=3)
+    result.stdout.fnmatch_lines(["*pass --jury or set JURY_RUN=1*"])
+
+
+def test_outcomes_with_jury(project: pytest.Pytester) -> None:
+    result = run(project, "--jury")
+    assert result.parseoutcomes() == {"passed": 2, "failed": 1, "unavailable": 1}
+    assert result.ret == 1
+    out = result.stdout.str()
+    # A readable failure: what was expected, the reasons, the scores, each juror.
+    assert "expected PASS" in out
+    assert "the jury said FAIL" in out
+    assert "scores: relevance" in out
+    assert "offline/reference: FAIL" in out
+    # The unavailable judge is listed apart, not among the failures.
+    result.stdout.fnmatch_lines(
+        ["*judges unavailable (not test failures)*", "*test_judge_down*down/judge unavailable*"]
+    )
+    assert "FAILED test_judged.py::test_judge_down" not in out
+
+
+def test_jury_run_variable_enables_judged_tests(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JURY_RUN", "1")
+    run(project, "-k", "good").assert_outcomes(passed=1, deselected=3)
+
+
+def test_unavailable_as_skip_or_fail(project: pytest.Pytester) -> None:
+    skip = run(project, "--jury", "--jury-on-unavailable=skip", "-rs", "-k", "down")
+    skip.assert_outcomes(skipped=1, deselected=3)
+    skip.stdout.fnmatch_lines(["*judge unavailable: case test_judge_down*"])
+    assert skip.ret == 0
+    fail = run(project, "--jury", "--jury-on-unavailable=fail", "-k", "down")
+    fail.assert_outcomes(failed=1, deselected=3)
+    fail.stdout.fnmatch_lines(["*JudgeUnavailable*"])
+
+
+SKIPPED_TOOL = """
+import pytest
+
+TRACE = dict(
+    question="Where is my order ORD-101?",
+    answer="ORD-101 has been shipped and has not been delivered yet.",
+    golden_answer="ORD-101 has been shipped and has not been delivered yet.",
+    expected_tool="getOrderStatus",
+    trace={"tool_calls": []},
+)
+
+@pytest.mark.jury
+async def test_a_trace_that_skipped_the_tool(judge):
+    await judge.assert_passes(**TRACE)
+
+@pytest.mark.jury(checks=False)
+async def test_the_same_answer_judged_alone(judge):
+    await judge.assert_passes(**TRACE)
+"""
+
+
+def test_a_failed_check_fails_the_test_as_it_fails_the_run(project: pytest.Pytester) -> None:
+    # The answer is right, but the agent never called the tool it had to: `jury run` fails
+    # the case on the tool_choice check, and so does the plugin, unless told otherwise.
+    project.makepyfile(test_trace=SKIPPED_TOOL)
+    result = run(project, "--jury", "test_trace.py")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*check tool_choice failed*"])
+
+
+JUDGED = Path(__file__).parents[1] / "judged"
+JURY_MARK = 'pytest.mark.jury(file=HERE / "jury.toml")'
+STRICT_MARK = f"pytestmark = [pytest.mark.asyncio, {JURY_MARK}]"
+README_EXAMPLE = re.search(
+    r"## pytest plugin\n\n```python\n(.*?)```",
+    (ROOT / "README.md").read_text(encoding="utf-8"),
+    re.S,
+)
+README_MARK = "@pytest.mark.asyncio  # pytest-asyncio in strict mode"
+UNMARKED = """
+from pathlib import Path
+
+import pytest
+
+@pytest.mark.jury(file=Path(__file__).parent / "jury.toml")
+async def test_without_an_async_marker(judge):
+    await judge.assert_criterion("Returns within 30 days.", "states the refund window")
+"""
+
+
+def judged_project(pytester: pytest.Pytester, mode: str, mark: str) -> None:
+    """The example of `tests/judged` and the README's example in a fresh project, their async
+    marker replaced by `mark`, and a judged test without any."""
+    for name in ("conftest.py", "jury.toml", "down.toml"):
+        pytester.path.joinpath(name).write_text(JUDGED.joinpath(name).read_text())
+    source = JUDGED.joinpath("test_criteria.py").read_text()
+    assert STRICT_MARK in source
+    marks = f"[{mark}, {JURY_MARK}]" if mark else f"[{JURY_MARK}]"
+    pytester.path.joinpath("test_criteria.py").write_text(
+        source.replace(STRICT_MARK, f"pytestmark = {marks}")
+    )
+    assert README_EXAMPLE is not None
+    readme = README_EXAMPLE.group(1)
+    line = next(x for x in readme.splitlines() if x.startswith(README_MARK))
+    decorator = f"@{mark}" if mark else ""
+    pytester.makepyfile(test_readme_example=readme.replace(line, decorator), test_unmarked=UNMARKED)
+    pytester.makeini(f"[pytest]\nasyncio_mode = {mode}\n" if mode else "[pytest]\n")
+
+
+@pytest.mark.parametrize(
+    ("mode", "mark", "plugin", "outcomes"),
+    [
+        ("strict", "pytest.mark.asyncio", "pytest_asyncio.plugin", {"passed": 7, "errors": 1}),
+        ("auto", "", "pytest_asyncio.plugin", {"passed": 8}),
+        ("", "pytest.mark.anyio", "anyio.pytest_plugin", {"passed": 7, "errors": 1}),
+    ],
+    ids=["pytest-asyncio strict", "pytest-asyncio auto", "anyio"],
+)
+def test_judged_tests_under_each_async_plugin(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    mark: str,
+    plugin: str,
+    outcomes: dict[str, int],
+) -> None:
+    # Criteria with and without refute, one jury for the session, an unavailable judge on a
+    # fake clock, and the README's example: each under the marker the README names for it.
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("JURY_RUN", raising=False)
+    judged_project(pytester, mode, mark)
+    result = pytester.runpytest_subprocess(
+        "-p", "jury.pytest_plugin", "-p", plugin, "-p", "no:cacheprovider", "--jury", "-rE"
+    )
+    result.assert_outcomes(**outcomes)
+    if "errors" in outcomes:
+        # The test no plugin runs says which marker it needs.
+        result.stdout.fnmatch_lines(
+            [
+                "*test_without_an_async_marker is async, but no plugin runs it: mark it "
+                "@pytest.mark.asyncio*asyncio_mode = auto*@pytest.mark.anyio*"
+            ]
+        )
