@@ -90,6 +90,8 @@ ADAPTERS = {
     "register_provider",
     # provider and rubric errors
     "AccountError",
+    "Agent",
+    "AgentReply",
     "AuthenticationError",
     "ConfigError",
     "InvalidReply",

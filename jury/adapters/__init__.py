@@ -39,6 +39,9 @@ wrong in the words a judge is re-asked with; a rule the schema cannot state rais
 `InvalidReply`. A rubric file that cannot work raises `RubricError`. `case_fence` gives the
 code that fences a case's sections, so that nothing inside the case can close them.
 
+**Agents** (the system under test): subclass `Agent` and implement ``respond``, which turns
+a `Case` into an `AgentReply` (the answer, the request's `Trace`, turns, usage, cost, latency).
+
 **Reference replies**: offline reference jurors ask a rubric for the reply they give
 (``Rubric.reference_reply``), passing a `ReferenceJudge` that measures answers: a `Rating`
 per aspect, a `Judgement` on a statement or a criterion, a `Preference` between two answers.
@@ -64,6 +67,7 @@ from ..decide._core import single
 from ..engine._limits import ProviderLimits
 from ..panel._lifecycle import ModelStatus
 from ..panel._registry import family_of, register_provider, register_rubric_kind
+from ._agent import Agent, AgentReply
 from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._prices import batch_price, price
@@ -83,6 +87,8 @@ from ._rubric import (
 
 __all__ = [
     "AccountError",
+    "Agent",
+    "AgentReply",
     "AuthenticationError",
     "Ballot",
     "BatchAPI",
