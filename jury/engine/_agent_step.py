@@ -139,7 +139,8 @@ class AgentStep:
             started = time.perf_counter()
             try:
                 async with asyncio.timeout(self.timeout):
-                    reply = await self.agent.respond(case)
+                    # An outside agent may return anything: it is checked below, not trusted.
+                    reply: object = await self.agent.respond(case)
             except TimeoutError:
                 return await self._failed(case, f"timed out after {self.timeout:g}s", None)
             except ConfigError:

@@ -331,11 +331,13 @@ class Jury:
 
         return VerdictStream(one, cases, in_flight, on_input_end=step.input_ended)
 
-    async def judge_with(self, case: Case, agent: Agent, *, timeout: float = 60.0) -> CaseVerdict:
+    async def judge_with(
+        self, case: Case, agent: Agent, *, agent_timeout: float = 60.0
+    ) -> CaseVerdict:
         """Answer `case` with `agent`, then judge it: the verdict `jury run --agent` gives
         it, a broken agent's FAIL at the stage "agent" included (an unreachable agent too:
         with one case there is no run to stop)."""
-        step = AgentStep(agent, concurrency=1, timeout=timeout)
+        step = AgentStep(agent, concurrency=1, timeout=agent_timeout)
         try:
             answered = await step.run(case)
         except AgentUnreachable as exc:

@@ -124,10 +124,9 @@ class RunProgress:
         agent = self.agent
         if agent is not None:
             running = agent.started - agent.done
-            parts.append(
-                f"agent calls {agent.done} ({running} running, {agent.failed} failed)"
-            )
-        parts.append(f"{'judge ' if agent is not None else ''}calls {calls.attempts} (cached {calls.cache_hits})")
+            parts.append(f"agent calls {agent.done} ({running} running, {agent.failed} failed)")
+        judge = "judge calls" if agent is not None else "calls"
+        parts.append(f"{judge} {calls.attempts} (cached {calls.cache_hits})")
         parts.append(f"tokens {_tokens(calls.input_tokens)}/{_tokens(calls.output_tokens)}")
         parts.append("cost ?" if calls.cost is None else f"cost ${calls.cost:.4f}")
         if self.errors:

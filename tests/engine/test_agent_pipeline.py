@@ -7,9 +7,8 @@ import asyncio
 import pytest
 
 from conftest import case, panel_of, scores, scripted
-from jury import Jury, Verdict
+from jury import Case, Jury, Verdict
 from jury.adapters import Agent, AgentReply
-from jury.cases import Case
 from jury.engine._agent_step import AgentUnreachable
 
 
@@ -91,9 +90,7 @@ async def test_a_broken_agent_fails_its_case_at_the_agent_stage_and_spares_the_j
 ) -> None:
     judge = scripted([scores(5)])
     async with Jury(panel_of(judge), checks=None) as jury:
-        verdicts = [
-            v async for v in jury.evaluate(golden(3), agent=agent, agent_timeout=0.05)
-        ]
+        verdicts = [v async for v in jury.evaluate(golden(3), agent=agent, agent_timeout=0.05)]
     assert [v.verdict for v in verdicts] == [Verdict.FAIL] * 3
     assert {v.failed_stage for v in verdicts} == {"agent"}
     assert all(error in v.reasons[0] and v.checks[0].reason == error for v in verdicts)
