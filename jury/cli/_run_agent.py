@@ -18,6 +18,7 @@ from ..adapters._agent import Agent
 from ..cases._case import Case
 from ..panel._agent_spec import AgentSettings, resolve_agent
 from ..panel._panel import Panel
+from ..runs._estimate import NO_ANSWER
 
 __all__ = [
     "NO_ANSWER",
@@ -31,7 +32,6 @@ __all__ = [
     "same_agent",
 ]
 
-NO_ANSWER = "no case has an answer: give --agent, or map an answer column"
 #: Case IDs named in the notice of cases without an answer (the rest are counted).
 NAMED = 20
 

@@ -135,6 +135,8 @@ class AgentStep:
             return case
         self._wanted += 1
         async with self._slots:
+            if self._unreachable is not None:  # the run is stopping: no call starts now
+                raise self._unreachable
             self.counts.started += 1
             started = time.perf_counter()
             try:
@@ -163,6 +165,8 @@ class AgentStep:
 
     async def _failed(self, case: Case, error: str, exc: Exception | None) -> CaseVerdict:
         self.counts.failed += 1
+        if self._unreachable is not None:
+            raise self._unreachable
         if not self._decided.is_set():
             if exc is not None and _is_connection_error(exc):
                 self._early.append(error)
