@@ -73,6 +73,7 @@ from ._run_batches import (
     resumed_arguments,
     same_shard,
 )
+from ._run_repeat import run_repeats
 
 __all__ = ["register"]
 
@@ -318,13 +319,15 @@ def run(args: argparse.Namespace) -> int:
     shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
     if shard is not None:
         panel = shard.panel(panel)
+    # Resolved first: a missing file, module or function stops the run before any call.
+    agent, agent_settings = agent_for(args, panel)
+    if args.repeat is not None:
+        return run_repeats(args, run, agent=agent is not None)
     source = case_source(args, panel)
     selection = Selection.of(source, subset_from(args), source.count)
     if shard is not None:
         selection = shard.narrow(selection)
     checks = checks_for(args, panel)
-    # Resolved first: a missing file, module or function stops the run before any call.
-    agent, agent_settings = agent_for(args, panel)
     batch = any(batch_jurors(panel, all_jurors=args.batch))
     if batch and agent is not None:
         raise ConfigError("--agent: not in batch mode yet; run the agent online")

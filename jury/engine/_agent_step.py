@@ -81,14 +81,18 @@ def answered(case: Case, reply: AgentReply) -> Case:
     if reply.turns:
         update["turns"] = (*case.turns, *reply.turns)
     extra: dict[str, object] = dict(reply.metadata)
+    metadata: dict[str, object] = dict(case.metadata)
     if reply.cost is not None:
-        extra["cost"] = reply.cost
+        # Where `jury compare`'s cost = "agent" rule reads an answer's cost.
+        metadata["cost_usd"] = reply.cost
     if reply.latency is not None:
         extra["latency_s"] = reply.latency
     if reply.usage is not None:
         extra["usage"] = {"input": reply.usage.input_tokens, "output": reply.usage.output_tokens}
     if extra:
-        update["metadata"] = {**case.metadata, "agent": extra}
+        metadata["agent"] = extra
+    if metadata != case.metadata:
+        update["metadata"] = metadata
     return case.model_copy(update=update)
 
 

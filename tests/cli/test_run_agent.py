@@ -217,3 +217,62 @@ def test_answers_judges_a_runs_recorded_answers_with_a_new_jury_without_the_agen
     assert set(second) == set(verdicts(tmp_path / "first"))
     manifest = json.loads((tmp_path / "second/manifest.json").read_text())
     assert [j["model"] for j in manifest["jury"]["jurors"]] == ["offline/reference"]
+
+
+FLAKY = """
+import os
+from pathlib import Path
+
+def answer(case):
+    # The n-th call about the day-30 case answers wrongly on every second repeat.
+    seen = Path(os.environ["AGENT_LOG"])
+    with open(seen, "a") as log:
+        log.write(case.id + "\\n")
+    calls = seen.read_text().split().count(case.id)
+    if case.id == "c1" and calls % 2 == 0:
+        return "No, returns are never accepted."
+    return "Yes, within the 30-day window."
+"""
+
+
+def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "flaky.py").write_text(FLAKY)
+    (tmp_path / "two.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"c{n}",
+                    "question": "Can I return it?",
+                    "golden_answer": "Yes, within the 30-day window.",
+                }
+            )
+            + "\n"
+            for n in range(2)
+        )
+    )
+    command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3", "--out", "rep"]
+    assert main(command) == 1
+    out = capsys.readouterr().out
+    assert sorted(calls(tmp_path)) == ["c0"] * 3 + ["c1"] * 3
+    stability = json.loads((tmp_path / "rep/stability.json").read_text())
+    assert stability["by_case"]["c0"]["passed"] == 3
+    assert stability["by_case"]["c0"]["answers"] == []
+    assert stability["by_case"]["c1"]["passed"] == 2
+    assert stability["by_case"]["c1"]["verdicts"] == ["PASS", "FAIL", "PASS"]
+    assert len(stability["by_case"]["c1"]["answers"]) == 2
+    assert "c1: passed 2 of 3" in out
+    assert "No, returns are never accepted." in out
+    # Asked again, every repeat is finished: the agent is not called.
+    assert main(command) == 1
+    assert len(calls(tmp_path)) == 6
+    # `jury compare` reads a repeated run as its repeats.
+    capsys.readouterr()
+    assert main(["compare", "--a", "rep", "--b", "rep"]) == 0
+    assert "A: rep/repeat-1, rep/repeat-2, rep/repeat-3" in capsys.readouterr().out
+
+
+def test_repeat_without_an_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(EXAMPLE), "--repeat", "2"]) == 2
+    assert "--repeat: only with an agent" in capsys.readouterr().err
