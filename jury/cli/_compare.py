@@ -134,7 +134,7 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 def _repeats(runs: list[str]) -> list[str]:
     """The runs of a side, a directory of ``jury run --repeat N`` standing for its repeats."""
-    out = []
+    out: list[str] = []
     for run in runs:
         path = Path(run)
         inner = sorted(path.glob("repeat-*"), key=lambda p: (len(p.name), p.name))
