@@ -141,3 +141,20 @@ async def test_the_extension_examples_judge_cases_together(
     assert all(vote.status is VoteStatus.VALID for vote in (*kind.votes, *rude.votes))
     assert len(gateway.asked) == 7
     assert 2.0 in clock.sleeps
+
+
+def test_the_release_gate_example_runs_its_agent_and_passes_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jury.cli._main import main
+
+    section = "## The release gate"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
+    (tmp_path / "golden.jsonl").write_text(block(section, "jsonl"))
+    (tmp_path / "agent.py").write_text(block(section, "python"))
+    command = block(section, "bash").split("#")[0].split()
+    assert command == ["jury", "run", "golden.jsonl", "--agent", "agent.py:answer"]
+    assert main([*command[1:], "--out", "run"]) == 0
+    recorded = json.loads((tmp_path / "run" / "cases.jsonl").read_text())
+    assert recorded["answer"] == "Yes, ORD-102 is within the 30-day window."
