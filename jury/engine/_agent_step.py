@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from .._errors import ConfigError
@@ -25,7 +25,7 @@ from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..adapters._agent import Agent, AgentReply
 from ..cases._case import Case
 
-__all__ = ["AGENT_STAGE", "AgentStep", "AgentUnreachable", "agent_failure"]
+__all__ = ["AGENT_STAGE", "AgentStep", "AgentUnreachable", "agent_failure", "answer_and_judge"]
 
 #: The stage a case fails at when its agent broke: before retrieval, before anything else.
 AGENT_STAGE = "agent"
@@ -194,3 +194,16 @@ class AgentStep:
                 f"{len(self._early)} call(s) all {self._early[0]}"
             )
         self._decided.set()
+
+
+async def answer_and_judge(
+    judge: Callable[[Case], Awaitable[CaseVerdict]], case: Case, agent: Agent, seconds: float
+) -> CaseVerdict:
+    """One case answered by `agent`, then judged (a harness's or a test's single case). An
+    unreachable agent FAILs it too: with one case there is no run to stop."""
+    step = AgentStep(agent, concurrency=1, timeout=seconds)
+    try:
+        out = await step.run(case)
+    except AgentUnreachable as exc:
+        return agent_failure(case, str(exc))
+    return out if isinstance(out, CaseVerdict) else await judge(out)

@@ -10,7 +10,6 @@ Cases stream through `VerdictStream` (`_stream`), which stops every call when it
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import os
 import random
@@ -23,17 +22,19 @@ from .._logging import Events
 from .._redact import secret_values
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Vote
 from ..adapters._agent import Agent
-from ..adapters._model import CallCache, JudgeModel, JudgeReply, Usage
+from ..adapters._model import JudgeModel
+from ..adapters._registry import family_of, load_rubric, resolve_model
+from ..adapters._request import CallCache, JudgeReply, Usage
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import reducer
 from ..decide._learned import Fits, load_fit
 from ..panel._lifecycle import refuse_retired
 from ..panel._panel import Juror, Panel
-from ..panel._registry import family_of, load_rubric, resolve_model
-from ._agent_step import AgentStep, AgentUnreachable, agent_failure
+from ._agent_step import AgentStep
 from ._calls import CallLayer
 from ._judging import CaseJudge, Checker
+from ._pipeline import agent_step, pipeline
 from ._stream import VerdictStream
 from ._votes import Seat, Voter
 
@@ -297,54 +298,14 @@ class Jury:
         early (break, exception, cancellation) stops every call at once; ``async with
         jury.evaluate(cases) as verdicts:`` makes the end explicit.
 
-        With an `agent` (the system under test) each case is first answered by it, at most
-        `agent_concurrency` calls at once and each within `agent_timeout` seconds, then
-        checked and judged. An agent that raises, times out or answers nothing fails its case
-        at the stage "agent"; one that cannot be reached at all (its first calls all fail with
-        the same connection error) stops the stream with `AgentUnreachable` before any judge
-        is asked.
+        With an `agent` (the system under test) each case is first answered by it (at most
+        `agent_concurrency` calls at once, `agent_timeout` seconds each), then checked and
+        judged: see `jury.engine._pipeline`.
         """
         if agent is None:
             return VerdictStream(self.judge, cases, self.panel.concurrency)
-        step = (
-            agent
-            if isinstance(agent, AgentStep)
-            else AgentStep(agent, concurrency=agent_concurrency, timeout=agent_timeout)
-        )
-        return self._pipeline(step, cases)
-
-    def _pipeline(
-        self, step: AgentStep, cases: Iterable[Case] | AsyncIterable[Case]
-    ) -> VerdictStream:
-        """agent -> checks -> jury -> decision, as one stream: agent calls and judged cases
-        each within their own bound, so that a slow agent never holds the judges' slots."""
-        judging = asyncio.Semaphore(self.panel.concurrency)
-        in_flight = self.panel.concurrency + step.concurrency
-        step.limit_first(in_flight)
-
-        async def one(case: Case) -> CaseVerdict:
-            answered = await step.run(case)
-            if isinstance(answered, CaseVerdict):
-                return answered
-            async with judging:
-                return await self.judge(answered)
-
-        return VerdictStream(one, cases, in_flight, on_input_end=step.input_ended)
-
-    async def judge_with(
-        self, case: Case, agent: Agent, *, agent_timeout: float = 60.0
-    ) -> CaseVerdict:
-        """Answer `case` with `agent`, then judge it: the verdict `jury run --agent` gives
-        it, a broken agent's FAIL at the stage "agent" included (an unreachable agent too:
-        with one case there is no run to stop)."""
-        step = AgentStep(agent, concurrency=1, timeout=agent_timeout)
-        try:
-            answered = await step.run(case)
-        except AgentUnreachable as exc:
-            return agent_failure(case, str(exc))
-        if isinstance(answered, CaseVerdict):
-            return answered
-        return await self.judge(answered)
+        step = agent_step(agent, agent_concurrency, agent_timeout)
+        return pipeline(self.judge, step, cases, self.panel.concurrency)
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:

@@ -49,13 +49,14 @@ import pytest
 
 from .._verdict import CaseVerdict, Verdict, VoteStatus
 from ..adapters._agent import Agent
-from ..adapters._model import CallCache
+from ..adapters._registry import build_rubric
+from ..adapters._request import CallCache
 from ..cases._case import Case
+from ..engine._agent_step import answer_and_judge
 from ..engine._jury import Jury
 from ..engine._loop_thread import LoopThread
 from ..panel._defaults import default_panel
 from ..panel._panel import Panel, load_panel
-from ..panel._registry import build_rubric
 
 __all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
 
@@ -201,8 +202,9 @@ class Judge:
 
             agent = resolve_agent(agent)
         subject = self._case(case, fields)
-        judged = self.jury.judge_with(subject, agent, agent_timeout=agent_timeout)
-        return await self._verdict(self.jury, subject, judged)
+        jury = self.jury
+        judged = answer_and_judge(jury.judge, subject, agent, agent_timeout)
+        return await self._verdict(jury, subject, judged)
 
     async def _verdict(
         self,

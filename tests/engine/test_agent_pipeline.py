@@ -9,7 +9,7 @@ import pytest
 from conftest import case, panel_of, scores, scripted
 from jury import Case, Jury, Verdict
 from jury.adapters import Agent, AgentReply
-from jury.engine._agent_step import AgentUnreachable
+from jury.engine._agent_step import AgentUnreachable, answer_and_judge
 
 
 class Echo(Agent):
@@ -134,12 +134,14 @@ async def test_connection_errors_after_a_success_fail_their_cases_instead() -> N
     assert all(verdicts[f"g{i}"].failed_stage == "agent" for i in range(1, 6))
 
 
-async def test_judge_with_gives_a_broken_agents_case_its_fail() -> None:
+async def test_one_case_answered_and_judged_gives_a_broken_agents_case_its_fail() -> None:
     async with Jury(panel_of(scripted([scores(5)])), checks=None) as jury:
-        passed = await jury.judge_with(case("one", answer=None), Echo())
-        failed = await jury.judge_with(case("two", answer=None), Broken(RuntimeError("x")))
-        unreachable = await jury.judge_with(
-            case("three", answer=None), Broken(ConnectionRefusedError("refused"))
+        passed = await answer_and_judge(jury.judge, case("one", answer=None), Echo(), 1.0)
+        failed = await answer_and_judge(
+            jury.judge, case("two", answer=None), Broken(RuntimeError("x")), 1.0
+        )
+        unreachable = await answer_and_judge(
+            jury.judge, case("three", answer=None), Broken(ConnectionRefusedError("no")), 1.0
         )
     assert passed.verdict is Verdict.PASS
     assert (failed.verdict, failed.failed_stage) == (Verdict.FAIL, "agent")
