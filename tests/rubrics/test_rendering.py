@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jury import Case, Prompt, Rubric, load_rubric
+from jury import Case, load_rubric
+from jury.adapters import Prompt, Rubric
 from jury.adapters._registry import builtin_rubrics
 from jury.cli._main import main
 
