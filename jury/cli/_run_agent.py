@@ -90,8 +90,8 @@ def resumed_agent(args: argparse.Namespace) -> None:
 
     manifest = require_manifest(run)
     recorded = (manifest.get("agent") or {}).get("name")
-    if recorded is None:
-        return
+    if recorded is None or (manifest.get("jury") or {}).get("agent"):
+        return  # no agent, or the jury file's (read again from the jury file)
     where, _, _ = recorded.rpartition(":")
     if where.endswith(".py") and not Path(where).is_absolute():
         recorded = str(Path(manifest.get("cwd") or ".") / recorded)

@@ -276,3 +276,32 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
 def test_repeat_without_an_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(EXAMPLE), "--repeat", "2"]) == 2
     assert "--repeat: only with an agent" in capsys.readouterr().err
+
+
+def test_the_jury_files_agent_is_called_from_the_jury_files_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (tmp_path / "agent.py").rename(config / "agent.py")
+    (config / "jury.toml").write_text(
+        'jurors = ["offline/reference"]\nagent = "agent.py:answer"\nagent_concurrency = 2\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "golden.jsonl", "--jury", "config/jury.toml", "--out", "run"]) == 1
+    assert len(calls(tmp_path)) == 24
+    manifest = json.loads((tmp_path / "run/manifest.json").read_text())
+    assert manifest["agent"]["name"] == "agent.py:answer"
+    assert manifest["agent"]["concurrency"] == 2
+    # Resumed by its directory alone, it finds the jury file and its agent again.
+    assert main(["run", "--resume", "run"]) == 1
+    assert len(calls(tmp_path)) == 24
+
+
+def test_a_misspelt_agent_key_in_the_jury_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "jury.toml").write_text('jurors = ["offline/reference"]\nagent_concurency = 2\n')
+    assert main(["run", "golden.jsonl", "--jury", "jury.toml", "--agent", "agent.py:answer"]) == 2
+    assert "agent_concurency" in capsys.readouterr().err
+    assert calls(tmp_path) == []
