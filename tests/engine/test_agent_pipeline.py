@@ -146,3 +146,17 @@ async def test_one_case_answered_and_judged_gives_a_broken_agents_case_its_fail(
     assert passed.verdict is Verdict.PASS
     assert (failed.verdict, failed.failed_stage) == (Verdict.FAIL, "agent")
     assert (unreachable.verdict, unreachable.failed_stage) == (Verdict.FAIL, "agent")
+
+
+def test_the_progress_line_shows_agent_calls_beside_judge_calls() -> None:
+    import io
+
+    from jury.engine._agent_step import AgentCounts
+    from jury.report._progress import RunProgress
+
+    progress = RunProgress(10, mode="none", stream=io.StringIO())
+    assert "agent" not in progress.line()
+    progress.agent = AgentCounts(started=5, done=4, failed=1)
+    line = progress.line()
+    assert "agent calls 4 (1 running, 1 failed)" in line
+    assert line.index("agent calls") < line.index("judge calls")
