@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,8 +48,11 @@ __all__ = [
     "check_label",
     "current_labels",
     "label_fields",
+    "load_labels",
+    "majority_labels",
     "read_labels",
     "validate_labels",
+    "with_file_labels",
 ]
 
 LABELS = "labels.jsonl"
@@ -309,3 +313,61 @@ def _cut_torn_tail(path: Path) -> None:
     if data and not data.endswith(b"\n"):
         with path.open("r+b") as handle:
             handle.truncate(data.rfind(b"\n") + 1)
+
+
+# --- using labels ------------------------------------------------------------------------------
+
+
+def load_labels(
+    paths: Sequence[str | Path], cases: Mapping[str, Case], rubric: Rubric
+) -> tuple[dict[str, dict[str, dict[str, Any]]], list[str]]:
+    """Every labels file read and checked (`validate_labels`): (case ID -> labeller -> their
+    labels in force, with ``verdict`` read as ``pass``; warnings). Files are read in order, so
+    a labeller found in two files keeps the later file's label."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    warnings: list[str] = []
+    for path in paths:
+        kept, said = validate_labels(read_labels(path), cases, rubric, path)
+        warnings += said
+        for label in kept:
+            values = dict(label.labels or {})
+            if "verdict" in values and "pass" not in values:
+                values["pass"] = values.pop("verdict") == "PASS"
+            found.setdefault(label.case_id, {})[label.labeller] = values
+    return found, warnings
+
+
+def majority_labels(
+    labels: Mapping[str, Mapping[str, Mapping[str, Any]]],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """(case ID -> key -> the labellers' most common value; "case · key" where they tied).
+    A tie is no label: choosing one would decide what the jury is measured against."""
+    merged: dict[str, dict[str, Any]] = {}
+    ties: list[str] = []
+    for case_id, by in labels.items():
+        keys = dict.fromkeys(key for given in by.values() for key in given)
+        for key in keys:
+            counts = Counter(json.dumps(given[key]) for given in by.values() if key in given)
+            ranked = counts.most_common()
+            if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+                ties.append(f"{case_id} · {key}")
+                continue
+            merged.setdefault(case_id, {})[key] = json.loads(ranked[0][0])
+    return merged, ties
+
+
+def with_file_labels(
+    cases: Sequence[Case], paths: Sequence[str | Path], rubric: Rubric
+) -> tuple[list[Case], list[str]]:
+    """The cases with the labels files' labels (the labellers' majority) over their own
+    ``labels``, key by key; and the warnings (stale labels, ties)."""
+    found, warnings = load_labels(paths, {case.id: case for case in cases}, rubric)
+    merged, ties = majority_labels(found)
+    warnings += [f"the labellers tied on {tie}: no label there" for tie in ties]
+    labelled = [
+        case.model_copy(update={"labels": {**case.labels, **merged[case.id]}})
+        if case.id in merged
+        else case
+        for case in cases
+    ]
+    return labelled, warnings
