@@ -38,10 +38,12 @@ def _two() -> dict[str, dict[str, dict[str, object]]]:
 def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
     found = people_agreement(_two(), {"pass": PASS, "correctness": SCORE})
     kappa = found.keys["pass"].cohen_kappa
-    assert kappa is not None and kappa.value is not None
+    assert kappa is not None
+    assert kappa.value is not None
     assert np.isclose(kappa.value, cohen_kappa_score(ANA_PASS, BO_PASS))
     weighted = found.keys["correctness"].cohen_kappa
-    assert weighted is not None and weighted.value is not None
+    assert weighted is not None
+    assert weighted.value is not None
     # Linear weights on the declared 1-5 scale, as for the jurors against the labels.
     expected = cohen_kappa_score(ANA_SCORE, BO_SCORE, weights="linear", labels=[1, 2, 3, 4, 5])
     assert np.isclose(weighted.value, expected)
@@ -50,7 +52,8 @@ def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
     reference = krippendorff.alpha(
         reliability_data=[ANA_SCORE, BO_SCORE], level_of_measurement="ordinal"
     )
-    assert alpha is not None and np.isclose(alpha, reference)
+    assert alpha is not None
+    assert np.isclose(alpha, reference)
 
 
 def test_three_labellers_get_fleiss_kappa_and_alpha_with_intervals() -> None:
@@ -63,10 +66,12 @@ def test_three_labellers_get_fleiss_kappa_and_alpha_with_intervals() -> None:
     }
     found = people_agreement(labels, {"pass": PASS}, bootstrap=Bootstrap(300))
     fleiss = found.keys["pass"].fleiss_kappa
-    assert fleiss is not None and fleiss.value is not None
+    assert fleiss is not None
+    assert fleiss.value is not None
     counts, _ = aggregate_raters(np.array(table, dtype=int))
     assert np.isclose(fleiss.value, sm_fleiss(counts))
-    assert fleiss.low is not None and fleiss.high is not None
+    assert fleiss.low is not None
+    assert fleiss.high is not None
     assert fleiss.low < fleiss.value < fleiss.high
     alpha = found.keys["pass"].alpha
     data = np.array(table, dtype=float).T

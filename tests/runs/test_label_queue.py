@@ -33,7 +33,8 @@ P, F = Verdict.PASS, Verdict.FAIL
 
 
 def test_split_and_confidence_read_the_votes() -> None:
-    assert split(_verdict("a", P, P, F)) and not split(_verdict("a", P, P, P))
+    assert split(_verdict("a", P, P, F))
+    assert not split(_verdict("a", P, P, P))
     assert confidence(_verdict("a", P, P, F)) == 2 / 3
     assert confidence(_verdict("a", F, F, F, panel=F)) == 1.0
     assert confidence(None) == 0.0
@@ -94,8 +95,10 @@ def test_random_order_is_a_shuffle_fixed_by_the_seed(tmp_path: Path) -> None:
         return seen
 
     first, again, other = (order(s, tmp_path / d) for s, d in ((1, "a"), (1, "b"), (2, "c")))
-    assert first == again and sorted(first) == sorted(c.id for c in cases)
-    assert first != other and first != [c.id for c in cases]
+    assert first == again
+    assert sorted(first) == sorted(c.id for c in cases)
+    assert first != other
+    assert first != [c.id for c in cases]
 
 
 def test_the_page_refuses_a_value_the_rubric_does_not_allow_and_writes_nothing(
@@ -125,7 +128,8 @@ def test_undo_withdraws_the_latest_label_even_after_a_restart(tmp_path: Path) ->
     assert again.undo() == "c1"
     assert again.undo() is None
     lines = read_labels(tmp_path / "labels.jsonl")
-    assert len(lines) == 4 and current_labels(lines) == {}
+    assert len(lines) == 4
+    assert current_labels(lines) == {}
     assert lines[0].note == "first"
 
 
@@ -134,4 +138,5 @@ def test_a_case_changed_since_its_label_is_back_in_the_queue(tmp_path: Path) -> 
     queue.label("c1", FULL, None)
     queue.writer.close()
     changed = _queue(tmp_path, [case("c1", answer="Something else")], {})
-    assert changed.stale("c1") and changed.next_case() == "c1"
+    assert changed.stale("c1")
+    assert changed.next_case() == "c1"

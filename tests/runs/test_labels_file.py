@@ -27,7 +27,7 @@ RUBRIC = load_rubric("five-metric")
 CASES = {c.id: c for c in (case("c1"), case("c2", answer="No."))}
 
 
-def _label(case_id: str, who: str = "ana", **labels: object) -> Label:
+def _label(case_id: str, who: str = "ana", /, **labels: object) -> Label:
     return Label(case_id=case_id, labeller=who, time="2026-12-01T10:00:00+00:00", labels=labels)
 
 
@@ -68,9 +68,11 @@ def test_a_withdrawal_takes_the_labellers_label_back(tmp_path: Path) -> None:
 
 def test_a_second_writer_on_one_labels_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
-    with LabelWriter(path):
-        with pytest.raises(LabelsLockedError, match="another `jury label` is writing"):
-            LabelWriter(path)
+    with (
+        LabelWriter(path),
+        pytest.raises(LabelsLockedError, match="another `jury label` is writing"),
+    ):
+        LabelWriter(path)
     with LabelWriter(path):  # released when the first one closed
         pass
 
@@ -138,7 +140,8 @@ def test_a_label_of_a_case_that_changed_since_is_flagged_not_used(tmp_path: Path
     )
     path = _write(tmp_path / "labels.jsonl", label.record())
     kept, warnings = validate_labels(read_labels(path), {"c1": seen}, RUBRIC, path)
-    assert [k.case_id for k in kept] == ["c1"] and warnings == []
+    assert [k.case_id for k in kept] == ["c1"]
+    assert warnings == []
     changed = {"c1": seen.model_copy(update={"answer": "No."})}
     kept, warnings = validate_labels(read_labels(path), changed, RUBRIC, path)
     assert kept == []
@@ -165,7 +168,8 @@ def test_labellers_majority_joins_the_cases_labels_and_a_tie_is_no_label(
     merged, ties = majority_labels(
         {"c1": {"ana": {"pass": True, "correctness": 4}, "bo": {"pass": True, "correctness": 2}}}
     )
-    assert merged == {"c1": {"pass": True}} and ties == ["c1 · correctness"]
+    assert merged == {"c1": {"pass": True}}
+    assert ties == ["c1 · correctness"]
     own = case("c1", labels={"relevance": 5})
     cases, warnings = with_file_labels([own, CASES["c2"]], [path], RUBRIC)
     assert cases[0].labels == {"relevance": 5, "pass": True}
