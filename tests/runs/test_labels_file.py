@@ -41,7 +41,7 @@ def test_each_label_is_appended_as_one_line_and_read_back(tmp_path: Path) -> Non
     with LabelWriter(path) as writer:
         writer.append(_label("c1", correctness=4))
         writer.append(_label("c1", correctness=2))
-        writer.append(_label("c2", who="bo", **{"pass": False}))
+        writer.append(_label("c2", "bo", **{"pass": False}))
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3
     assert json.loads(lines[0]) == {
