@@ -200,9 +200,9 @@ def _people(
     args: argparse.Namespace, rubric_name: str | None, verdicts: Sequence[CaseVerdict]
 ) -> tuple[PeopleAgreement, dict[str, dict[str, Any]]]:
     """The labellers' agreement, and their majority label on each case."""
+    from ..adapters._registry import load_rubric
     from ..agreement._people import people_agreement
     from ..agreement._reliability import Bootstrap
-    from ..panel._registry import load_rubric
     from ..runs._labels import label_fields, load_labels
     from ..runs._records import read_cases
 

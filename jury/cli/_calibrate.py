@@ -262,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         source.close()
     if args.labels:
-        from ..panel._registry import load_rubric
+        from ..adapters._registry import load_rubric
         from ..runs._labels import with_file_labels
 
         rubric = load_rubric(panel.rubric, panel.thresholds)

@@ -94,7 +94,7 @@ async def _serve(
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..panel._registry import load_rubric
+    from ..adapters._registry import load_rubric
     from ..report._label_server import label_app
     from ..runs._label_queue import LabelQueue
     from ..runs._labels import LABELS, LabelWriter, read_labels, validate_labels

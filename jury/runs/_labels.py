@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import ConfigError, LabelsFileError, LabelsLockedError
 from .._verdict import Metric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
@@ -165,7 +165,7 @@ def read_labels(path: str | Path) -> list[Label]:
         elif label is not None:
             labels.append(label)
     if problems:
-        raise ConfigError("bad labels file:\n  " + "\n  ".join(problems))
+        raise LabelsFileError(problems)
     return labels
 
 
@@ -240,7 +240,7 @@ def validate_labels(
                 continue
         usable.append(label)
     if problems:
-        raise ConfigError("bad labels file:\n  " + "\n  ".join(problems))
+        raise LabelsFileError(problems)
     kept: list[Label] = []
     for label in current_labels(usable).values():
         if label.case_hash is not None and label.case_hash != case_hash(cases[label.case_id]):
@@ -254,14 +254,6 @@ def validate_labels(
 
 
 # --- writing ---------------------------------------------------------------------------------
-
-
-class LabelsLockedError(ConfigError):
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path}: another `jury label` is writing this labels file; close it first, "
-            "or give this one another --labels FILE"
-        )
 
 
 class LabelWriter:

@@ -10,10 +10,10 @@ import pytest
 
 from conftest import case
 from jury import ConfigError
-from jury.panel._registry import load_rubric
+from jury._errors import LabelsLockedError
+from jury.adapters._registry import load_rubric
 from jury.runs._labels import (
     Label,
-    LabelsLockedError,
     LabelWriter,
     case_hash,
     current_labels,
