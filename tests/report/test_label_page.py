@@ -125,3 +125,34 @@ async def test_ten_cases_are_labelled_by_keyboard_across_a_killed_server(
     out = capsys.readouterr().out
     assert "offline/facts · pass: accuracy" in out
     assert "10/10 rated" in out
+
+
+async def test_undo_and_back_by_keyboard_reopen_a_case_with_its_votes_hidden_again(
+    tmp_path: Path,
+) -> None:
+    run = await asyncio.to_thread(recorded_run, tmp_path, 3)
+    labels = tmp_path / "labels.jsonl"
+    with label_server(run, "--labeller", "ana", "--labels", str(labels)) as server:
+        async with browser_page(server.url) as page:
+            first = await _label_one(page)
+            await _next(page, first)
+            second = await _label_one(page, "2")
+            await _next(page, second)
+            await page.wait_for(SHOWN)
+            await page.press("ArrowLeft")  # back to the case just labelled: its label shown
+            await page.wait_for(f"document.getElementById('case-id').textContent === '{second}'")
+            assert await page.wait_for(JURY_SHOWN) == 3
+            assert await page.evaluate("document.querySelectorAll('#fields .chosen').length") == 6
+            await page.press("u")  # undo the latest label: that case, unlabelled, votes gone
+            await page.wait_for("document.getElementById('jury').hidden")
+            assert await page.evaluate("document.getElementById('case-id').textContent") == second
+            assert await page.evaluate("document.querySelectorAll('#fields .chosen').length") == 0
+            progress = await page.evaluate("document.getElementById('progress').textContent")
+            assert progress.startswith("1 labelled · 2 left")
+            assert page.errors == []
+    lines = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    assert [(line["case_id"], "withdrawn" in line) for line in lines] == [
+        (first, False),
+        (second, False),
+        (second, True),
+    ]

@@ -206,16 +206,18 @@
       if (key === 'Escape') { $('note').blur(); event.preventDefault(); }
       return;
     }
-    if (state.caseId === null || state.busy) return;
-    const field = state.fields[state.current];
+    if (state.busy) return;
     const run = (work) => {
       event.preventDefault();
       state.busy = true;
       Promise.resolve().then(work).catch(fail).finally(() => { state.busy = false; });
     };
-    if (key === 'Enter' || key === 'ArrowRight') return run(next);
-    if (key === 'ArrowLeft') return run(previous);
+    // Undo and back also work once every case is done.
     if (key === 'u') return run(undo);
+    if (key === 'ArrowLeft') return run(previous);
+    if (state.caseId === null) return;
+    const field = state.fields[state.current];
+    if (key === 'Enter' || key === 'ArrowRight') return run(next);
     if (key === 'n') { event.preventDefault(); $('note').focus(); return; }
     if (key === 'ArrowDown' || key === 'ArrowUp') {
       event.preventDefault();
