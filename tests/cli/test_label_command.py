@@ -216,3 +216,34 @@ def test_calibrate_and_agreement_read_the_labels_file(
     assert "offline/facts · pass: accuracy" in out.out
     assert "8/8 rated" in out.out
     assert "the labellers tied on c3 · pass" in out.err
+
+
+def test_a_fit_made_from_a_labels_file_is_used_by_rescore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = recorded_run(tmp_path, 24)  # a fit needs 20 labelled cases
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(
+            _line(case.id, "ana", **{"pass": (case.answer or "").startswith("Yes")}) + "\n"
+            for case in read_cases(big)
+        ),
+        encoding="utf-8",
+    )
+    fit = tmp_path / "fit.toml"
+    calibrate = ["calibrate", str(big / "cases.jsonl"), "--labels", str(labels)]
+    assert main([*calibrate, "--fit", str(fit)]) == 0
+    assert "fit written to" in capsys.readouterr().out
+    assert "[target.pass]" in fit.read_text(encoding="utf-8")
+    out = tmp_path / "rescored"
+    assert main(["rescore", str(big), "--calibration", str(fit), "--out", str(out)]) in (0, 1)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["jury"]["calibration"] == str(fit)
+
+
+def test_without_a_name_the_labeller_is_asked_for_not_prompted(
+    run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("USER", raising=False)
+    assert main(["label", str(run)]) == 2
+    assert "--labeller: give your name (USER is not set)" in capsys.readouterr().err
