@@ -15,7 +15,7 @@ from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
 from jury._errors import ConfigError
 from jury._verdict import CallStats
 from jury.agreement._compare import compare_runs
-from jury.cli._main import main
+from jury.cli import main
 from jury.panel._panel import CompareRules
 
 P, F, UNDECIDED = Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE

@@ -13,7 +13,7 @@ import pytest
 from test_moderation import INSULT, MODEL, POLITE, conversation, flag_insults, judge, moderated
 
 from jury import CheckOutcome
-from jury.cli._main import main
+from jury.cli import main
 from jury.report._summary import summarize
 from jury.testing import FakeProviderServer, Fault
 from served import ServerThread

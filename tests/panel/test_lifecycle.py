@@ -13,7 +13,7 @@ import pytest
 from jury import ConfigError, Juror, Jury, Panel, load_panel
 from jury.adapters import ModelStatus
 from jury.adapters._registry import model_status, register_provider
-from jury.cli._main import main
+from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
 from jury.testing import ScriptedModel

@@ -16,7 +16,7 @@ import xmlschema
 from browser import browser_page, chromium
 from report_run import ATTACK, CASES, record_run
 
-from jury.cli._main import main
+from jury.cli import main
 
 XSD = Path(__file__).parents[1] / "junit" / "junit.xsd"
 

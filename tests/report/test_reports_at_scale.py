@@ -19,7 +19,7 @@ from jury import CaseVerdict, Verdict, VoteStatus
 from jury._verdict import Ballot, Vote
 from jury.agreement._panel_stats import summarize_agreement
 from jury.agreement._tally import AgreementTally
-from jury.cli._main import main
+from jury.cli import main
 from jury.report._agreement import rubric_metrics
 from jury.runs._records import read_verdicts
 
