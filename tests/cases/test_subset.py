@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury._errors import ConfigError
+from jury import ConfigError
 from jury.cases._subset import Subset, stratified_sample
 from jury.cli import main
 from jury.runs._records import read_cases, read_manifest, read_verdicts
