@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from jury.cli._main import main
+from jury.cli import main
 
 CATEGORIES = ("policy", "tools", "billing")
 

@@ -11,9 +11,10 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from jury._verdict import CaseVerdict, Metric, Verdict, Vote, VoteStatus
+from jury import CaseVerdict, Verdict, Vote, VoteStatus
+from jury.adapters import Metric
+from jury.agreement import Bootstrap
 from jury.agreement._people import majority, people_agreement
-from jury.agreement._reliability import Bootstrap
 
 PASS = Metric(name="pass", level="nominal", values=(False, True))
 SCORE = Metric(name="correctness", level="ordinal", values=(1, 2, 3, 4, 5))

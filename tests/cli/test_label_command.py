@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from labelling import label_server, recorded_run
 
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._labels import case_hash
 from jury.runs._records import read_cases
 

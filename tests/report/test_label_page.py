@@ -13,7 +13,7 @@ import pytest
 from browser import Page, browser_page, chromium
 from labelling import label_server, recorded_run
 
-from jury.cli._main import main
+from jury.cli import main
 
 pytestmark = pytest.mark.skipif(
     chromium() is None,

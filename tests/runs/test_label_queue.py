@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import case
-from jury._verdict import CaseVerdict, Verdict, Vote, VoteStatus
-from jury.adapters._registry import load_rubric
+from jury import CaseVerdict, Verdict, Vote, VoteStatus, load_rubric
 from jury.runs._label_queue import LabelQueue, confidence, split
 from jury.runs._labels import LabelWriter, current_labels, read_labels
 

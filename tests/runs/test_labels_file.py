@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import case
-from jury import ConfigError
+from jury import ConfigError, load_rubric
 from jury._errors import LabelsLockedError
-from jury.adapters._registry import load_rubric
 from jury.runs._labels import (
     Label,
     LabelWriter,
