@@ -166,7 +166,7 @@ def test_the_path_of_one_case_names_files_that_exist_in_their_layers_folder() ->
 def test_the_release_gate_example_runs_its_agent_and_passes_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jury.cli._main import main
+    from jury.cli import main
 
     section = "## The release gate"
     monkeypatch.chdir(tmp_path)

@@ -260,7 +260,7 @@ def test_judge_run_with_an_agent_gives_the_verdicts_jury_run_gives_agent_failure
 ) -> None:
     import json
 
-    from jury.cli._main import main
+    from jury.cli import main
 
     example = ROOT / "examples" / "shopnest" / "cases.jsonl"
     golden = []
