@@ -91,7 +91,10 @@ ADAPTERS = {
     # provider and rubric errors
     "AccountError",
     "Agent",
+    "AgentError",
     "AgentReply",
+    "AgentUnreachable",
+    "reply_from",
     "AuthenticationError",
     "ConfigError",
     "InvalidReply",

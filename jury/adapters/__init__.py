@@ -41,6 +41,10 @@ code that fences a case's sections, so that nothing inside the case can close th
 
 **Agents** (the system under test): subclass `Agent` and implement ``respond``, which turns
 a `Case` into an `AgentReply` (the answer, the request's `Trace`, turns, usage, cost, latency).
+`reply_from` reads what an agent returned (a string, a mapping in any trace shape the case
+loader reads, an `AgentReply`) into one; it raises `AgentError` for a reply that cannot
+count (an empty answer). `AgentUnreachable` (a `ConfigError`) says the agent cannot be
+reached at all. Agents record their trace with the helpers of `jury.trace`.
 
 **Reference replies**: offline reference jurors ask a rubric for the reply they give
 (``Rubric.reference_reply``), passing a `ReferenceJudge` that measures answers: a `Rating`
@@ -67,10 +71,11 @@ from ..decide._core import single
 from ..engine._limits import ProviderLimits
 from ..panel._lifecycle import ModelStatus
 from ..panel._registry import family_of, register_provider, register_rubric_kind
-from ._agent import Agent, AgentReply
+from ._agent import Agent, AgentError, AgentReply, AgentUnreachable
 from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
 from ._prices import batch_price, price
+from ._reply import reply_from
 from ._rubric import (
     Decision,
     Judgement,
@@ -88,7 +93,9 @@ from ._rubric import (
 __all__ = [
     "AccountError",
     "Agent",
+    "AgentError",
     "AgentReply",
+    "AgentUnreachable",
     "AuthenticationError",
     "Ballot",
     "BatchAPI",
@@ -135,6 +142,7 @@ __all__ = [
     "pydantic_reason",
     "register_provider",
     "register_rubric_kind",
+    "reply_from",
     "single",
     "validate_model",
 ]
