@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._problems import problems
-from ..cases._case import _CASE_SPELLINGS, Case
+from ..cases._case import _CASE_SPELLINGS, _TRACE_KEYS, Case
 from ..cases._fields import FieldMap, field_map_problems
 from ..cases._shapes import recognise
 from ..cases._turns import Turn
@@ -119,7 +119,8 @@ def _from_mapping(
     except ValueError as exc:
         raise AgentError(f"agent reply: {exc}") from None
     data.pop("id", None)  # a trace's own ID: the case's is the one that counts
-    extra = {key: data.pop(key) for key in list(data) if key not in _CASE_SPELLINGS}
+    known = _CASE_SPELLINGS.keys() | _TRACE_KEYS  # the trace's keys may sit beside the answer
+    extra = {key: data.pop(key) for key in list(data) if key not in known}
     try:
         parsed = Case.model_validate({**data, "id": case.id})
     except ValidationError as exc:
