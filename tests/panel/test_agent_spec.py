@@ -40,7 +40,8 @@ def test_a_spec_of_no_form_is_a_config_error_naming_the_forms(spec: str) -> None
 def test_the_settings_have_the_documented_defaults_and_refuse_unknown_keys() -> None:
     settings = AgentSettings()
     assert (settings.agent_concurrency, settings.agent_timeout) == (8, 60.0)
-    assert settings.agent_headers == {} and settings.agent_fields == {}
+    assert settings.agent_headers == {}
+    assert settings.agent_fields == {}
     with pytest.raises(ValidationError):
         AgentSettings.model_validate({"agent_concurency": 4})
     with pytest.raises(ValidationError):
@@ -59,13 +60,13 @@ def test_a_missing_function_is_a_config_error_naming_it(tmp_path: Path) -> None:
 
 
 def test_a_missing_module_is_a_config_error_naming_it() -> None:
-    with pytest.raises(ConfigError, match="no module named 'no_such_pkg.agent'"):
+    with pytest.raises(ConfigError, match=r"no module named 'no_such_pkg\.agent'"):
         resolve_agent("no_such_pkg.agent:answer", AgentSettings())
 
 
 def test_an_import_error_inside_the_agents_module_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("import not_installed_anywhere\n")
-    with pytest.raises(ConfigError, match="cannot import .*not_installed_anywhere"):
+    with pytest.raises(ConfigError, match=r"cannot import .*not_installed_anywhere"):
         resolve_agent("broken.py:answer", AgentSettings(), base_dir=tmp_path)
     (tmp_path / "raising.py").write_text("raise RuntimeError('bad config')\n")
     with pytest.raises(ConfigError, match="RuntimeError: bad config"):
