@@ -155,6 +155,20 @@ def test_the_adapters_seam_is_pinned() -> None:
             assert getattr(jury.adapters, name) is getattr(jury, name), name
 
 
+def test_the_trace_helpers_are_pinned() -> None:
+    import jury.trace
+
+    assert set(jury.trace.__all__) == {
+        "Recording",
+        "cited",
+        "context",
+        "current",
+        "recording",
+        "retrieved",
+        "tool_call",
+    }
+
+
 def test_import_jury_and_its_adapters_seam_imports_no_provider_sdk() -> None:
     code = (
         "import sys, jury, jury.adapters\n"

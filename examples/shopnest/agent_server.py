@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -79,10 +80,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080, help="0: any free port")
     options = parser.parse_args(argv)
-    try:
+    # Ctrl-C is how the service is stopped by hand: end quietly, without a traceback.
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(options.host, options.port))
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

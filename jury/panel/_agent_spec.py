@@ -122,7 +122,12 @@ def resolve_agent(spec: str, settings: AgentSettings, *, base_dir: Path | None =
         )
     agent: Agent
     if kind == "callable":
-        agent = _factory(kind)(spec, base_dir=base_dir, family=settings.agent_family)
+        agent = _factory(kind)(
+            spec,
+            base_dir=base_dir,
+            family=settings.agent_family,
+            fields=settings.agent_fields or None,
+        )
     elif kind == "http":
         agent = _factory(kind)(
             spec,

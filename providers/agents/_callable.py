@@ -1,7 +1,8 @@
 """``path/to/file.py:function`` and ``package.module:function``: a Python callable as the agent.
 
 The callable takes one argument, the `jury.Case`, and returns what `jury.adapters.reply_from`
-reads (a string, a mapping in a trace shape, an `AgentReply`). An ``async def`` (or anything
+reads (a string, a mapping in a trace shape, an `AgentReply`), with the jury file's field map
+(``agent_fields``) for a mapping of its own shape. An ``async def`` (or anything
 whose call returns an awaitable) is awaited on the loop; a plain function runs in a worker
 thread (`asyncio.to_thread`), so a blocking agent does not stall the run. Either way the call
 runs inside `jury.trace.recording()`: what it records with `jury.trace`'s helpers, and the
@@ -94,11 +95,17 @@ class CallableAgent(Agent):
     """A function of the case as the agent (see the module's text)."""
 
     def __init__(
-        self, name: str, function: Callable[..., Any], *, family: str | None = None
+        self,
+        name: str,
+        function: Callable[..., Any],
+        *,
+        family: str | None = None,
+        fields: dict[str, str] | None = None,
     ) -> None:
         self.name = name
         self.family = family
         self.function = function
+        self.fields = fields
         self._async = _is_async(function)
 
     async def respond(self, case: Case) -> AgentReply:
@@ -109,9 +116,16 @@ class CallableAgent(Agent):
                 value = await asyncio.to_thread(self.function, case)
             if inspect.isawaitable(value):
                 value = await value
-        return recorded.applied(reply_from(value, case), case)
+        return recorded.applied(reply_from(value, case, self.fields), case)
 
 
-def create(spec: str, *, base_dir: Path | None = None, family: str | None = None) -> Agent:
-    """The agent of ``path/to/file.py:function`` or ``package.module:function``."""
-    return CallableAgent(spec, load_callable(spec, base_dir), family=family)
+def create(
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    family: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> Agent:
+    """The agent of ``path/to/file.py:function`` or ``package.module:function``; `fields`
+    maps a mapping it returns (as for an HTTP agent's JSON)."""
+    return CallableAgent(spec, load_callable(spec, base_dir), family=family, fields=fields)

@@ -44,6 +44,9 @@ def raising(case):
 def empty(case):
     return ""
 
+def own_shape(case):
+    return {"result": {"text": "in my own shape"}}
+
 class Bot:
     async def __call__(self, case):
         return "from an object"
@@ -94,6 +97,12 @@ async def test_an_async_callable_returns_a_mapping_merged_with_what_it_recorded(
     assert reply.trace is not None
     assert reply.trace.retrieved_sources == ("orders.md",)
     assert reply.trace.context == ("ORD-101 shipped yesterday.",)
+
+
+async def test_the_field_map_reads_a_mapping_of_the_agents_own_shape(agent_dir: Path) -> None:
+    settings = AgentSettings(agent_fields={"answer": "result.text"})
+    agent = resolve_agent("bot.py:own_shape", settings, base_dir=agent_dir)
+    assert (await agent.respond(_case())).answer == "in my own shape"
 
 
 async def test_an_object_with_an_async_call_is_awaited(agent_dir: Path) -> None:
