@@ -17,27 +17,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._errors import ConfigError, JuryError
-
 if TYPE_CHECKING:
     from ..cases._case import Case, Trace
     from ..cases._turns import Turn
-    from ._model import Usage
+    from ._request import Usage
 
-__all__ = ["Agent", "AgentError", "AgentReply", "AgentUnreachable"]
-
-
-class AgentError(JuryError):
-    """The agent failed one case: it raised, timed out, answered nothing, or replied in a shape
-    that cannot be read (the message says which). The system under test broke: its case FAILs
-    at the stage "agent", with this message kept and shown."""
-
-
-class AgentUnreachable(ConfigError):
-    """The agent cannot be reached at all (an HTTP endpoint refusing connections, a host that
-    does not resolve). Raised per call, like `AgentError`; when the first calls of a run all
-    raise it the run stops with exit 2 naming it, since no case can be answered. A
-    `ConfigError`, so code that calls one agent outside a run also sees exit 2."""
+__all__ = ["Agent", "AgentReply"]
 
 
 @dataclass(slots=True)

@@ -29,13 +29,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .._errors import AgentError
 from .._problems import problems
 from ..cases._case import _CASE_SPELLINGS, _TRACE_KEYS, Case
 from ..cases._fields import FieldMap, field_map_problems
 from ..cases._shapes import recognise
 from ..cases._turns import Turn
-from ._agent import AgentError, AgentReply
-from ._model import Usage
+from ._agent import AgentReply
+from ._request import Usage
 
 __all__ = ["reply_from"]
 

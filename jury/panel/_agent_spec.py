@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._errors import ConfigError
 from ..adapters._agent import Agent
-from ._registry import PROVIDERS_PACKAGE, resolve_model
+from ..adapters._registry import PROVIDERS_PACKAGE, resolve_model
 
 __all__ = ["AgentSettings", "agent_kind", "resolve_agent"]
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import jury.trace
-from jury.adapters import Agent, AgentReply, Case, ConfigError, reply_from
+from jury import Case, ConfigError
+from jury.adapters import Agent, AgentReply, reply_from
 
 __all__ = ["CallableAgent", "create", "load_callable"]
 

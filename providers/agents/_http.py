@@ -24,7 +24,8 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, Case, reply_from
+from jury import Case
+from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, reply_from
 
 from ._template import render_value
 

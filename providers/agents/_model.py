@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from jury import Case
 from jury.adapters import (
     Agent,
     AgentError,
     AgentReply,
-    Case,
     InvalidReply,
     JudgeModel,
     JudgeReply,

@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any
 
-from jury.adapters import AgentError, Case
+from jury import Case
+from jury.adapters import AgentError
 
 __all__ = ["lookup", "render", "render_value"]
 
