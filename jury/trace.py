@@ -16,8 +16,11 @@ variable, so two cases in flight never share a trace (the seed article's product
 "never share a mutable trace between requests"). Asyncio tasks each see their own, and a
 sync function run with `asyncio.to_thread` sees its caller's (the thread runs in a copy of
 the caller's context); tasks the agent starts itself inherit the call's recording, as they
-belong to the same request. Outside a call the helpers record nothing and cost nothing, so
-the agent's code runs unchanged in production.
+belong to the same request. Threads it starts itself do not (a new thread starts in an
+empty context, unless the interpreter inherits it): run their work with
+``contextvars.copy_context().run`` to record from them.
+Outside a call the helpers record nothing and cost nothing, so the agent's code runs
+unchanged in production.
 
 **OpenTelemetry.** When ``opentelemetry-sdk`` is installed and the global tracer provider is
 the SDK's (the agent is instrumented), `recording()` also captures the spans the agent makes
@@ -37,7 +40,7 @@ import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -86,8 +89,6 @@ class Recording:
             context=tuple(context),
             cited_sources=(*base.cited_sources, *self.cited_sources),
         )
-        from dataclasses import replace
-
         return replace(reply, trace=trace)
 
 

@@ -4,7 +4,6 @@ call with a trace of its own (`jury.trace`), and every return shape read by `rep
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -76,17 +75,18 @@ async def _respond(agent_dir: Path, function: str, case: Case | None = None) -> 
 async def test_a_sync_callable_runs_in_a_worker_thread_and_its_trace_is_kept(
     agent_dir: Path,
 ) -> None:
-    reply = await _respond(agent_dir, "sync_answer")
+    agent = resolve_agent("bot.py:sync_answer", AgentSettings(), base_dir=agent_dir)
+    reply = await agent.respond(_case())
     assert reply.answer == "c1 has shipped."
     assert reply.trace is not None
     assert reply.trace.retrieved_sources == ("orders.md",)
     assert [(c.name, c.arguments, c.result) for c in reply.trace.tool_calls] == [
         ("getOrderStatus", "c1", "Shipped")
     ]
-    # The module the loader registered for bot.py saw the call on another thread.
-    loaded = next(m for n, m in sys.modules.items() if n.startswith("_jury_agent_bot_"))
-    assert loaded.threads
-    assert loaded.threads[-1] != threading.get_ident()
+    # The function saw the call on another thread than the loop's.
+    threads = agent.function.__globals__["threads"]  # type: ignore[attr-defined]
+    assert threads == [threads[0]]
+    assert threads[0] != threading.get_ident()
 
 
 async def test_an_async_callable_returns_a_mapping_merged_with_what_it_recorded(
