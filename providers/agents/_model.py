@@ -53,6 +53,8 @@ ANSWER_SYSTEM = 'Reply with a JSON object {"answer": "<your reply to the user>"}
 class ModelAgent(Agent):
     """A model answering each case (see the module's text)."""
 
+    model: JudgeModel
+
     def __init__(
         self,
         name: str,

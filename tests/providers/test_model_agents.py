@@ -10,7 +10,7 @@ import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, model_id
 
 from jury import Case
-from jury.adapters import AgentError
+from jury.adapters import AgentError, JudgeReply, Usage
 from jury.panel._agent_spec import AgentSettings, resolve_agent
 from jury.testing import FakeProviderServer
 
@@ -84,11 +84,26 @@ def test_the_pipeline_gets_the_model_and_the_request_to_send_through_its_call_la
     server: FakeProviderServer,
 ) -> None:
     agent = resolve_agent(OPENAI, AgentSettings())
-    request = agent.request_for(PROMPT_ONLY)  # type: ignore[attr-defined]
-    assert agent.model.name == OPENAI  # type: ignore[attr-defined]
+    request = agent.request_for(PROMPT_ONLY)
+    assert agent.model is not None
+    assert agent.model.name == OPENAI
     assert request.schema["required"] == ["answer"]
     assert request.messages[-1].content == "What is 2 + 2?"
     assert agent.family == "openai"
+    # What the call layer got back becomes the case's reply, priced by the call layer.
+    served = JudgeReply(text='{"answer": "4"}', model="gpt-4.1-mini", usage=Usage(9, 2))
+    reply = agent.reply_for(served, cost=0.001)
+    assert (reply.answer, reply.cost, reply.usage) == ("4", 0.001, Usage(9, 2))
+    # A reply that is not the asked-for JSON (a server told to send plain text) is the answer.
+    assert agent.reply_for(JudgeReply(text="Four.", model="m")).answer == "Four."
+
+
+def test_an_agent_that_is_no_model_says_so(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("def answer(case):\n    return 'x'\n")
+    agent = resolve_agent("bot.py:answer", AgentSettings(), base_dir=tmp_path)
+    assert agent.model is None
+    with pytest.raises(NotImplementedError, match="no model agent"):
+        agent.request_for(PROMPT_ONLY)
 
 
 def test_a_template_naming_what_the_case_lacks_fails_that_case(
@@ -97,4 +112,4 @@ def test_a_template_naming_what_the_case_lacks_fails_that_case(
     (tmp_path / "prompt.txt").write_text("{{customer}}: {{question}}")
     agent = resolve_agent(OPENAI, AgentSettings(agent_prompt="prompt.txt"), base_dir=tmp_path)
     with pytest.raises(AgentError, match=r"\{\{customer\}\}, which case 'p1' has not"):
-        agent.request_for(PROMPT_ONLY)  # type: ignore[attr-defined]
+        agent.request_for(PROMPT_ONLY)
