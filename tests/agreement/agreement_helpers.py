@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, Vote, VoteStatus
-from jury._verdict import Score
-from jury.adapters import JudgeRequest
+from jury.adapters import JudgeRequest, Score
 from jury.testing import ScriptedModel
 
 

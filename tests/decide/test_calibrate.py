@@ -15,7 +15,7 @@ from conftest import scores
 from jury import load_cases, load_rubric
 from jury.adapters import JudgeRequest
 from jury.adapters._registry import _PROVIDERS
-from jury.cli._main import main
+from jury.cli import main
 from jury.testing import ScriptedModel
 from rubrics._points import PointsRubric
 

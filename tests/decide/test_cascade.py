@@ -13,7 +13,7 @@ import pytest
 from conftest import case
 from jury import Juror, Jury, JuryFileError, Panel, Verdict, load_panel, summarize
 from jury.adapters import JudgeRequest
-from jury.cli._main import main
+from jury.cli import main
 from jury.testing import ScriptedModel
 
 

@@ -8,8 +8,7 @@ import pytest
 
 from conftest import case, scores
 from jury import ConfigError, Juror, Jury, Panel, RetrySettings, Verdict, VoteStatus, summarize
-from jury.adapters import JudgeRequest, TransientError, Usage
-from jury.adapters._prices import price
+from jury.adapters import JudgeRequest, TransientError, Usage, price
 from jury.testing import FakeClock, ScriptedModel
 
 
@@ -55,7 +54,7 @@ def test_a_budget_needs_known_prices() -> None:
 
 
 async def test_cache_hits_are_not_paid_for() -> None:
-    from jury.adapters._request import JudgeReply
+    from jury.adapters import JudgeReply
 
     class Memory:
         def __init__(self) -> None:

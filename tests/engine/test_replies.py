@@ -11,8 +11,7 @@ import pytest
 
 from conftest import case, scores
 from jury import Juror, Jury, Panel, VoteStatus
-from jury.adapters import InvalidReply
-from jury.adapters._rubric import parse_reply
+from jury.adapters import InvalidReply, parse_reply
 from jury.testing import ScriptedModel
 
 VALID = json.dumps(scores(4))

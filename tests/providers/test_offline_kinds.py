@@ -11,7 +11,7 @@ import pytest
 
 from jury import Ballot, Case, Jury, MetricResult, Verdict, VoteStatus, default_panel, load_cases
 from jury.adapters import Decision, Metric, Prompt, ReferenceJudge, Rubric
-from jury.cli._main import main
+from jury.cli import main
 from providers.offline import check_statement
 from rubrics import quote_occurs
 

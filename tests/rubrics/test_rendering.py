@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jury import Case, load_rubric
 from jury.adapters import Prompt, Rubric
 from jury.adapters._registry import builtin_rubrics
-from jury.cli._main import main
+from jury.cli import main
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = ROOT / "tests" / "golden"
