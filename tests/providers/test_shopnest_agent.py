@@ -16,7 +16,7 @@ import pytest
 
 import jury
 from jury.adapters import Agent, AgentReply
-from jury.cli._main import main
+from jury.cli import main
 from jury.panel._agent_spec import AgentSettings, resolve_agent
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest"
