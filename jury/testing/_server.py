@@ -25,7 +25,7 @@ from ._batches import FakeBatches
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
-from ._wire import Ending, Tokens, WireProtocol, estimate_tokens
+from ._wire import Ending, Tokens, WireProtocol, estimate_tokens, gate
 
 __all__ = ["FakeProviderServer"]
 
@@ -82,6 +82,8 @@ class FakeProviderServer:
         self.throttled: dict[str, list[float]] = {}
         #: Requests answered, per provider (kept even when `log` is off).
         self.served: dict[str, int] = {}
+        #: API keys every protocol answers as its API answers a key it does not accept.
+        self.rejected_keys: set[str] = set()
         self._port = port
         self._scripts: dict[str, Script] = {}
         self._injections = Injections()
@@ -208,6 +210,12 @@ class FakeProviderServer:
         self._count += 1
         if self.log_requests:
             self.requests.append(logged)
+        stop = gate(
+            protocol, request.headers, logged.model, strict=self.strict, rejected=self.rejected_keys
+        )
+        if stop is not None:
+            logged.status = stop[0]
+            return web.json_response(stop[1], status=stop[0])
         if not isinstance(body, dict):
             return self._error(protocol, logged, 400, "the request body is not a JSON object")
         refusal = protocol.refusal(body)
@@ -312,9 +320,11 @@ class FakeProviderServer:
                 retry_after=fault.retry_after,
                 ms=fault.retry_after_ms,
             )
-        if fault.kind in ("quota", "overloaded"):
+        if fault.kind in ("quota", "overloaded", "account"):
             status, body = (
-                protocol.quota_exhausted(fault.message)
+                protocol.account_stop(fault.field or "", fault.message)
+                if fault.kind == "account"
+                else protocol.quota_exhausted(fault.message)
                 if fault.kind == "quota"
                 else protocol.overloaded()
             )
