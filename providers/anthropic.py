@@ -113,6 +113,8 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 class AnthropicWire(Wire):
     provider = "anthropic"
     key_variable = KEY_VARIABLE
+    # As the SDK does (anthropic/_base_client.py, ``_should_retry``).
+    retry_hints = True
 
     def __init__(self, base_url: str, key: str) -> None:
         self.base_url = base_url.rstrip("/")

@@ -68,6 +68,8 @@ class Fault:
     delay: float = 0.0
     field: str | None = None
     message: str = ""
+    #: The reply's ``x-should-retry`` header (None: not sent).
+    should_retry: bool | None = None
 
     @classmethod
     def http(
@@ -77,9 +79,18 @@ class Fault:
         retry_after: float | str | None = None,
         retry_after_ms: float | None = None,
         message: str = "",
+        should_retry: bool | None = None,
     ) -> Fault:
-        """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string."""
-        return cls("status", status, retry_after, retry_after_ms, message=message)
+        """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string;
+        `should_retry` the ``x-should-retry`` header the reply carries (None: none)."""
+        return cls(
+            "status",
+            status,
+            retry_after,
+            retry_after_ms,
+            message=message,
+            should_retry=should_retry,
+        )
 
     @classmethod
     def quota(cls, message: str = "") -> Fault:

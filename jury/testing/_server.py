@@ -210,9 +210,7 @@ class FakeProviderServer:
         self._count += 1
         if self.log_requests:
             self.requests.append(logged)
-        stop = gate(
-            protocol, request.headers, logged.model, strict=self.strict, rejected=self.rejected_keys
-        )
+        stop = gate(protocol, request.headers, logged.model, self.strict, self.rejected_keys)
         if stop is not None:
             logged.status = stop[0]
             return web.json_response(stop[1], status=stop[0])
@@ -319,6 +317,7 @@ class FakeProviderServer:
                 fault.message or f"injected {fault.status}",
                 retry_after=fault.retry_after,
                 ms=fault.retry_after_ms,
+                hint=fault.should_retry,
             )
         if fault.kind in ("quota", "overloaded", "account"):
             status, body = (
@@ -428,12 +427,14 @@ class FakeProviderServer:
         *,
         retry_after: float | str | None = None,
         ms: float | None = None,
+        hint: bool | None = None,
     ) -> web.Response:
         logged.status = status
+        headers = _delay_headers(retry_after, ms)
+        if hint is not None:  # the server's word on retrying, as Anthropic and OpenAI send it
+            headers["x-should-retry"] = "true" if hint else "false"
         return web.json_response(
-            protocol.error_body(status, message),
-            status=status,
-            headers=_delay_headers(retry_after, ms),
+            protocol.error_body(status, message), status=status, headers=headers
         )
 
 

@@ -240,7 +240,6 @@ def gate(
     protocol: WireProtocol,
     headers: Mapping[str, str],
     model: str,
-    *,
     strict: bool,
     rejected: frozenset[str] | set[str],
 ) -> tuple[int, dict[str, Any]] | None:
