@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from jury.adapters import AccountError, InvalidRequestError, ProviderError, TransientError
+from jury import AccountError, ProviderError
+from jury.adapters import InvalidRequestError, TransientError
 
 __all__ = ["honour_should_retry"]
 

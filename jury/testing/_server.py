@@ -22,6 +22,7 @@ from aiohttp import web
 
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
+from ._error_replies import error_headers, error_response
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
@@ -206,6 +207,7 @@ class FakeProviderServer:
             body=body,
             model=protocol.model(request.match_info, body),
             received=self.elapsed,
+            schema_of=protocol.requested_schema,
         )
         self._count += 1
         if self.log_requests:
@@ -215,10 +217,10 @@ class FakeProviderServer:
             logged.status = stop[0]
             return web.json_response(stop[1], status=stop[0])
         if not isinstance(body, dict):
-            return self._error(protocol, logged, 400, "the request body is not a JSON object")
+            return error_response(protocol, logged, 400, "the request body is not a JSON object")
         refusal = protocol.refusal(body)
         if refusal is not None:
-            return self._error(protocol, logged, 400, refusal)
+            return error_response(protocol, logged, 400, refusal)
         strict = protocol.strict_refusal(logged) if self.strict else None
         if strict is not None:
             logged.status = strict.status
@@ -229,7 +231,7 @@ class FakeProviderServer:
                 time.monotonic() - self._started
             )
             return self._rate_limited(protocol, logged, limited)
-        reply = self._next(logged)
+        reply = self.next_reply(logged)
         delay = self.latency
         if isinstance(reply, Fault) and reply.kind == "latency":
             delay += reply.delay
@@ -240,9 +242,17 @@ class FakeProviderServer:
             return await self._fault(request, protocol, logged, reply)
         return self._reply(protocol, logged, reply)
 
-    def _next(self, logged: LoggedRequest) -> ScriptReply:
+    def count_call(self) -> None:
+        """Count a call answered inside a batch (its index in the fake's order of calls)."""
+        self._count += 1
+
+    def take_fault(self, model: str) -> Fault | None:
+        """The next fault injected for `model` (or the batch creates), taking it."""
+        return self._injections.take(model)
+
+    def next_reply(self, logged: LoggedRequest) -> ScriptReply:
         """The injected fault for this call, else the scripted (or default) reply."""
-        fault = self._injections.take(logged.model)
+        fault = self.take_fault(logged.model)
         if fault is not None:
             return fault
         script = self._scripts.get(logged.model)
@@ -289,7 +299,7 @@ class FakeProviderServer:
         logged.status = 429
         message = "rate limit reached"
         if not self.strict:
-            headers = _delay_headers(math.ceil(delay), delay * 1000)
+            headers = error_headers(math.ceil(delay), delay * 1000)
             body = protocol.error_body(429, message)
         else:
             body, headers = protocol.rate_limited(message, delay)
@@ -310,7 +320,7 @@ class FakeProviderServer:
             ):
                 # The delay travels where the provider puts it (Gemini: in the body).
                 return self._rate_limited(protocol, logged, float(seconds))
-            return self._error(
+            return error_response(
                 protocol,
                 logged,
                 fault.status,
@@ -340,10 +350,10 @@ class FakeProviderServer:
             logged.status = 200
             return web.Response(body=MALFORMED_BODY, content_type="application/json")
         # The rest send the model's own reply, late or spoiled.
-        reply, ending = self._spoiled(logged, fault)
+        reply, ending = self.spoiled(logged, fault)
         return self._reply(protocol, logged, reply, ending)
 
-    def _spoiled(
+    def spoiled(
         self, logged: LoggedRequest, fault: Fault
     ) -> tuple[str | Mapping[str, Any], Ending]:
         """The model's own reply as a fault that still answers 200 spoils it (late, cut,
@@ -371,11 +381,11 @@ class FakeProviderServer:
     ) -> web.Response:
         logged.status = 200
         return web.json_response(
-            self._answer(protocol, logged, reply, ending),
+            self.reply_body(protocol, logged, reply, ending),
             headers=self._limit_headers(protocol),
         )
 
-    def _answer(
+    def reply_body(
         self,
         protocol: WireProtocol,
         logged: LoggedRequest,
@@ -417,33 +427,3 @@ class FakeProviderServer:
             return size, 0
         self._seen_prefixes.add(key)
         return 0, size if protocol.reports_cache_writes else 0
-
-    def _error(
-        self,
-        protocol: WireProtocol,
-        logged: LoggedRequest,
-        status: int,
-        message: str,
-        *,
-        retry_after: float | str | None = None,
-        ms: float | None = None,
-        hint: bool | None = None,
-    ) -> web.Response:
-        logged.status = status
-        headers = _delay_headers(retry_after, ms)
-        if hint is not None:  # the server's word on retrying, as Anthropic and OpenAI send it
-            headers["x-should-retry"] = "true" if hint else "false"
-        return web.json_response(
-            protocol.error_body(status, message), status=status, headers=headers
-        )
-
-
-def _delay_headers(retry_after: float | str | None, ms: float | None) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    if isinstance(retry_after, str):
-        headers["retry-after"] = retry_after
-    elif retry_after is not None:
-        headers["retry-after"] = f"{retry_after:g}"
-    if ms is not None:
-        headers["retry-after-ms"] = f"{ms:g}"
-    return headers

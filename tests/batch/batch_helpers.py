@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from jury import Case, CaseVerdict, JudgeRequest, Juror, Message, Panel, RetrySettings
+from jury import Case, CaseVerdict, Juror, Panel, RetrySettings, load_rubric
+from jury.adapters import JudgeRequest, Message
 from jury.batch._run import BatchRun, BatchRunResult
 from jury.batch._store import BatchStore
 from jury.panel._batch_settings import BatchSettings
-from jury.panel._registry import load_rubric
 from jury.testing import FakeClock, LoggedRequest
 from served import judge
 

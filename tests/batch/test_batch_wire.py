@@ -22,9 +22,14 @@ from batch_helpers import (
     script_jurors,
 )
 
-from jury import InvalidRequestError, RateLimitedError, TransientError
-from jury.adapters import BatchAPI, BatchOutcome
-from jury.panel._registry import resolve_model
+from jury.adapters import (
+    BatchAPI,
+    BatchOutcome,
+    InvalidRequestError,
+    RateLimitedError,
+    TransientError,
+)
+from jury.adapters._registry import resolve_model
 from jury.testing import FakeProviderServer, Fault
 from jury.testing._batches import BATCHES
 from providers._wire import HttpStatusError, WireModel

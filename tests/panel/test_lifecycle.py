@@ -13,9 +13,10 @@ import pytest
 
 import providers._lifecycle as lifecycle
 from jury import ConfigError, Juror, Jury, Panel, load_panel
-from jury.cli._main import main
-from jury.panel._lifecycle import ModelStatus, lifecycle_warnings, today
-from jury.panel._registry import model_status, register_provider
+from jury.adapters import ModelStatus, register_provider
+from jury.adapters._registry import model_status
+from jury.cli import main
+from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
 from jury.testing import ScriptedModel
 from providers._lifecycle_table import ANTHROPIC, GEMINI, OPENAI
@@ -373,8 +374,7 @@ pytest_plugins = ["pytester"]
 PLUGIN_CONFTEST = """
 from datetime import date
 
-import jury
-from jury.adapters import ModelStatus
+from jury.adapters import ModelStatus, register_provider
 from jury.testing import ScriptedModel
 
 
@@ -388,7 +388,7 @@ def lifecycle(model, day):
 
 REPLY = {"reason": "ok", "relevance": 5, "correctness": 5, "faithfulness": 5,
          "helpfulness": 5, "hallucinationFree": 5}
-jury.register_provider(
+register_provider(
     "aging", lambda spec: ScriptedModel([REPLY], name=spec), lifecycle=lifecycle
 )
 """
