@@ -1,13 +1,21 @@
 """What each provider has announced about its models' lifecycles, as `ModelStatus` values.
 
+Two sources, combined (`_combine`):
+
+- The project's own table (`providers._lifecycle_table`): every model the project names, as
+  its provider announced it, with the source and the day it was read. It does not depend on
+  the installed SDK, so an SDK that dropped a model after retiring it (anthropic 2.15 and
+  ``claude-sonnet-4-5-20250929``) cannot bring the model back.
 - Anthropic and OpenAI: the lifecycle data their SDKs ship, read from the installed SDK's
   source without importing it (the direct transport never imports an SDK): the anthropic
   SDK's deprecated-model table (``anthropic/_data/deprecated_models.py``: model -> end of
   life) and the openai SDK's model list with its deprecation notes (the docstring under
-  ``ChatModel`` in ``openai/types/shared/chat_model.py``: "Announced shutdown date"). An SDK
-  upgrade brings new dates with it; without the SDK installed, nothing is known.
-- Google: `GEMINI`, a table of Google's announcements (google-genai ships none), each row
-  with its source and the day it was read.
+  ``ChatModel`` in ``openai/types/shared/chat_model.py``: "Announced shutdown date"). An
+  extra source, never the only one: a newer SDK brings dates the table has not caught yet.
+
+Where both know a model, the graver state and the earlier retirement win (a retirement is
+never postponed by a second source), and both sources are named. A model no source knows
+has no status (None): it stays usable, its lifecycle unknown.
 
 Anthropic's model IDs of the 4.6 generation and later carry no date but are pinned: "each
 Claude model ID identifies a pinned version of the model"
@@ -19,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
 from importlib import metadata, util
@@ -29,7 +36,11 @@ from typing import Literal
 
 from jury.adapters import ModelStatus
 
+from ._lifecycle_table import ANTHROPIC, GEMINI, OPENAI, GeminiRow, Row
+
 __all__ = ["GEMINI", "GeminiRow", "anthropic", "google", "openai"]
+
+_GRAVITY = {"active": 0, "deprecated": 1, "retired": 2}
 
 
 def _sdk_file(package: str, *parts: str) -> tuple[Path, str] | None:
@@ -49,6 +60,42 @@ def _state(retires: date | None, day: date) -> Literal["active", "deprecated", "
     return "retired" if day >= retires else "deprecated"
 
 
+def _from_row(row: Row, day: date, pinned: bool | None) -> ModelStatus:
+    """A row of the project's table as a status on `day`."""
+    source = f"{row.source}, read {row.read.isoformat()}"
+    if row.note:
+        source = f"{source}; {row.note}"
+    return ModelStatus(
+        row.model,
+        _state(row.retires, day),
+        source,
+        retires=row.retires,
+        replacement=row.replacement,
+        pinned=pinned,
+    )
+
+
+def _combine(own: ModelStatus | None, sdk: ModelStatus | None) -> ModelStatus | None:
+    """One status from the project's table and an SDK's: the graver state, the earlier
+    retirement (a second source never postpones one), both sources named."""
+    if own is None or sdk is None:
+        return own or sdk
+    dates = [when for when in (own.retires, sdk.retires) if when is not None]
+    state = max(own.state, sdk.state, key=_GRAVITY.__getitem__)
+    return ModelStatus(
+        own.model,
+        state,
+        own.source if own.source == sdk.source else f"{own.source}; {sdk.source}",
+        retires=min(dates) if dates else None,
+        replacement=own.replacement or sdk.replacement,
+        pinned=own.pinned if own.pinned is not None else sdk.pinned,
+    )
+
+
+def _rows(table: tuple[Row, ...]) -> dict[str, Row]:
+    return {row.model: row for row in table}
+
+
 # --- Anthropic ------------------------------------------------------------------------------
 
 _ORDINAL = re.compile(r"(\d+)(st|nd|rd|th)")
@@ -57,7 +104,7 @@ _DATELESS = re.compile(r"^claude-[a-z]+-(\d+)(?:-(\d+))?$")
 
 
 @cache
-def _anthropic_table() -> tuple[dict[str, date], frozenset[str], str] | None:
+def _anthropic_sdk() -> tuple[dict[str, date], frozenset[str], str] | None:
     found = _sdk_file("anthropic", "_data", "deprecated_models.py")
     listed = _sdk_file("anthropic", "types", "model_param.py")
     if found is None or listed is None:
@@ -80,22 +127,39 @@ def _anthropic_table() -> tuple[dict[str, date], frozenset[str], str] | None:
     return table, known, f"anthropic SDK {version}, _data/deprecated_models.py"
 
 
-def anthropic(model: str, day: date) -> ModelStatus | None:
-    """An Anthropic model's status from the installed SDK's deprecated-model table; a model
-    the SDK lists and that table does not is active."""
-    found = _anthropic_table()
+_ANTHROPIC = _rows(ANTHROPIC)
+#: A dated Anthropic ID (claude-...-YYYYMMDD) names one snapshot.
+_DATED = re.compile(r"-\d{8}$")
+
+
+def _anthropic_pinned(model: str) -> bool | None:
+    dateless = _DATELESS.match(model)
+    # Dateless IDs are pinned from the 4.6 generation on; of the others, their date says.
+    if dateless and (int(dateless[1]), int(dateless[2] or 0)) >= (4, 6):
+        return True
+    return True if _DATED.search(model) else None
+
+
+def _anthropic_from_sdk(model: str, day: date, pinned: bool | None) -> ModelStatus | None:
+    found = _anthropic_sdk()
     if found is None:
         return None
     table, known, source = found
-    dateless = _DATELESS.match(model)
-    # Dateless IDs are pinned from the 4.6 generation on; of the others, their date says.
-    pinned = True if dateless and (int(dateless[1]), int(dateless[2] or 0)) >= (4, 6) else None
     retires = table.get(model)
     if retires is not None:
         return ModelStatus(model, _state(retires, day), source, retires=retires, pinned=pinned)
     if model in known:
         return ModelStatus(model, "active", source, pinned=pinned)
     return None
+
+
+def anthropic(model: str, day: date) -> ModelStatus | None:
+    """An Anthropic model's status from the project's table and the installed SDK's
+    deprecated-model table (a model the SDK lists and that table does not is active)."""
+    pinned = _anthropic_pinned(model)
+    row = _ANTHROPIC.get(model)
+    own = _from_row(row, day, pinned) if row else None
+    return _combine(own, _anthropic_from_sdk(model, day, pinned))
 
 
 # --- OpenAI ---------------------------------------------------------------------------------
@@ -105,7 +169,7 @@ _SHUTDOWN = re.compile(r"Announced shutdown\s+date:\s*(\d{4}-\d{2}-\d{2})")
 
 
 @cache
-def _openai_notes() -> tuple[dict[str, tuple[date | None, str]], str] | None:
+def _openai_sdk() -> tuple[dict[str, tuple[date | None, str]], str] | None:
     found = _sdk_file("openai", "types", "shared", "chat_model.py")
     if found is None:
         return None
@@ -125,10 +189,13 @@ def _openai_notes() -> tuple[dict[str, tuple[date | None, str]], str] | None:
     return notes, f"openai SDK {version}, types/shared/chat_model.py"
 
 
-def openai(model: str, day: date) -> ModelStatus | None:
-    """An OpenAI model's status from the deprecation notes of the installed SDK's model list.
-    A model the notes call "not a supported model ID" is taken as retired."""
-    found = _openai_notes()
+_OPENAI = _rows(OPENAI)
+#: A dated OpenAI ID (...-YYYY-MM-DD) names one snapshot.
+_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+
+
+def _openai_from_sdk(model: str, day: date, pinned: bool | None) -> ModelStatus | None:
+    found = _openai_sdk()
     if found is None:
         return None
     notes, source = found
@@ -138,81 +205,30 @@ def openai(model: str, day: date) -> ModelStatus | None:
     when, text = note
     if when is None:
         # "Not a supported model ID. Retained for SDK compatibility."
-        return ModelStatus(model, "retired", f"{source}: {text}")
-    return ModelStatus(model, _state(when, day), source, retires=when)
+        return ModelStatus(model, "retired", f"{source}: {text}", pinned=pinned)
+    return ModelStatus(model, _state(when, day), source, retires=when, pinned=pinned)
+
+
+def openai(model: str, day: date) -> ModelStatus | None:
+    """An OpenAI model's status from the project's table and the deprecation notes of the
+    installed SDK's model list. A model the notes call "not a supported model ID" is taken
+    as retired."""
+    pinned = True if _SNAPSHOT.search(model) else None
+    row = _OPENAI.get(model)
+    own = _from_row(row, day, pinned) if row else None
+    return _combine(own, _openai_from_sdk(model, day, pinned))
 
 
 # --- Google ---------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class GeminiRow:
-    """One Gemini model as Google announced it: shutdown date (None: none announced), the
-    recommended replacement, where it was read and when."""
-
-    model: str
-    shutdown: date | None
-    replacement: str | None
-    source: str
-    read: date
-
-
-_DEPRECATIONS = "https://ai.google.dev/gemini-api/docs/deprecations"
-_READ = date(2026, 11, 30)
-#: Google's own page, as read here, predates this announcement; the notice cites it.
-_2_5_RETIRED = (
-    "https://dev.to/aideprecations/what-to-do-before-gemini-25-pro-and-25-flash-are-retired-"
-    "on-december-1-2026-5gg9 (citing Google's deprecations page as of 2026-11-10)"
-)
-_2_0_RETIRED = "https://firebase.google.com/docs/ai-logic/models (banner, updated 2026-05-13)"
-
-#: Gemini models by what Google announced. "No shutdown date announced" (shutdown None) is
-#: what the page says; it does not promise a date later than any other. Not listed, as the
-#: sources read disagree: gemini-2.5-flash-lite (Google's page of December 2025 gave July 22,
-#: 2026; the notice of November 2026 above says it "remains available until further notice").
-GEMINI: tuple[GeminiRow, ...] = (
-    GeminiRow("gemini-3.8-flash", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.7-flash", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.6-flash", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.5-flash", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.5-flash-lite", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.1-flash-lite", date(2027, 5, 7), None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3.1-pro-preview", None, None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-3-flash-preview", None, "gemini-3.5-flash", _DEPRECATIONS, _READ),
-    GeminiRow(
-        "gemini-3.1-flash-lite-preview",
-        date(2026, 5, 25),
-        "gemini-3.1-flash-lite",
-        _DEPRECATIONS,
-        _READ,
-    ),
-    GeminiRow(
-        "gemini-3-pro-preview", date(2026, 3, 9), "gemini-3.1-pro-preview", _DEPRECATIONS, _READ
-    ),
-    GeminiRow("gemini-2.5-flash", date(2026, 12, 1), "gemini-3.5-flash-lite", _2_5_RETIRED, _READ),
-    GeminiRow("gemini-2.5-pro", date(2026, 12, 1), "gemini-3.8-flash", _2_5_RETIRED, _READ),
-    GeminiRow("gemini-2.5-flash-image", date(2026, 10, 2), None, _DEPRECATIONS, _READ),
-    GeminiRow("gemini-2.0-flash", date(2026, 6, 1), "gemini-3.1-flash-lite", _2_0_RETIRED, _READ),
-    GeminiRow("gemini-2.0-flash-001", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
-    GeminiRow("gemini-2.0-flash-lite", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
-    GeminiRow("gemini-2.0-flash-lite-001", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
-)
-_BY_MODEL = {row.model: row for row in GEMINI}
+_GEMINI = _rows(GEMINI)
 
 
 def google(model: str, day: date) -> ModelStatus | None:
     """A Gemini model's status from `GEMINI`. A stable ID there is pinned: "Stable" IDs point
     to one model (https://ai.google.dev/gemini-api/docs/models, "model version" patterns)."""
-    row = _BY_MODEL.get(model)
+    row = _GEMINI.get(model)
     if row is None:
         return None
-    source = f"{row.source}, read {row.read.isoformat()}"
     pinned = not any(word in model for word in ("preview", "latest", "exp"))
-    return ModelStatus(
-        model,
-        _state(row.shutdown, day),
-        source,
-        retires=row.shutdown,
-        replacement=row.replacement,
-        pinned=pinned,
-    )
+    return _from_row(row, day, pinned)

@@ -45,6 +45,8 @@ from jury.adapters import (
     price,
 )
 
+from ._hints import honour_should_retry
+
 __all__ = [
     "DirectTransport",
     "HttpStatusError",
@@ -216,6 +218,8 @@ class Wire(ABC):
     provider: str
     #: The variable that holds the key, named in authentication errors.
     key_variable: str
+    #: Whether the API's ``x-should-retry`` header is obeyed, as its SDK obeys it (`_hints`).
+    retry_hints: bool = False
 
     @abstractmethod
     def url(self, model: str) -> str:
@@ -475,10 +479,10 @@ class WireModel(JudgeModel):
         if isinstance(body, (str, bytes)):
             with contextlib.suppress(ValueError):
                 body = json.loads(body)
-        special = self.wire.error(status, body, headers)
-        if special is not None:
-            return special
-        return error_for_status(status, message, headers=headers, variable=self.wire.key_variable)
+        found = self.wire.error(status, body, headers) or error_for_status(
+            status, message, headers=headers, variable=self.wire.key_variable
+        )
+        return honour_should_retry(found, headers) if self.wire.retry_hints else found
 
     async def aclose(self) -> None:
         if self._batches is not None:

@@ -73,10 +73,17 @@ _STOP: dict[str, Finish] = {
     "model_context_window_exceeded": "length",
     "refusal": "refusal",
 }
-#: A 429 whose ``error.details.error_code`` says the organisation's monthly spend limit is
-#: reached: access resumes next month, not after a wait
-#: (https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/anthropic-529-overloaded-error).
-_SPEND_LIMIT = "enforced_spend_limit_reached"
+#: 429s whose ``error.details.error_code`` says a spend limit is reached: access resumes
+#: next month or with a new contract, not after a wait (the SDK's ``_error_classes.py``;
+#: https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/anthropic-529-overloaded-error).
+_SPEND_LIMITS = {
+    "enforced_spend_limit_reached": "the monthly spend limit of the account's tier is reached",
+    "contract_spend_limit_reached": "the spend limit of the organization's contract is reached",
+}
+#: The words of the 400 the API answers once a spend limit the user set is reached ("You
+#: have reached your specified API usage limits. You will regain access on ...", as quoted in
+#: https://github.com/anthropics/claude-code/issues/2127).
+_USAGE_LIMITS = "reached your specified API usage limits"
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,6 +110,8 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 class AnthropicWire(Wire):
     provider = "anthropic"
     key_variable = KEY_VARIABLE
+    # As the SDK does (anthropic/_base_client.py, ``_should_retry``).
+    retry_hints = True
 
     def __init__(self, base_url: str, key: str) -> None:
         self.base_url = base_url.rstrip("/")
@@ -179,14 +188,33 @@ class AnthropicWire(Wire):
     def error(
         self, status: int, body: Any, headers: Mapping[str, str] | None
     ) -> ProviderError | None:
+        """The account stops no retry clears, each the first time it is seen: a spend limit
+        the user set (a 400 that says so), billing (402 ``billing_error``) and the 429s whose
+        ``error.details.error_code`` names a spend limit (the SDK's ``_error_classes.py``:
+        ``enforced_spend_limit_reached``, ``contract_spend_limit_reached``), which are not
+        rate limits: waiting does not lift them."""
         error = body.get("error") if isinstance(body, Mapping) else None
-        if status != 429 or not isinstance(error, Mapping):
+        if not isinstance(error, Mapping):
             return None
-        details = error.get("details")
-        if isinstance(details, Mapping) and details.get("error_code") == _SPEND_LIMIT:
+        message = str(error.get("message") or "")
+        if status == 400 and _USAGE_LIMITS in message:
             return QuotaExhaustedError(
-                f"anthropic: HTTP 429 {_SPEND_LIMIT}: {error.get('message') or ''} "
-                "(the monthly spend limit is reached: no retry clears it)",
+                f"anthropic: HTTP 400: {message} (the usage limit set on the account is "
+                "reached: raise it in the Claude Console, Settings > Limits)",
+                status=400,
+            )
+        if status == 402:
+            return QuotaExhaustedError(
+                f"anthropic: HTTP 402 {error.get('type') or 'billing_error'}: {message} (fix "
+                "the account's billing in the Claude Console, Settings > Billing)",
+                status=402,
+            )
+        details = error.get("details")
+        code = details.get("error_code") if isinstance(details, Mapping) else None
+        if status == 429 and code in _SPEND_LIMITS:
+            return QuotaExhaustedError(
+                f"anthropic: HTTP 429 {code}: {message} ({_SPEND_LIMITS[code]}: no retry "
+                "clears it)",
                 status=429,
             )
         return None

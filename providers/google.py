@@ -215,7 +215,19 @@ class GeminiWire(Wire):
         wait within a run clears (https://ai.google.dev/gemini-api/docs/rate-limits; bodies
         as the API sends them in, e.g., https://discuss.ai.google.dev/t/96899)."""
         error = body.get("error") if isinstance(body, Mapping) else None
-        if status != 429 or not isinstance(error, Mapping):
+        if not isinstance(error, Mapping):
+            return None
+        if status == 400 and _reason(error) == "API_KEY_INVALID":
+            # A rejected key is a 400 INVALID_ARGUMENT, not a 401: its ErrorInfo says so
+            # (bodies as quoted in https://github.com/cequence-io/openai-scala-client/issues/
+            # 109). Every call would fail the same way: the run stops, naming the variable.
+            return AuthenticationError(
+                f"google: HTTP 400 API_KEY_INVALID: {error.get('message') or ''} (the key in "
+                f"{self.key_variable} was refused)",
+                variable=self.key_variable,
+                status=400,
+            )
+        if status != 429:
             return None
         delay: float | None = None
         per_day: list[str] = []
@@ -242,6 +254,14 @@ class GeminiWire(Wire):
                 status=429,
             )
         return RateLimitedError(message, retry_after=delay, status=429)
+
+
+def _reason(error: Mapping[str, Any]) -> str | None:
+    """The ``reason`` of a ``google.rpc.ErrorInfo`` among the error's details."""
+    for detail in error.get("details") or ():
+        if isinstance(detail, Mapping) and str(detail.get("@type", "")).endswith("ErrorInfo"):
+            return str(detail.get("reason") or "")
+    return None
 
 
 class GoogleSdkTransport(SdkTransport):

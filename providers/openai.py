@@ -110,6 +110,9 @@ ResponseFormat = Literal["json_schema", "json_object", "none"]
 
 
 class OpenAIWire(Wire):
+    # As the SDK does (openai/_base_client.py, ``_should_retry``).
+    retry_hints = True
+
     def __init__(
         self,
         *,

@@ -63,6 +63,13 @@ def _fresh_logging() -> Any:
 
 #: A key that looks like one, so that a leak of it anywhere would be caught by the tests.
 FAKE_KEY = "sk-test-0123456789abcdefSECRET"
+#: The credential and version headers every protocol of the strict fake asks for, for tests
+#: that post to it by hand (one set serves all three: each API reads its own).
+FAKE_HEADERS = {
+    "authorization": f"Bearer {FAKE_KEY}",
+    "x-goog-api-key": FAKE_KEY,
+    "anthropic-version": "2026-10-21",
+}
 
 #: Every credential and base-URL variable an adapter or the default panel may read.
 PROVIDER_VARIABLES = (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,6 +18,7 @@ from ._wire import (
     Route,
     Tokens,
     WireProtocol,
+    bearer,
     request_keys,
     text_of,
 )
@@ -28,6 +31,7 @@ __all__ = ["AnthropicMessages"]
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
+    402: "billing_error",
     403: "permission_error",
     404: "not_found_error",
     429: "rate_limit_error",
@@ -55,6 +59,7 @@ _CACHE_MINIMUM = (
     ("claude-haiku-5*", 4096),
 )
 _CACHE_DEFAULT = 1024
+_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: Models that think unless the request turns thinking off ("what happens when you omit
 #: `thinking` depends on the model", the SDK's types/thinking_config_param.py): Claude Haiku 5.5
 #: thinks adaptively by default (https://platform.claude.com/docs/en/models/haiku-5-5/overview)
@@ -245,6 +250,47 @@ class AnthropicMessages(WireProtocol):
             "details": {"error_code": "enforced_spend_limit_reached"},
         }
         return 429, {"type": "error", "error": error}
+
+    def account_stop(self, which: str, message: str) -> tuple[int, dict[str, Any]]:
+        # A spend limit the user set is a 400 invalid_request_error that says so (its words
+        # as the API sends them: https://github.com/anthropics/claude-code/issues/2127 and
+        # issues/38035); billing is "402 - billing_error" (https://docs.anthropic.com/en/api/
+        # errors); the contract's spend limit a 429 with its own error code (the SDK's
+        # _error_classes.py: ``(429, "contract_spend_limit_reached")``).
+        if which == "usage_limits":
+            text = message or (
+                "You have reached your specified API usage limits. You will regain access on "
+                "2027-01-01 at 00:00 UTC."
+            )
+            return 400, self.error_body(400, text)
+        if which == "billing":
+            text = message or "There is an issue with your account's billing or payment."
+            return 402, self.error_body(402, text)
+        if which == "contract_spend_limit":
+            error = {
+                "type": "rate_limit_error",
+                "message": message or "Your organization has reached its contract spend limit.",
+                "details": {"error_code": "contract_spend_limit_reached"},
+            }
+            return 429, {"type": "error", "error": error}
+        return self.quota_exhausted(message)
+
+    def credential(self, headers: Mapping[str, str]) -> str | None:
+        # The docs' ``x-api-key`` (https://docs.anthropic.com/en/api/overview), or the bearer
+        # token the SDK sends the key as (anthropic/_client.py, ``_api_key_auth``, 2.5 on).
+        return headers.get("x-api-key") or bearer(headers)
+
+    def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
+        if not self.credential(headers):
+            return Refusal("x-api-key header is required", status=401)
+        # "you must send an anthropic-version request header"
+        # (https://docs.anthropic.com/en/api/versioning): a date, YYYY-MM-DD.
+        if not _VERSION.fullmatch(headers.get("anthropic-version") or ""):
+            return Refusal("anthropic-version: header is required")
+        return None
+
+    def rejected_key(self) -> tuple[int, dict[str, Any]]:
+        return 401, self.error_body(401, "invalid x-api-key")
 
     def overloaded(self) -> tuple[int, dict[str, Any]]:
         # https://docs.anthropic.com/en/api/errors: "529 - overloaded_error".

@@ -33,6 +33,8 @@ class Fault:
     ``status``: answer with an HTTP error (a 429's delay as the provider gives it: headers, or
     Gemini's ``RetryInfo``); ``quota``: the provider's "no quota left" (OpenAI
     ``insufficient_quota``, a Gemini per-day ``QuotaFailure``, Anthropic's spend limit);
+    ``account``: another account-level stop, named (Anthropic's ``usage_limits`` set by the
+    user, ``billing``, ``contract_spend_limit``; a used-up quota where a protocol has none);
     ``overloaded``: its "busy for everyone" (Anthropic 529 ``overloaded_error``, 503
     elsewhere); ``latency``: answer normally after a delay; ``hang``: never answer (until the
     server closes); ``drop``: close the connection without an answer; ``malformed``: a 200
@@ -47,6 +49,7 @@ class Fault:
     kind: Literal[
         "status",
         "quota",
+        "account",
         "overloaded",
         "latency",
         "hang",
@@ -65,6 +68,8 @@ class Fault:
     delay: float = 0.0
     field: str | None = None
     message: str = ""
+    #: The reply's ``x-should-retry`` header (None: not sent).
+    should_retry: bool | None = None
 
     @classmethod
     def http(
@@ -74,14 +79,28 @@ class Fault:
         retry_after: float | str | None = None,
         retry_after_ms: float | None = None,
         message: str = "",
+        should_retry: bool | None = None,
     ) -> Fault:
-        """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string."""
-        return cls("status", status, retry_after, retry_after_ms, message=message)
+        """An HTTP error. `retry_after` is seconds, or an HTTP date given as a string;
+        `should_retry` the ``x-should-retry`` header the reply carries (None: none)."""
+        return cls(
+            "status",
+            status,
+            retry_after,
+            retry_after_ms,
+            message=message,
+            should_retry=should_retry,
+        )
 
     @classmethod
     def quota(cls, message: str = "") -> Fault:
         """The account's quota is used up: no retry clears it."""
         return cls("quota", message=message)
+
+    @classmethod
+    def account(cls, which: str, message: str = "") -> Fault:
+        """An account-level stop named `which` (see the class's list): no retry clears it."""
+        return cls("account", field=which, message=message)
 
     @classmethod
     def overloaded(cls) -> Fault:

@@ -7,7 +7,17 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._wire import THINKING, Ending, Provider, Refusal, Route, Tokens, WireProtocol, text_of
+from ._wire import (
+    THINKING,
+    Ending,
+    Provider,
+    Refusal,
+    Route,
+    Tokens,
+    WireProtocol,
+    bearer,
+    text_of,
+)
 
 if TYPE_CHECKING:
     from ._log import LoggedRequest
@@ -277,3 +287,41 @@ class GeminiGenerateContent(WireProtocol):
 
     def overloaded(self) -> tuple[int, dict[str, Any]]:
         return 503, self.error_body(503, "The model is overloaded. Please try again later.")
+
+    def credential(self, headers: Mapping[str, str]) -> str | None:
+        # The Gemini API's key header (https://ai.google.dev/api#authentication), or Vertex
+        # AI's OAuth bearer token.
+        return headers.get("x-goog-api-key") or bearer(headers)
+
+    def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
+        if self.credential(headers):
+            return None
+        # What the API answers a call without any credential.
+        return Refusal(
+            "Method doesn't allow unregistered callers (callers without established "
+            "identity). Please use API Key or other form of API consumer identity to call "
+            "this API.",
+            status=403,
+        )
+
+    def rejected_key(self) -> tuple[int, dict[str, Any]]:
+        # A key Google does not accept is a 400 INVALID_ARGUMENT, not a 401: its ErrorInfo
+        # says API_KEY_INVALID (bodies as the API sends them, quoted in
+        # https://github.com/cequence-io/openai-scala-client/issues/109 and
+        # https://github.com/google-gemini/gemini-cli/issues/25198).
+        message = "API key not valid. Please pass a valid API key."
+        body = self.error_body(400, message)
+        body["error"]["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "API_KEY_INVALID",
+                "domain": "googleapis.com",
+                "metadata": {"service": "generativelanguage.googleapis.com"},
+            },
+            {
+                "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+                "locale": "en-US",
+                "message": message,
+            },
+        ]
+        return 400, body

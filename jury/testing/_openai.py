@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -16,6 +17,7 @@ from ._wire import (
     Route,
     Tokens,
     WireProtocol,
+    bearer,
     request_keys,
     text_of,
 )
@@ -71,7 +73,42 @@ def _schema_problem(schema: Any, where: tuple[str, ...] = ()) -> str | None:
     return _schema_problem(schema.get("items"), (*where, "items"))
 
 
-class OpenAIChatCompletions(WireProtocol):
+#: Model names only OpenAI serves: a call to one must carry OpenAI's key. Compatible servers
+#: (Ollama, vLLM), served on the same route, take none.
+_FIRST_PARTY = re.compile(r"^(gpt-|o\d|chatgpt-|omni-moderation|text-moderation)")
+
+
+class _OpenAIAuth:
+    """OpenAI's credential: "Authorization: Bearer OPENAI_API_KEY"
+    (https://platform.openai.com/docs/api-reference/authentication)."""
+
+    def credential(self, headers: Mapping[str, str]) -> str | None:
+        return bearer(headers)
+
+    def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
+        if bearer(headers) or not _FIRST_PARTY.match(model):
+            return None
+        return Refusal(
+            "You didn't provide an API key. You need to provide your API key in an "
+            "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            status=401,
+        )
+
+    def rejected_key(self) -> tuple[int, dict[str, Any]]:
+        # https://platform.openai.com/docs/guides/error-codes: "401 - Incorrect API key
+        # provided", code invalid_api_key.
+        return 401, {
+            "error": {
+                "message": "Incorrect API key provided. You can find your API key at "
+                "https://platform.openai.com/account/api-keys.",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_api_key",
+            }
+        }
+
+
+class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
     """``POST /v1/chat/completions``: the model in the body, the schema in
     ``response_format.json_schema``, the system prompt as messages."""
 
@@ -252,7 +289,7 @@ _FLAG_AT = 0.5
 _NOTHING = 0.0001
 
 
-class OpenAIModerations(WireProtocol):
+class OpenAIModerations(_OpenAIAuth, WireProtocol):
     """``POST /v1/moderations``: ``input`` (a string, an array of strings or of multi-modal
     objects) classified by ``model`` (default ``omni-moderation-latest``), one result per input.
 

@@ -22,10 +22,11 @@ from aiohttp import web
 
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
+from ._error_replies import error_headers, error_response
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
-from ._wire import Ending, Tokens, WireProtocol, estimate_tokens
+from ._wire import Ending, Tokens, WireProtocol, estimate_tokens, gate
 
 __all__ = ["FakeProviderServer"]
 
@@ -82,6 +83,8 @@ class FakeProviderServer:
         self.throttled: dict[str, list[float]] = {}
         #: Requests answered, per provider (kept even when `log` is off).
         self.served: dict[str, int] = {}
+        #: API keys every protocol answers as its API answers a key it does not accept.
+        self.rejected_keys: set[str] = set()
         self._port = port
         self._scripts: dict[str, Script] = {}
         self._injections = Injections()
@@ -209,11 +212,15 @@ class FakeProviderServer:
         self._count += 1
         if self.log_requests:
             self.requests.append(logged)
+        stop = gate(protocol, request.headers, logged.model, self.strict, self.rejected_keys)
+        if stop is not None:
+            logged.status = stop[0]
+            return web.json_response(stop[1], status=stop[0])
         if not isinstance(body, dict):
-            return self._error(protocol, logged, 400, "the request body is not a JSON object")
+            return error_response(protocol, logged, 400, "the request body is not a JSON object")
         refusal = protocol.refusal(body)
         if refusal is not None:
-            return self._error(protocol, logged, 400, refusal)
+            return error_response(protocol, logged, 400, refusal)
         strict = protocol.strict_refusal(logged) if self.strict else None
         if strict is not None:
             logged.status = strict.status
@@ -292,7 +299,7 @@ class FakeProviderServer:
         logged.status = 429
         message = "rate limit reached"
         if not self.strict:
-            headers = _delay_headers(math.ceil(delay), delay * 1000)
+            headers = error_headers(math.ceil(delay), delay * 1000)
             body = protocol.error_body(429, message)
         else:
             body, headers = protocol.rate_limited(message, delay)
@@ -313,17 +320,20 @@ class FakeProviderServer:
             ):
                 # The delay travels where the provider puts it (Gemini: in the body).
                 return self._rate_limited(protocol, logged, float(seconds))
-            return self._error(
+            return error_response(
                 protocol,
                 logged,
                 fault.status,
                 fault.message or f"injected {fault.status}",
                 retry_after=fault.retry_after,
                 ms=fault.retry_after_ms,
+                hint=fault.should_retry,
             )
-        if fault.kind in ("quota", "overloaded"):
+        if fault.kind in ("quota", "overloaded", "account"):
             status, body = (
-                protocol.quota_exhausted(fault.message)
+                protocol.account_stop(fault.field or "", fault.message)
+                if fault.kind == "account"
+                else protocol.quota_exhausted(fault.message)
                 if fault.kind == "quota"
                 else protocol.overloaded()
             )
@@ -417,31 +427,3 @@ class FakeProviderServer:
             return size, 0
         self._seen_prefixes.add(key)
         return 0, size if protocol.reports_cache_writes else 0
-
-    def _error(
-        self,
-        protocol: WireProtocol,
-        logged: LoggedRequest,
-        status: int,
-        message: str,
-        *,
-        retry_after: float | str | None = None,
-        ms: float | None = None,
-    ) -> web.Response:
-        logged.status = status
-        return web.json_response(
-            protocol.error_body(status, message),
-            status=status,
-            headers=_delay_headers(retry_after, ms),
-        )
-
-
-def _delay_headers(retry_after: float | str | None, ms: float | None) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    if isinstance(retry_after, str):
-        headers["retry-after"] = retry_after
-    elif retry_after is not None:
-        headers["retry-after"] = f"{retry_after:g}"
-    if ms is not None:
-        headers["retry-after-ms"] = f"{ms:g}"
-    return headers

@@ -158,6 +158,25 @@ class WireProtocol(ABC):
         plain 503 unless the protocol says more)."""
         return 503, self.error_body(503, "overloaded")
 
+    def account_stop(self, which: str, message: str) -> tuple[int, dict[str, Any]]:
+        """The status and body of an account-level stop named `which` (Anthropic's user-set
+        usage limit, billing, contract spend limit); a used-up quota unless the protocol
+        says more."""
+        return self.quota_exhausted(message)
+
+    def credential(self, headers: Mapping[str, str]) -> str | None:
+        """The API key the request carries where this protocol carries it (None: none)."""
+        return None
+
+    def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
+        """Why the real API would refuse the request's credential or version headers
+        (strict mode), or None."""
+        return None
+
+    def rejected_key(self) -> tuple[int, dict[str, Any]]:
+        """The status and body of the answer to a key the API does not accept."""
+        return 401, self.error_body(401, "Invalid API key.")
+
     def requested_schema(self, body: Any) -> dict[str, Any] | None:
         """The JSON schema the request asks the reply to follow, or None when it asks none."""
         if not isinstance(body, dict):
@@ -207,3 +226,27 @@ def text_of(content: Any) -> str:
     if isinstance(content, list):
         return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
+
+
+def bearer(headers: Mapping[str, str]) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    scheme, _, token = str(headers.get("authorization") or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def gate(
+    protocol: WireProtocol,
+    headers: Mapping[str, str],
+    model: str,
+    strict: bool,
+    rejected: frozenset[str] | set[str],
+) -> tuple[int, dict[str, Any]] | None:
+    """What the API answers before it reads the body: the credential and version headers
+    checked (strict mode), then a key the account was set to refuse (`rejected_keys`)."""
+    refusal = protocol.header_refusal(headers, model) if strict else None
+    if refusal is not None:
+        return refusal.status, protocol.refused_body(refusal)
+    key = protocol.credential(headers)
+    if key is not None and key in rejected:
+        return protocol.rejected_key()
+    return None

@@ -4,12 +4,14 @@ model refused (exit 2) unless the jury file allows it: one rule for the library 
 
 from __future__ import annotations
 
-import ast
+import re
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
+import providers._lifecycle as lifecycle
 from jury import ConfigError, Juror, Jury, Panel, load_panel
 from jury.adapters import ModelStatus, register_provider
 from jury.adapters._registry import model_status
@@ -17,7 +19,7 @@ from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
 from jury.testing import ScriptedModel
-from providers._lifecycle import GEMINI
+from providers._lifecycle_table import ANTHROPIC, GEMINI, OPENAI
 
 DAY = date(2026, 11, 30)
 
@@ -26,63 +28,175 @@ def status(spec: str, day: date = DAY) -> ModelStatus | None:
     return model_status(spec, day)
 
 
-def test_the_anthropic_sdks_deprecated_model_table_is_read_as_it_ships() -> None:
-    import anthropic._data.deprecated_models as shipped
+ANTHROPIC_SDK_TABLE = """
+from typing import Dict
 
-    for model, end_of_life in shipped.DEPRECATED_MODELS.items():
-        found = status(f"anthropic/{model}")
-        assert found is not None, model
-        assert found.retires is not None
-        assert found.retires.year == int(end_of_life[-4:])
-    opus = status("anthropic/claude-opus-4-5-20251101")
-    assert opus is not None
-    assert (opus.state, opus.retires) == ("deprecated", date(2027, 1, 22))
-    assert "anthropic SDK" in opus.source
-    # Retired from the day of its end of life.
-    sonnet = status("anthropic/claude-sonnet-4-5-20250929")
-    assert sonnet is not None
-    assert sonnet.state == "retired"
+DEPRECATED_MODELS: Dict[str, str] = {
+    "claude-test-4-5-20260101": "March 3rd, 2027",
+    "claude-opus-4-5-20251101": "December 15th, 2026",
+}
+"""
+
+ANTHROPIC_SDK_MODELS = """
+ModelParam = Union[
+    Literal["claude-test-4-5-20260101", "claude-listed-5-5", "claude-sonnet-4-5-20250929"],
+    str,
+]
+"""
+
+OPENAI_SDK_MODELS = '''
+ChatModel: TypeAlias = Literal["gpt-test-2026-01-01", "gpt-gone", "gpt-5.4-mini-2026-03-17"]
+"""Deprecated values:
+
+- "gpt-test-2026-01-01": Announced shutdown date: 2027-02-02. See
+  https://developers.openai.com/api/docs/deprecations for details.
+- "gpt-gone": Not a supported model ID. Retained for SDK compatibility.
+- "gpt-5.4-mini-2026-03-17": Announced shutdown date: 2027-08-01.
+"""
+'''
+
+
+@pytest.fixture
+def sdk_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Path]]:
+    """The SDKs' lifecycle files as the test writes them, in place of any installed SDK's:
+    the rules are tested, not what the installed SDK happens to ship."""
+    files = {
+        "anthropic/_data/deprecated_models.py": ANTHROPIC_SDK_TABLE,
+        "anthropic/types/model_param.py": ANTHROPIC_SDK_MODELS,
+        "openai/types/shared/chat_model.py": OPENAI_SDK_MODELS,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    def sdk_file(package: str, *parts: str) -> tuple[Path, str] | None:
+        path = tmp_path.joinpath(package, *parts)
+        return (path, "9.9-test") if path.is_file() else None
+
+    monkeypatch.setattr(lifecycle, "_sdk_file", sdk_file)
+    lifecycle._anthropic_sdk.cache_clear()
+    lifecycle._openai_sdk.cache_clear()
+    yield {name: tmp_path / name for name in files}
+    lifecycle._anthropic_sdk.cache_clear()
+    lifecycle._openai_sdk.cache_clear()
+
+
+@pytest.fixture
+def no_sdk(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No SDK installed: only the project's table is left."""
+    monkeypatch.setattr(lifecycle, "_sdk_file", lambda package, *parts: None)
+    lifecycle._anthropic_sdk.cache_clear()
+    lifecycle._openai_sdk.cache_clear()
+    yield
+    lifecycle._anthropic_sdk.cache_clear()
+    lifecycle._openai_sdk.cache_clear()
+
+
+def test_an_anthropic_sdks_deprecated_model_table_is_an_extra_source(
+    sdk_files: dict[str, Path],
+) -> None:
+    found = status("anthropic/claude-test-4-5-20260101")
+    assert found is not None
+    assert (found.state, found.retires, found.pinned) == ("deprecated", date(2027, 3, 3), True)
+    assert "anthropic SDK 9.9-test" in found.source
+    assert status("anthropic/claude-test-4-5-20260101", date(2027, 3, 3)).state == "retired"  # type: ignore[union-attr]
     # Listed by the SDK, not in its table: current; dateless since Claude 4.6, and pinned.
-    haiku = status("anthropic/claude-haiku-5-5")
-    assert haiku is not None
-    assert (haiku.state, haiku.pinned) == ("active", True)
+    listed = status("anthropic/claude-listed-5-5")
+    assert listed is not None
+    assert (listed.state, listed.pinned) == ("active", True)
     assert status("anthropic/claude-made-up-9") is None
 
 
-def test_the_openai_sdks_deprecation_notes_are_read_as_they_ship() -> None:
+def test_a_model_an_sdk_dropped_after_retiring_it_stays_retired(
+    sdk_files: dict[str, Path],
+) -> None:
+    # The test's SDK lists Sonnet 4.5 as a model and has no end of life for it (as
+    # anthropic 2.15 ships): the project's table still says it retired on 2026-11-30.
+    sonnet = status("anthropic/claude-sonnet-4-5-20250929")
+    assert sonnet is not None
+    assert (sonnet.state, sonnet.retires) == ("retired", date(2026, 11, 30))
+    assert sonnet.replacement == "claude-sonnet-5-5"
+    assert "sonnet-4-5/overview" in sonnet.source
+
+
+def test_without_any_sdk_the_projects_table_still_knows_every_lifecycle(no_sdk: None) -> None:
+    sonnet = status("anthropic/claude-sonnet-4-5-20250929")
+    assert sonnet is not None
+    assert sonnet.state == "retired"
+    opus = status("anthropic/claude-opus-4-5-20251101")
+    assert opus is not None
+    assert (opus.state, opus.retires) == ("deprecated", date(2027, 1, 22))
     mini = status("openai/gpt-4.1-mini-2025-04-14")
     assert mini is not None
-    assert (mini.state, mini.retires) == ("deprecated", date(2027, 1, 14))
+    assert (mini.state, mini.retires, mini.replacement) == (
+        "deprecated",
+        date(2027, 1, 14),
+        "gpt-6-luna",
+    )
     assert status("openai/gpt-4.1-mini-2025-04-14", date(2027, 1, 14)).state == "retired"  # type: ignore[union-attr]
-    retired = status("openai/o1-mini-2024-09-12")
-    assert retired is not None
-    assert retired.state == "retired"
+    current = status("openai/gpt-5.4-mini-2026-03-17")
+    assert current is not None
+    assert (current.state, current.retires, current.pinned) == ("active", None, True)
+    # Anthropic's tentative retirement of an active model is a floor, said, not enforced.
+    sonnet_4_6 = status("anthropic/claude-sonnet-4-6")
+    assert sonnet_4_6 is not None
+    assert sonnet_4_6.state == "active"
+    assert "not sooner than 2027-02-17" in sonnet_4_6.describe()
+    assert status("openai/gpt-made-up-1") is None
+
+
+def test_where_both_sources_know_a_model_the_earlier_retirement_and_graver_state_win(
+    sdk_files: dict[str, Path],
+) -> None:
+    # The test's SDK retires Opus 4.5 earlier than the project's table: the earlier day.
+    opus = status("anthropic/claude-opus-4-5-20251101")
+    assert opus is not None
+    assert (opus.state, opus.retires) == ("deprecated", date(2026, 12, 15))
+    assert "anthropic SDK 9.9-test" in opus.source
+    assert "read 2026-12-01" in opus.source
+    # An SDK note of a shutdown the table does not have makes an active model deprecated.
+    mini = status("openai/gpt-5.4-mini-2026-03-17")
+    assert mini is not None
+    assert (mini.state, mini.retires) == ("deprecated", date(2027, 8, 1))
+
+
+def test_the_openai_sdks_deprecation_notes_are_read(sdk_files: dict[str, Path]) -> None:
+    noted = status("openai/gpt-test-2026-01-01")
+    assert noted is not None
+    assert (noted.state, noted.retires, noted.pinned) == ("deprecated", date(2027, 2, 2), True)
+    assert status("openai/gpt-test-2026-01-01", date(2027, 2, 2)).state == "retired"  # type: ignore[union-attr]
     # "Not a supported model ID": no call to it can work.
-    unsupported = status("openai/gpt-5.1-mini")
+    unsupported = status("openai/gpt-gone")
     assert unsupported is not None
     assert unsupported.state == "retired"
     assert "Not a supported model ID" in unsupported.source
-    assert status("openai/gpt-5.4-mini-2026-03-17") is None
 
 
-def test_every_model_the_openai_sdk_notes_is_known() -> None:
-    from importlib import util
+def _named_models() -> set[str]:
+    """Every provider/model the default panel, the README, the examples and the benchmarks
+    name, for the three providers with lifecycles."""
+    root = Path(__file__).resolve().parents[2]
+    texts = [root / "README.md", root / "jury" / "panel" / "_defaults.py"]
+    texts += [path for path in (root / "examples").rglob("*") if path.is_file()]
+    texts += [*list((root / "benchmarks").glob("*.py")), root / "benchmarks" / "README.md"]
+    pattern = re.compile(
+        r"\b(anthropic|openai|google)/((?:claude|gpt|gemini|o\d)[a-z0-9.-]*[a-z0-9])"
+    )
+    found = {f"{m[1]}/{m[2]}" for path in texts for m in pattern.finditer(path.read_text("utf-8"))}
+    # benchmarks/storm.py names models per provider without the prefix.
+    storm = (root / "benchmarks" / "storm.py").read_text("utf-8")
+    for provider, models in re.findall(r'"(anthropic|openai|google)": \(([^)]*)\)', storm):
+        found |= {f"{provider}/{model}" for model in re.findall(r'"([^"]+)"', models)}
+    return found
 
-    origin = util.find_spec("openai").origin  # type: ignore[union-attr]
-    notes = Path(origin).parent / "types" / "shared" / "chat_model.py"  # type: ignore[arg-type]
-    tree = ast.parse(notes.read_text(encoding="utf-8"))
-    docstrings = [
-        node.value.value
-        for node in tree.body
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-    ]
-    noted = {
-        name
-        for text in docstrings
-        for name in __import__("re").findall(r'"([a-z0-9.-]+)"', str(text))
-    }
-    assert len(noted) > 40
-    assert all(status(f"openai/{name}") is not None for name in noted)
+
+def test_every_model_the_project_names_is_in_its_own_table(no_sdk: None) -> None:
+    named = _named_models()
+    assert {"anthropic/claude-haiku-5-5", "openai/gpt-5.4-mini-2026-03-17"} <= named
+    unknown = sorted(spec for spec in named if status(spec) is None)
+    assert unknown == []
+    rows = (*ANTHROPIC, *OPENAI, *GEMINI)
+    assert all(row.source and row.read >= DAY for row in rows)
 
 
 def test_gemini_models_follow_the_projects_table() -> None:
@@ -316,3 +430,23 @@ def test_the_pytest_plugin_lists_lifecycle_warnings_and_refuses_a_retired_model(
     assert "aging/old: old is deprecated and retires on 2027-03-01 (the test's table)" in output
     result.assert_outcomes(passed=1, errors=0, failed=1)
     assert "gone was retired on 2026-01-01" in output
+
+
+def test_a_retired_sonnet_4_5_stops_jury_run_whatever_sdk_is_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("JURY_TODAY", "2026-12-01")
+    examples = Path(__file__).resolve().parents[2] / "examples" / "shopnest" / "cases.jsonl"
+    jury_file = write(tmp_path / "jury.toml", 'jurors = ["anthropic/claude-sonnet-4-5-20250929"]\n')
+    args = ["run", str(examples), "--jury", str(jury_file), "--no-cache", "--progress", "none"]
+    assert main([*args, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "claude-sonnet-4-5-20250929 was retired on 2026-11-30" in err
+    assert "use claude-sonnet-5-5 instead" in err
+    # Allowed, the run goes on to what it needs next: the key.
+    write(jury_file, 'jurors = ["anthropic/claude-sonnet-4-5-20250929"]\nallow_retired = true\n')
+    assert main([*args, "--out", str(tmp_path / "run2")]) == 2
+    err = capsys.readouterr().err
+    assert "ANTHROPIC_API_KEY" in err
+    assert "was retired on 2026-11-30" in err

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from conftest import FAKE_HEADERS
 from jury.testing import FakeProviderServer, Fault, LoggedRequest
 from jury.testing._anthropic import AnthropicMessages
 from jury.testing._google import GeminiGenerateContent
@@ -46,7 +47,9 @@ async def post(
 ) -> tuple[int, dict[str, str], bytes]:
     async with (
         aiohttp.ClientSession() as session,
-        session.post(server.url + path, json=body, headers=headers or {}) as response,
+        session.post(
+            server.url + path, json=body, headers={**FAKE_HEADERS, **(headers or {})}
+        ) as response,
     ):
         headers = {k.lower(): v for k, v in response.headers.items()}
         return response.status, headers, await response.read()
@@ -240,7 +243,9 @@ def test_the_server_runs_on_its_own_and_reports_at_exit() -> None:
         async def one() -> int:
             async with (
                 aiohttp.ClientSession() as session,
-                session.post(f"{url}/v1/chat/completions", json=OPENAI_BODY) as response,
+                session.post(
+                    f"{url}/v1/chat/completions", json=OPENAI_BODY, headers=FAKE_HEADERS
+                ) as response,
             ):
                 return response.status
 

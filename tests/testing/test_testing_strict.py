@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from conftest import FAKE_HEADERS
 from jury.testing import FakeProviderServer, Fault
 
 SCHEMA: dict[str, Any] = {
@@ -63,7 +64,7 @@ def gemini_body(*contents: dict[str, Any], **config: Any) -> dict[str, Any]:
 async def post(server: FakeProviderServer, path: str, body: Any) -> tuple[int, dict[str, str], Any]:
     async with (
         aiohttp.ClientSession() as session,
-        session.post(server.url + path, json=body) as response,
+        session.post(server.url + path, json=body, headers=FAKE_HEADERS) as response,
     ):
         headers = {k.lower(): v for k, v in response.headers.items()}
         return response.status, headers, json.loads(await response.read())
