@@ -314,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
             summary = publish(
                 record.path,
                 panel,
-                jury.rubric.name,
+                jury.rubric,  # loaded once, by the jury: the reports reuse it
                 jurors=jury.jurors,
                 warnings=[*warnings, *jury.warnings],
                 checks=checks.names if checks is not None else (),

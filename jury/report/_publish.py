@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._verdict import Verdict
+from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Gate, Panel
 from ..runs._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
@@ -57,7 +58,7 @@ class ReportPaths:
 def publish(
     run_dir: Path,
     panel: Panel,
-    rubric: str,
+    rubric: str | Rubric,
     *,
     jurors: Sequence[str],
     warnings: Sequence[str] = (),
@@ -75,11 +76,14 @@ def publish(
     `into_run` is false: `jury report` leaves a recorded run as it is) and to `paths`.
     The verdicts are read one at a time (`VerdictIndex`) and every report is written as it is
     made, so that publishing a run of any size takes memory for the cases it shows, not for
-    all of them; every figure still counts every case.
+    all of them; every figure still counts every case. `rubric` is the run's rubric, or its
+    name when the caller does not hold it (then the reports load it from the manifest).
     """
     from ._terminal import ReportHeader, render_report
 
     paths = paths or ReportPaths()
+    loaded = None if isinstance(rubric, str) else rubric
+    rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
     try:
         gathered = _gather(run_dir, index, jurors, paths.html_cases)
@@ -96,7 +100,7 @@ def publish(
             SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate)),
             REPORT: (
                 paths.html,
-                lambda out: _write_html(out, run_dir, index, gathered, header, gate),
+                lambda out: _write_html(out, run_dir, index, gathered, header, gate, loaded),
             ),
             JUNIT: (
                 paths.junit,
@@ -194,6 +198,7 @@ def _write_html(
     gathered: _Gathered,
     header: Any,
     gate: Gate,
+    rubric: Rubric | None = None,
 ) -> None:
     from ._html import Cards, Page, write_html
     from ._prompts import prompt_book
@@ -201,7 +206,7 @@ def _write_html(
     manifest = read_manifest(run_dir)
     shown = gathered.shown
     first = [index.load(index.entries[0])] if index.entries else []
-    metrics = rubric_metrics(manifest_rubric(manifest), first, required=False)
+    metrics = rubric_metrics(rubric or manifest_rubric(manifest), first, required=False)
     agreement = gathered.agreement.summary(
         metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED, widest=WIDEST
     )
@@ -209,7 +214,9 @@ def _write_html(
         {entry.case_id: place for place, entry in enumerate(shown)}
     )
     book = prompt_book(
-        manifest, (gathered.cases[e.case_id] for e in shown if e.case_id in gathered.cases)
+        manifest,
+        (gathered.cases[e.case_id] for e in shown if e.case_id in gathered.cases),
+        rubric,
     )
     page = Page(
         agreement=agreement,
