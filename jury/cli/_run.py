@@ -18,6 +18,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
+from ..adapters import Rubric
 from ..batch._run import batch_jurors
 from ..cases import CaseSource
 from ..cases._subset import Selection, Subset
@@ -28,6 +29,7 @@ from ..report._progress import RunProgress
 from ..report._publish import publish
 from ..runs._lock import RunLock
 from ..runs._records import (
+    CasesFile,
     Redactor,
     RunRecord,
     build_manifest,
@@ -166,6 +168,35 @@ def _run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
     return (Path(args.out) if args.out else new_run_dir()), False
 
 
+def _cases_file(
+    args: argparse.Namespace,
+    where: tuple[Path, bool],
+    subset: Subset,
+    shard: Shard | None,
+    redactor: Redactor,
+) -> CasesFile | None:
+    """Where a new run's cases are written as they are validated, or None when the record
+    must read them again: a resumed run has its cases already, a dry run records nothing,
+    and a subset or a shard is known only after a pass over every case's ID."""
+    path, resume = where
+    if resume or args.dry_run or not subset.everything or shard is not None:
+        return None
+    if (path / "manifest.json").exists():
+        return None
+    return CasesFile(path, redactor)
+
+
+def _prompts(rubric: Rubric, written: CasesFile | None, selection: Selection) -> dict[str, str]:
+    """The manifest's prompt hashes (system texts, the same for every case) from the first
+    case written; only when that case has no prompt for this rubric are the cases read again
+    to find one (the cases file keeps no other case: bounded memory)."""
+    if written is not None and written.first is not None:
+        hashes = prompt_hashes(rubric, (written.first,))
+        if hashes:
+            return hashes
+    return prompt_hashes(rubric, selection.cases())
+
+
 def open_record(
     args: argparse.Namespace,
     jury: Jury,
@@ -175,8 +206,12 @@ def open_record(
     redactor: Redactor,
     cache: SqliteCache | None,
     shard: Shard | None = None,
+    where: tuple[Path, bool] | None = None,
+    written: CasesFile | None = None,
 ) -> RunRecord:
-    path, resume = _run_dir(args)
+    """The run's record: a new run directory, or the one being resumed. `written` holds the
+    cases as validation wrote them (else they are read again here)."""
+    path, resume = where or _run_dir(args)
     # The lock first: what the directory holds is only known once no one else writes it.
     lock = RunLock(path)
     try:
@@ -191,7 +226,7 @@ def open_record(
             rubric=jury.rubric,
             cases_path=args.cases,
             cases_count=selection.count,
-            prompts=prompt_hashes(jury.rubric, selection.cases()),
+            prompts=_prompts(jury.rubric, written, selection),
             jury_file=args.jury,
             cache=str(cache.path) if cache is not None else None,
             redact_patterns=redactor.patterns,
@@ -199,7 +234,7 @@ def open_record(
         )
         manifest["subset"] = selection.record()
         record_options(args, manifest, shard, selection.count, source.format)
-        return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
+        return RunRecord.create(path, manifest, written or selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
         raise
@@ -256,8 +291,28 @@ def run(args: argparse.Namespace) -> int:
     shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
     if shard is not None:
         panel = shard.panel(panel)
-    source = case_source(args, panel)
-    selection = Selection.of(source, subset_from(args), source.count)
+    subset, redactor = subset_from(args), Redactor(args.redact)
+    where = _run_dir(args)
+    # A new run's cases.jsonl is written as the cases are validated: one parse, not two.
+    written = _cases_file(args, where, subset, shard, redactor)
+    try:
+        return _run(args, panel, shard, subset, redactor, where, written)
+    finally:
+        if written is not None:
+            written.discard()  # a no-op once the record holds it
+
+
+def _run(
+    args: argparse.Namespace,
+    panel: Panel,
+    shard: Shard | None,
+    subset: Subset,
+    redactor: Redactor,
+    where: tuple[Path, bool],
+    written: CasesFile | None,
+) -> int:
+    source = case_source(args, panel, each=None if written is None else written.add)
+    selection = Selection.of(source, subset, source.count)
     if shard is not None:
         selection = shard.narrow(selection)
     checks = checks_for(args, panel)
@@ -284,14 +339,15 @@ def run(args: argparse.Namespace) -> int:
     warnings = panel_warnings(panel)
     for warning in warnings:
         print(f"jury: warning: {warning}", file=sys.stderr)
-    redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
         jury = Jury(
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, source, selection, redactor, cache, shard) as record:
+        with open_record(
+            args, jury, panel, source, selection, redactor, cache, shard, where, written
+        ) as record:
             done = len(record.finished())
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
                 if batch:

@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .._redact import Redactor
 from .._verdict import CaseVerdict
@@ -50,6 +50,7 @@ from ._verdict_file import (
 
 __all__ = [
     "FORMAT",
+    "CasesFile",
     "Redactor",
     "RunRecord",
     "RunRecordError",
@@ -214,6 +215,63 @@ def build_manifest(
     }
 
 
+class CasesFile:
+    """A new run's ``cases.jsonl``, written while the cases are validated (`CaseSource.validate`
+    hands it each case), so that the record does not read and parse them once more.
+
+    Validation comes before the run directory is locked (bad cases must leave nothing
+    behind), so the file is first a temporary one beside the run's directory: `RunRecord.create`
+    moves it in once the directory is locked and known to be free, and `discard` removes it
+    (and any folder made for it) when the run does not start. It keeps the first case, whose
+    prompts give the manifest's prompt hashes.
+    """
+
+    def __init__(self, run: Path, redactor: Redactor) -> None:
+        self.redactor = redactor
+        folder = run.parent
+        # The folders made for the file, deepest first: removed again if the run never starts.
+        self._made = [p for p in (folder, *folder.parents) if not p.exists()]
+        folder.mkdir(parents=True, exist_ok=True)
+        # A name of its own ("x": never another's file), with the permissions cases.jsonl gets.
+        self.path = folder / f".{run.name}.{CASES}.{secrets.token_hex(4)}.tmp"
+        self._handle: IO[bytes] | None = open(self.path, "xb")  # noqa: SIM115
+        self._moved = False
+        #: The first case written, or None.
+        self.first: Case | None = None
+
+    def add(self, case: Case) -> None:
+        if self._handle is None:
+            raise RuntimeError("the cases file is closed")
+        if self.first is None:
+            self.first = case
+        self._handle.write(self.redactor.json_line(case))
+
+    def move_to(self, target: Path) -> None:
+        """Make the file `target`, whole (flushed to disk first)."""
+        if self._handle is None:
+            raise RuntimeError("the cases file is closed")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        self._handle = None
+        os.replace(self.path, target)
+        self._moved = True
+
+    def discard(self) -> None:
+        """Remove the file unless it was moved into a run (a no-op then)."""
+        if self._moved:
+            return
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        self.path.unlink(missing_ok=True)
+        for folder in self._made:
+            try:
+                folder.rmdir()
+            except OSError:  # not empty any more: someone else writes there too
+                break
+
+
 class RunRecord:
     """A run directory being written. Use `create` for a new run and `resume` for a killed one."""
 
@@ -233,11 +291,12 @@ class RunRecord:
         cls,
         path: Path,
         manifest: dict[str, Any],
-        cases: Iterable[Case],
+        cases: Iterable[Case] | CasesFile,
         redactor: Redactor,
         lock: RunLock | None = None,
     ) -> RunRecord:
-        """Start a run: the manifest and the (redacted) cases are written before any judging.
+        """Start a run: the manifest and the (redacted) cases are written before any judging
+        (`cases` is the cases, or the `CasesFile` they were written to as they were validated).
         The run directory is locked (`lock`, or one taken here) until the record closes."""
         lock = lock or RunLock(path)
         if (path / VERDICTS).exists() or (path / MANIFEST).exists():
@@ -246,13 +305,16 @@ class RunRecord:
                 str(path), "already holds a run; resume it or choose another --out"
             )
         try:
-            tmp = path / f".{CASES}.tmp"
-            with open(tmp, "wb") as handle:
-                for case in cases:
-                    handle.write(redactor.json_line(case))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path / CASES)
+            if isinstance(cases, CasesFile):
+                cases.move_to(path / CASES)
+            else:
+                tmp = path / f".{CASES}.tmp"
+                with open(tmp, "wb") as handle:
+                    for case in cases:
+                        handle.write(redactor.json_line(case))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path / CASES)
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             write_atomic(path / MANIFEST, text)
         except BaseException:
