@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,13 @@ from .._verdict import CaseVerdict
 from ..adapters import Rubric
 from ..batch._run import batch_jurors
 from ..cases import CaseSource
+from ..cases._case import Case
 from ..cases._subset import Selection, Subset
 from ..engine._cache import SqliteCache, default_cache_dir
 from ..engine._jury import Jury
 from ..panel._panel import Panel
 from ..report._progress import RunProgress
-from ..report._publish import publish
+from ..report._publish import JudgedCases, publish
 from ..runs._lock import RunLock
 from ..runs._records import (
     CasesFile,
@@ -268,14 +269,29 @@ async def judge_cases(
     selection: Selection,
     progress: RunProgress,
     on_verdict: Callable[[CaseVerdict], None] | None = None,
+    judged: JudgedCases | None = None,
 ) -> None:
-    """Judge the cases that have no verdict yet, recording each one as it finishes."""
+    """Judge the cases that have no verdict yet, recording each one as it finishes (and
+    handing it to `judged`, for the reports, while it is in memory)."""
     finished = record.finished()
-    todo = (case for case in selection.cases() if case.id not in finished)
+    # The cases being judged, by ID: as many as the jury has in flight (its concurrency).
+    in_flight: dict[str, Case] = {}
+
+    def todo() -> Iterator[Case]:
+        # Bounded memory forces this re-read of the source (its second and last parse): the
+        # cases validated before the run started were not kept.
+        for case in selection.cases():
+            if case.id not in finished:
+                in_flight[case.id] = case
+                yield case
+
     async with jury:
-        async for verdict in jury.evaluate(todo):
+        async for verdict in jury.evaluate(todo()):
             record.append(verdict)
             progress.add(verdict)
+            case = in_flight.pop(verdict.case_id, None)
+            if judged is not None and case is not None:
+                judged.add(case, verdict)
             if on_verdict is not None:
                 on_verdict(verdict)
 
@@ -349,6 +365,7 @@ def _run(
             args, jury, panel, source, selection, redactor, cache, shard, where, written
         ) as record:
             done = len(record.finished())
+            judged: JudgedCases | None = None
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
                 if batch:
                     batched = batch_run(args, panel, record.path, cache, checks)
@@ -359,7 +376,9 @@ def _run(
                         )
                     )
                 else:
-                    asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
+                    # A new run's cases all pass through here; a resumed one's only in part.
+                    judged = JudgedCases(redactor, report_paths(args).html_cases)
+                    asyncio.run(judge_cases(jury, record, selection, progress, on_verdict, judged))
             if batch and not result.finished:
                 return print_pending(result, record.path, batched.settings.in_flight)
             _say_resumed(record.path, done, selection.count)
@@ -377,6 +396,7 @@ def _run(
                 judge_all=args.judge_all,
                 paths=report_paths(args),
                 offline_hint=args.jury is None,
+                judged=judged,
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:
