@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-import jury.panel._registry as registry
+import jury.adapters._registry as registry
 from jury import Case, CaseVerdict, Verdict
 from jury.cli import main
 from jury.report._publish import JudgedCases
