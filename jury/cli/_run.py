@@ -184,7 +184,10 @@ def _cases_file(
         return None
     if (path / "manifest.json").exists():
         return None
-    return CasesFile(path, redactor)
+    try:
+        return CasesFile(path, redactor)
+    except OSError as exc:  # a file where a folder goes, no permission: said, not a traceback
+        raise ConfigError(f"{path}: cannot record the run there: {exc.strerror or exc}") from None
 
 
 def _prompts(rubric: Rubric, written: CasesFile | None, selection: Selection) -> dict[str, str]:

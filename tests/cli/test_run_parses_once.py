@@ -151,3 +151,11 @@ def test_judged_cases_give_up_rather_than_hold_more_failed_cases_than_the_limit(
         judged.add(Case(id=f"f{n}", answer="a"), verdict(f"f{n}", Verdict.FAIL))
     assert not judged.covers(verdicts=3, limit=2)
     assert judged.cases() == {}
+
+
+def test_a_run_directory_that_cannot_be_made_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "afile").write_text("not a folder")
+    assert main(["run", str(EXAMPLE), "--out", "afile/run"]) == 2
+    assert "afile/run: cannot record the run there" in capsys.readouterr().err
