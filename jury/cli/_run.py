@@ -19,12 +19,15 @@ from typing import Any
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
 from ..adapters import Rubric
+from ..adapters._agent import Agent
 from ..batch._run import batch_jurors
 from ..cases import CaseSource
 from ..cases._case import Case
 from ..cases._subset import Selection, Subset
+from ..engine._agent_step import AgentStep
 from ..engine._cache import SqliteCache, default_cache_dir
 from ..engine._jury import Jury
+from ..panel._agent_spec import AgentSettings
 from ..panel._panel import Panel
 from ..report._progress import RunProgress
 from ..report._publish import JudgedCases, publish
@@ -54,6 +57,16 @@ from ._options import (
     report_paths,
     subset_from,
 )
+from ._run_agent import (
+    AnswerNotice,
+    add_agent_arguments,
+    agent_for,
+    agent_record,
+    answers_source,
+    refuse_nothing_to_judge,
+    resumed_agent,
+    same_agent,
+)
 from ._run_batches import (
     batch_run,
     judge_batches,
@@ -62,6 +75,7 @@ from ._run_batches import (
     resumed_arguments,
     same_shard,
 )
+from ._run_repeat import run_repeats
 
 __all__ = ["register"]
 
@@ -149,6 +163,7 @@ def register(sub: Any) -> None:
         "(needs aiojury[otel]; also JURY_OTEL=1)",
     )
     add_check_options(parser)
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -190,7 +205,9 @@ def _cases_file(
         raise ConfigError(f"{path}: cannot record the run there: {exc.strerror or exc}") from None
 
 
-def _prompts(rubric: Rubric, written: CasesFile | None, selection: Selection) -> dict[str, str]:
+def _prompts(
+    rubric: Rubric, written: CasesFile | None, selection: Selection, agent: bool
+) -> dict[str, str]:
     """The manifest's prompt hashes (system texts, the same for every case) from the first
     case written; only when that case has no prompt for this rubric are the cases read again
     to find one (the cases file keeps no other case: bounded memory)."""
@@ -198,7 +215,7 @@ def _prompts(rubric: Rubric, written: CasesFile | None, selection: Selection) ->
         hashes = prompt_hashes(rubric, (written.first,))
         if hashes:
             return hashes
-    return prompt_hashes(rubric, selection.cases())
+    return prompt_hashes(rubric, _answered(selection, agent))
 
 
 def open_record(
@@ -210,6 +227,7 @@ def open_record(
     redactor: Redactor,
     cache: SqliteCache | None,
     shard: Shard | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
     where: tuple[Path, bool] | None = None,
     written: CasesFile | None = None,
 ) -> RunRecord:
@@ -221,7 +239,7 @@ def open_record(
     try:
         if resume or (path / "manifest.json").exists():
             manifest = require_manifest(path)
-            _same_run(manifest, source, panel, jury, selection.subset)
+            _same_run(manifest, source, panel, jury, selection.subset, agent)
             same_shard(manifest, shard)
             return RunRecord.resume(path, redactor, lock)
         manifest = build_manifest(
@@ -230,7 +248,7 @@ def open_record(
             rubric=jury.rubric,
             cases_path=args.cases,
             cases_count=selection.count,
-            prompts=_prompts(jury.rubric, written, selection),
+            prompts=_prompts(jury.rubric, written, selection, agent is not None),
             jury_file=args.jury,
             cache=str(cache.path) if cache is not None else None,
             redact_patterns=redactor.patterns,
@@ -238,14 +256,30 @@ def open_record(
         )
         manifest["subset"] = selection.record()
         record_options(args, manifest, shard, selection.count, source.format)
+        if agent is not None:
+            # The cases are recorded as the agent answers them, each before it is judged.
+            manifest["agent"] = agent_record(*agent)
+            return RunRecord.create(path, manifest, (), redactor, lock)
         return RunRecord.create(path, manifest, written or selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
         raise
 
 
+def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
+    """The cases the prompts' hashes are taken from: golden cases, before the agent answers
+    them, with a stand-in answer (the system prompts never depend on it)."""
+    for case in selection.cases():
+        yield case.model_copy(update={"answer": "-"}) if agent and case.answer is None else case
+
+
 def _same_run(
-    manifest: dict[str, Any], source: CaseSource, panel: Panel, jury: Jury, subset: Subset
+    manifest: dict[str, Any],
+    source: CaseSource,
+    panel: Panel,
+    jury: Jury,
+    subset: Subset,
+    agent: tuple[Agent, AgentSettings] | None,
 ) -> None:
     """A resumed run must judge the same cases with the same panel and rubric."""
     changed = []
@@ -259,6 +293,9 @@ def _same_run(
         changed.append("the jury")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
         changed.append("the rubric")
+    agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
+    if agent_changed is not None:
+        changed.append(agent_changed)
     if changed:
         raise ConfigError(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
@@ -272,50 +309,82 @@ async def judge_cases(
     selection: Selection,
     progress: RunProgress,
     on_verdict: Callable[[CaseVerdict], None] | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
+    notice: AnswerNotice | None = None,
     judged: JudgedCases | None = None,
 ) -> None:
     """Judge the cases that have no verdict yet, recording each one as it finishes (and
-    handing it to `judged`, for the reports, while it is in memory)."""
+    handing it to `judged`, for the reports, while it is in memory).
+
+    With an agent, each case is answered first and recorded before it is judged; a case whose
+    answer is recorded (a killed run) is judged from the record, never asked again."""
     finished = record.finished()
+    pending = record.answered(finished) if agent is not None else {}
     # The cases being judged, by ID: as many as the jury has in flight (its concurrency).
     in_flight: dict[str, Case] = {}
 
-    def todo() -> Iterator[Case]:
+    def unjudged() -> Iterator[Case]:
         # Bounded memory forces this re-read of the source (its second and last parse): the
         # cases validated before the run started were not kept.
         for case in selection.cases():
             if case.id not in finished:
-                in_flight[case.id] = case
-                yield case
+                if judged is not None:
+                    in_flight[case.id] = case
+                yield pending.get(case.id, case)
 
-    async with jury:
-        async for verdict in jury.evaluate(todo()):
-            record.append(verdict)
-            progress.add(verdict)
-            case = in_flight.pop(verdict.case_id, None)
-            if judged is not None and case is not None:
-                judged.add(case, verdict)
-            if on_verdict is not None:
-                on_verdict(verdict)
+    todo: Iterator[Case] = unjudged()
+    step: AgentStep | None = None
+    if agent is not None:
+        model, settings = agent
+        step = AgentStep(
+            model,
+            concurrency=settings.agent_concurrency,
+            timeout=settings.agent_timeout,
+            on_answer=record.add_case,
+            needs_agent=lambda case: case.id not in pending,
+        )
+        progress.agent = step.counts
+    elif notice is not None:
+        todo = map(notice.see, todo)
+    try:
+        async with jury:
+            async for verdict in jury.evaluate(todo, agent=step):
+                record.append(verdict)
+                progress.add(verdict)
+                case = in_flight.pop(verdict.case_id, None)
+                if judged is not None and case is not None:
+                    judged.add(case, verdict)
+                if on_verdict is not None:
+                    on_verdict(verdict)
+    finally:
+        if agent is not None:
+            await agent[0].aclose()
 
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
+    answers_source(args)
     resumed_arguments(args)
+    resumed_agent(args)
     if not args.cases:
         raise ConfigError("give a cases file, or --resume RUN")
     panel = panel_for(args)
     shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
     if shard is not None:
         panel = shard.panel(panel)
+    # Resolved first: a missing file, module or function stops the run before any call.
+    agent, agent_settings = agent_for(args, panel)
+    if args.repeat is not None:
+        return run_repeats(args, run, agent=agent is not None)
     subset, redactor = subset_from(args), Redactor(args.redact)
     where = _run_dir(args)
-    # A new run's cases.jsonl is written as the cases are validated: one parse, not two.
-    written = _cases_file(args, where, subset, shard, redactor)
+    # A new run's cases.jsonl is written as the cases are validated: one parse, not two (with
+    # an agent, the record writes each case as the agent answers it).
+    written = None if agent is not None else _cases_file(args, where, subset, shard, redactor)
     try:
-        return _run(args, panel, shard, subset, redactor, where, written)
+        return _run(args, panel, shard, subset, redactor, where, written, agent, agent_settings)
     finally:
         if written is not None:
             written.discard()  # a no-op once the record holds it
@@ -329,6 +398,8 @@ def _run(
     redactor: Redactor,
     where: tuple[Path, bool],
     written: CasesFile | None,
+    agent: Agent | None,
+    agent_settings: AgentSettings,
 ) -> int:
     source = case_source(args, panel, each=None if written is None else written.add)
     selection = Selection.of(source, subset, source.count)
@@ -336,6 +407,8 @@ def _run(
         selection = shard.narrow(selection)
     checks = checks_for(args, panel)
     batch = any(batch_jurors(panel, all_jurors=args.batch))
+    if batch and agent is not None:
+        raise ConfigError("--agent: not in batch mode yet; run the agent online")
     if args.submit_only and not batch:
         raise ConfigError("--submit-only: only in batch mode (--batch, or a [batch] table)")
     if batch and args.max_cost is not None:
@@ -352,6 +425,8 @@ def _run(
             )
         finally:
             source.close()
+    if agent is None and not args.resume:
+        refuse_nothing_to_judge(selection.cases())
     from ..panel._warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -364,8 +439,10 @@ def _run(
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
+        calling = (agent, agent_settings) if agent is not None else None
+        notice = AnswerNotice()
         with open_record(
-            args, jury, panel, source, selection, redactor, cache, shard, where, written
+            args, jury, panel, source, selection, redactor, cache, shard, calling, where, written
         ) as record:
             done = len(record.finished())
             judged: JudgedCases | None = None
@@ -379,9 +456,17 @@ def _run(
                         )
                     )
                 else:
-                    # A new run's cases all pass through here; a resumed one's only in part.
-                    judged = JudgedCases(redactor, report_paths(args).html_cases)
-                    asyncio.run(judge_cases(jury, record, selection, progress, on_verdict, judged))
+                    # A new run's cases all pass through here (a resumed one's only in part);
+                    # with an agent, the judged case is the answered one, which the record
+                    # holds: the reports read it there.
+                    if agent is None:
+                        judged = JudgedCases(redactor, report_paths(args).html_cases)
+                    asyncio.run(
+                        judge_cases(
+                            jury, record, selection, progress, on_verdict, calling, notice, judged
+                        )
+                    )
+            notice.say()
             if batch and not result.finished:
                 return print_pending(result, record.path, batched.settings.in_flight)
             _say_resumed(record.path, done, selection.count)
