@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .._errors import RunRecordError
 from .._redact import Redactor
@@ -42,6 +42,7 @@ from ..adapters._model import JudgeModel
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Panel
+from ._cases_file import CASES, CasesFile
 from ._lock import RunLock
 from ._verdict_file import (
     VERDICTS,
@@ -52,7 +53,6 @@ from ._verdict_file import (
 
 __all__ = [
     "FORMAT",
-    "CasesFile",
     "Redactor",
     "RunRecord",
     "file_digest",
@@ -75,7 +75,6 @@ __all__ = [
 FORMAT = 2
 READABLE_FORMATS = (1, 2)
 MANIFEST = "manifest.json"
-CASES = "cases.jsonl"
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -219,63 +218,6 @@ def build_manifest(
         "cache": cache,
         "redact": list(redact_patterns),
     }
-
-
-class CasesFile:
-    """A new run's ``cases.jsonl``, written while the cases are validated (`CaseSource.validate`
-    hands it each case), so that the record does not read and parse them once more.
-
-    Validation comes before the run directory is locked (bad cases must leave nothing
-    behind), so the file is first a temporary one beside the run's directory: `RunRecord.create`
-    moves it in once the directory is locked and known to be free, and `discard` removes it
-    (and any folder made for it) when the run does not start. It keeps the first case, whose
-    prompts give the manifest's prompt hashes.
-    """
-
-    def __init__(self, run: Path, redactor: Redactor) -> None:
-        self.redactor = redactor
-        folder = run.parent
-        # The folders made for the file, deepest first: removed again if the run never starts.
-        self._made = [p for p in (folder, *folder.parents) if not p.exists()]
-        folder.mkdir(parents=True, exist_ok=True)
-        # A name of its own ("x": never another's file), with the permissions cases.jsonl gets.
-        self.path = folder / f".{run.name}.{CASES}.{secrets.token_hex(4)}.tmp"
-        self._handle: IO[bytes] | None = open(self.path, "xb")  # noqa: SIM115
-        self._moved = False
-        #: The first case written, or None.
-        self.first: Case | None = None
-
-    def add(self, case: Case) -> None:
-        if self._handle is None:
-            raise RuntimeError("the cases file is closed")
-        if self.first is None:
-            self.first = case
-        self._handle.write(self.redactor.json_line(case))
-
-    def move_to(self, target: Path) -> None:
-        """Make the file `target`, whole (flushed to disk first)."""
-        if self._handle is None:
-            raise RuntimeError("the cases file is closed")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
-        self._handle = None
-        os.replace(self.path, target)
-        self._moved = True
-
-    def discard(self) -> None:
-        """Remove the file unless it was moved into a run (a no-op then)."""
-        if self._moved:
-            return
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-        self.path.unlink(missing_ok=True)
-        for folder in self._made:
-            try:
-                folder.rmdir()
-            except OSError:  # not empty any more: someone else writes there too
-                break
 
 
 class RunRecord:
