@@ -17,7 +17,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -266,10 +266,17 @@ class CaseSource:
         for notice in self.notices:
             _events.info("cases_read", source=self.name, notice=notice)
 
-    def validate(self) -> int:
-        """Read every record; the number of cases, or `CaseFileError` listing every problem."""
+    def validate(self, each: Callable[[Case], object] | None = None) -> int:
+        """Read every record; the number of cases, or `CaseFileError` listing every problem.
+        `each` is given every valid case as it is read, so that a caller that needs the cases
+        once (`jury run` writing its run's ``cases.jsonl``) does not parse them again; what it
+        was given is to be thrown away when this raises."""
         errors: list[LineError] = []
-        count = sum(1 for _ in self._cases(errors))
+        count = 0
+        for case in self._cases(errors):
+            count += 1
+            if each is not None:
+                each(case)
         if errors:
             raise CaseFileError(self.name, errors)
         if not count:

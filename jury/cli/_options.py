@@ -4,13 +4,14 @@ a recorded run's rubric. No command imports another; each imports from here."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
 from ..cases import FORMATS, CaseSource, field_map_problems, iter_cases, parse_map
+from ..cases._case import Case
 from ..cases._subset import Subset
 from ..checks._suite import CheckSuite
 from ..panel._defaults import default_panel
@@ -158,14 +159,17 @@ def add_case_arguments(
     )
 
 
-def case_source(args: argparse.Namespace, panel: Panel) -> CaseSource:
+def case_source(
+    args: argparse.Namespace, panel: Panel, each: Callable[[Case], object] | None = None
+) -> CaseSource:
     """The cases of the arguments, read with the panel's field map (``[fields]`` and
-    ``--map``), checked whole; how they were read is said on stderr."""
+    ``--map``), checked whole (each valid case given to `each` as it is read); how they were
+    read is said on stderr."""
     import sys
 
     source = CaseSource(args.cases, fields=panel.fields, format=args.format)
     try:
-        source.validate()
+        source.validate(each)
     except BaseException:
         source.close()
         raise

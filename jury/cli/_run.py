@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,26 +19,16 @@ from .._errors import ConfigError
 from .._verdict import CaseVerdict
 from ..adapters._agent import Agent
 from ..batch._run import batch_jurors
-from ..cases import CaseSource
-from ..cases._case import Case
 from ..cases._subset import Selection, Subset
-from ..engine._agent_step import AgentStep
 from ..engine._cache import SqliteCache, default_cache_dir
 from ..engine._jury import Jury
 from ..panel._agent_spec import AgentSettings
 from ..panel._panel import Panel
 from ..report._progress import RunProgress
-from ..report._publish import publish
-from ..runs._lock import RunLock
+from ..report._publish import JudgedCases, publish
+from ..runs._cases_file import CasesFile
 from ..runs._records import (
     Redactor,
-    RunRecord,
-    build_manifest,
-    jury_identity,
-    new_run_dir,
-    panel_record,
-    prompt_hashes,
-    require_manifest,
 )
 from ..runs._shards import Shard
 from ._options import (
@@ -59,20 +48,17 @@ from ._run_agent import (
     AnswerNotice,
     add_agent_arguments,
     agent_for,
-    agent_record,
     answers_source,
     refuse_nothing_to_judge,
     resumed_agent,
-    same_agent,
 )
 from ._run_batches import (
     batch_run,
     judge_batches,
     print_pending,
-    record_options,
     resumed_arguments,
-    same_shard,
 )
+from ._run_record import cases_file, judge_cases, open_record, run_dir
 from ._run_repeat import run_repeats
 
 __all__ = ["register"]
@@ -173,139 +159,6 @@ def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | No
     )
 
 
-def _run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
-    """Where the run is recorded, and whether it must resume a run already there."""
-    if args.resume:
-        if args.out and Path(args.out) != Path(args.resume):
-            raise ConfigError("give either --out or --resume, or the same directory to both")
-        return Path(args.resume), True
-    return (Path(args.out) if args.out else new_run_dir()), False
-
-
-def open_record(
-    args: argparse.Namespace,
-    jury: Jury,
-    panel: Panel,
-    source: CaseSource,
-    selection: Selection,
-    redactor: Redactor,
-    cache: SqliteCache | None,
-    shard: Shard | None = None,
-    agent: tuple[Agent, AgentSettings] | None = None,
-) -> RunRecord:
-    path, resume = _run_dir(args)
-    # The lock first: what the directory holds is only known once no one else writes it.
-    lock = RunLock(path)
-    try:
-        if resume or (path / "manifest.json").exists():
-            manifest = require_manifest(path)
-            _same_run(manifest, source, panel, jury, selection.subset, agent)
-            same_shard(manifest, shard)
-            return RunRecord.resume(path, redactor, lock)
-        manifest = build_manifest(
-            run_id=path.name,
-            panel=panel,
-            rubric=jury.rubric,
-            cases_path=args.cases,
-            cases_count=selection.count,
-            prompts=prompt_hashes(jury.rubric, _answered(selection, agent is not None)),
-            jury_file=args.jury,
-            cache=str(cache.path) if cache is not None else None,
-            redact_patterns=redactor.patterns,
-            cases_digest=source.digest(),
-        )
-        manifest["subset"] = selection.record()
-        record_options(args, manifest, shard, selection.count, source.format)
-        if agent is not None:
-            # The cases are recorded as the agent answers them, each before it is judged.
-            manifest["agent"] = agent_record(*agent)
-            return RunRecord.create(path, manifest, (), redactor, lock)
-        return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
-    except BaseException:
-        lock.release()
-        raise
-
-
-def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
-    """The cases the prompts' hashes are taken from: golden cases, before the agent answers
-    them, with a stand-in answer (the system prompts never depend on it)."""
-    for case in selection.cases():
-        yield case.model_copy(update={"answer": "-"}) if agent and case.answer is None else case
-
-
-def _same_run(
-    manifest: dict[str, Any],
-    source: CaseSource,
-    panel: Panel,
-    jury: Jury,
-    subset: Subset,
-    agent: tuple[Agent, AgentSettings] | None,
-) -> None:
-    """A resumed run must judge the same cases with the same panel and rubric."""
-    changed = []
-    if manifest["cases"]["sha256"] != source.digest():
-        changed.append("the cases file")
-    if not subset.same_filters(manifest.get("subset", {})):
-        changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
-    if jury_identity(manifest["jury"]) != jury_identity(
-        json.loads(json.dumps(panel_record(panel)))
-    ):
-        changed.append("the jury")
-    if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
-        changed.append("the rubric")
-    agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
-    if agent_changed is not None:
-        changed.append(agent_changed)
-    if changed:
-        raise ConfigError(
-            f"cannot resume: {' and '.join(changed)} changed since the run started; "
-            "start a new run (another --out)"
-        )
-
-
-async def judge_cases(
-    jury: Jury,
-    record: RunRecord,
-    selection: Selection,
-    progress: RunProgress,
-    on_verdict: Callable[[CaseVerdict], None] | None = None,
-    agent: tuple[Agent, AgentSettings] | None = None,
-    notice: AnswerNotice | None = None,
-) -> None:
-    """Judge the cases that have no verdict yet, recording each one as it finishes.
-
-    With an agent, each case is answered first and recorded before it is judged; a case whose
-    answer is recorded (a killed run) is judged from the record, never asked again."""
-    finished = record.finished()
-    pending = record.answered(finished) if agent is not None else {}
-    todo: Iterator[Case] = (
-        pending.get(case.id, case) for case in selection.cases() if case.id not in finished
-    )
-    step: AgentStep | None = None
-    if agent is not None:
-        model, settings = agent
-        step = AgentStep(
-            model,
-            concurrency=settings.agent_concurrency,
-            timeout=settings.agent_timeout,
-            on_answer=record.add_case,
-            needs_agent=lambda case: case.id not in pending,
-        )
-        progress.agent = step.counts
-    elif notice is not None:
-        todo = map(notice.see, todo)
-    try:
-        async with jury:
-            async for verdict in jury.evaluate(todo, agent=step):
-                record.append(verdict)
-                progress.add(verdict)
-                if on_verdict is not None:
-                    on_verdict(verdict)
-    finally:
-        if agent is not None:
-            await agent[0].aclose()
-
-
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
@@ -323,8 +176,31 @@ def run(args: argparse.Namespace) -> int:
     agent, agent_settings = agent_for(args, panel)
     if args.repeat is not None:
         return run_repeats(args, run, agent=agent is not None)
-    source = case_source(args, panel)
-    selection = Selection.of(source, subset_from(args), source.count)
+    subset, redactor = subset_from(args), Redactor(args.redact)
+    where = run_dir(args)
+    # A new run's cases.jsonl is written as the cases are validated: one parse, not two (with
+    # an agent, the record writes each case as the agent answers it).
+    written = None if agent is not None else cases_file(args, where, subset, shard, redactor)
+    try:
+        return _run(args, panel, shard, subset, redactor, where, written, agent, agent_settings)
+    finally:
+        if written is not None:
+            written.discard()  # a no-op once the record holds it
+
+
+def _run(
+    args: argparse.Namespace,
+    panel: Panel,
+    shard: Shard | None,
+    subset: Subset,
+    redactor: Redactor,
+    where: tuple[Path, bool],
+    written: CasesFile | None,
+    agent: Agent | None,
+    agent_settings: AgentSettings,
+) -> int:
+    source = case_source(args, panel, each=None if written is None else written.add)
+    selection = Selection.of(source, subset, source.count)
     if shard is not None:
         selection = shard.narrow(selection)
     checks = checks_for(args, panel)
@@ -347,7 +223,9 @@ def run(args: argparse.Namespace) -> int:
             )
         finally:
             source.close()
-    if agent is None and not args.resume:
+    # Without an agent a case must have an answer; the cases written as they were validated
+    # say so without reading them again.
+    if agent is None and not args.resume and (written is None or not written.answered):
         refuse_nothing_to_judge(selection.cases())
     from ..panel._warnings import panel_warnings
 
@@ -355,7 +233,6 @@ def run(args: argparse.Namespace) -> int:
     warnings = panel_warnings(panel)
     for warning in warnings:
         print(f"jury: warning: {warning}", file=sys.stderr)
-    redactor = Redactor(args.redact)
     cache = open_cache(args, redactor)
     try:
         jury = Jury(
@@ -365,9 +242,10 @@ def run(args: argparse.Namespace) -> int:
         calling = (agent, agent_settings) if agent is not None else None
         notice = AnswerNotice()
         with open_record(
-            args, jury, panel, source, selection, redactor, cache, shard, calling
+            args, jury, panel, source, selection, redactor, cache, shard, calling, where, written
         ) as record:
             done = len(record.finished())
+            judged: JudgedCases | None = None
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
                 if batch:
                     batched = batch_run(args, panel, record.path, cache, checks)
@@ -378,8 +256,15 @@ def run(args: argparse.Namespace) -> int:
                         )
                     )
                 else:
+                    # A new run's cases all pass through here (a resumed one's only in part);
+                    # with an agent, the judged case is the answered one, which the record
+                    # holds: the reports read it there.
+                    if agent is None:
+                        judged = JudgedCases(redactor, report_paths(args).html_cases)
                     asyncio.run(
-                        judge_cases(jury, record, selection, progress, on_verdict, calling, notice)
+                        judge_cases(
+                            jury, record, selection, progress, on_verdict, calling, notice, judged
+                        )
                     )
             notice.say()
             if batch and not result.finished:
@@ -392,13 +277,14 @@ def run(args: argparse.Namespace) -> int:
             summary = publish(
                 record.path,
                 panel,
-                jury.rubric.name,
+                jury.rubric,  # loaded once, by the jury: the reports reuse it
                 jurors=jury.jurors,
                 warnings=[*warnings, *jury.warnings],
                 checks=checks.names if checks is not None else (),
                 judge_all=args.judge_all,
                 paths=report_paths(args),
                 offline_hint=args.jury is None,
+                judged=judged,
             )
             record.finish(exit_code=summary.exit_code(panel.gate))
     finally:

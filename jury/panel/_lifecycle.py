@@ -27,7 +27,7 @@ from ..adapters._account import ModelStatus
 if TYPE_CHECKING:
     from ._panel import Panel
 
-__all__ = ["ModelStatus", "lifecycle_warnings", "refuse_retired", "statuses", "today"]
+__all__ = ["ModelStatus", "lifecycle_warnings", "look_up", "refuse_retired", "statuses", "today"]
 
 
 def today() -> date:
@@ -50,25 +50,35 @@ def _specs(panel: Panel) -> Iterator[tuple[str, str]]:
             yield juror.id, model.name if isinstance(model, JudgeModel) else model
 
 
-def statuses(panel: Panel, on: date | None = None) -> list[tuple[str, ModelStatus]]:
-    """The known status of every model on the panel (first choices and fallbacks), with the
-    juror it serves."""
+#: Each model of a panel: its juror, its ``provider/model`` name and its status (or None).
+Looked = list[tuple[str, str, ModelStatus | None]]
+
+
+def look_up(panel: Panel, on: date | None = None) -> Looked:
+    """Every model on the panel (first choices and fallbacks) with the juror it serves and
+    its status, each looked up once (`panel_warnings` reads the list twice)."""
     from ..adapters._registry import model_status
 
     day = on or today()
-    found = []
-    for juror, spec in _specs(panel):
-        status = model_status(spec, day)
-        if status is not None:
-            found.append((juror, status))
-    return found
+    return [(juror, spec, model_status(spec, day)) for juror, spec in _specs(panel)]
 
 
-def lifecycle_warnings(panel: Panel, on: date | None = None) -> list[str]:
+def statuses(
+    panel: Panel, on: date | None = None, looked: Looked | None = None
+) -> list[tuple[str, ModelStatus]]:
+    """The known status of every model on the panel (first choices and fallbacks), with the
+    juror it serves (from `looked`, when the panel's models were already looked up)."""
+    looked = look_up(panel, on) if looked is None else looked
+    return [(juror, status) for juror, _, status in looked if status is not None]
+
+
+def lifecycle_warnings(
+    panel: Panel, on: date | None = None, looked: Looked | None = None
+) -> list[str]:
     """A warning for each model that is deprecated, or retired on a panel that allows it."""
     return [
         f"{juror}: {status.describe()}"
-        for juror, status in statuses(panel, on)
+        for juror, status in statuses(panel, on, looked)
         if status.state != "active"
     ]
 

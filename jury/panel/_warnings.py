@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from ..adapters._model import JudgeModel
-from ..adapters._registry import family_of, model_status
-from ._lifecycle import lifecycle_warnings, today
+from ..adapters._registry import family_of
+from ._lifecycle import lifecycle_warnings, look_up, today
 from ._panel import Juror, Panel
 
 __all__ = ["is_snapshot", "panel_warnings"]
@@ -84,17 +84,20 @@ def panel_warnings(panel: Panel) -> list[str]:
         for juror in by_family.get(tested, [])
     )
     day = today()
+    # One lookup per model serves both the alias and the lifecycle warnings.
+    looked = look_up(panel, day)
+    status_of = {(juror, spec): status for juror, spec, status in looked}
     for juror in panel.jurors:
         for model in (juror.model, *juror.fallbacks):
             model_id = _live_id(model)
             if model_id is None or is_snapshot(model_id):
                 continue
             spec = model.name if isinstance(model, JudgeModel) else model
-            status = model_status(spec, day)
+            status = status_of[juror.id, spec]
             if status is None or not status.pinned:
                 warnings.append(
                     f"{juror.id}: {model_id} is an alias, not a dated snapshot; it can be "
                     "re-pointed to another model without notice (use a dated model ID)"
                 )
-    warnings.extend(lifecycle_warnings(panel, day))
+    warnings.extend(lifecycle_warnings(panel, day, looked))
     return warnings

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, Metric
 from ..adapters._registry import load_rubric
+from ..adapters._rubric import Rubric
 from ..cases._case import Case
 
 if TYPE_CHECKING:
@@ -46,13 +47,14 @@ def manifest_rubric(manifest: Mapping[str, Any]) -> str | None:
 
 
 def rubric_metrics(
-    name: str | None, verdicts: Sequence[CaseVerdict], required: bool
+    name: str | Rubric | None, verdicts: Sequence[CaseVerdict], required: bool
 ) -> tuple[Metric, ...] | None:
-    """The rubric's metrics (declared values and levels), or None to infer them from votes."""
+    """The rubric's metrics (declared values and levels), or None to infer them from votes.
+    `name` is a rubric's name or path, or the rubric itself when it is already loaded."""
     if not name:
         return None
     try:
-        rubric = load_rubric(name)
+        rubric = load_rubric(name) if isinstance(name, str) else name
         probe = Case(id=verdicts[0].case_id if verdicts else "-", answer="")
         # A rubric whose metrics depend on the case (points) has none for a probe case:
         # then the metrics are read from the votes.

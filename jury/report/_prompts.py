@@ -53,10 +53,14 @@ def _recorded_rubric(manifest: Mapping[str, Any]) -> Rubric:
     return load_rubric(name, panel.thresholds)
 
 
-def prompt_book(manifest: Mapping[str, Any], cases: Iterable[Case]) -> PromptBook:
+def prompt_book(
+    manifest: Mapping[str, Any], cases: Iterable[Case], rubric: Rubric | None = None
+) -> PromptBook:
+    """The prompts of `cases`, rendered with `rubric` (the run's, when the caller still holds
+    it: `jury run`) or with the rubric the manifest names (loaded here)."""
     book = PromptBook()
     try:
-        rubric = _recorded_rubric(manifest)
+        rubric = _recorded_rubric(manifest) if rubric is None else rubric
     except (ConfigError, ValueError, KeyError, OSError) as exc:
         book.missing = f"the run's rubric cannot be loaded here ({exc})"
         return book

@@ -13,7 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._verdict import Verdict
+from .._redact import Redactor
+from .._verdict import CaseVerdict, Verdict
+from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Gate, Panel
 from ..runs._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from ..agreement._tally import AgreementTally
     from ._terminal import CaseLine
 
-__all__ = ["HTML_CASES", "ReportPaths", "publish"]
+__all__ = ["HTML_CASES", "JudgedCases", "ReportPaths", "publish"]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
@@ -57,7 +59,7 @@ class ReportPaths:
 def publish(
     run_dir: Path,
     panel: Panel,
-    rubric: str,
+    rubric: str | Rubric,
     *,
     jurors: Sequence[str],
     warnings: Sequence[str] = (),
@@ -67,6 +69,7 @@ def publish(
     paths: ReportPaths | None = None,
     offline_hint: bool = False,
     into_run: bool = True,
+    judged: JudgedCases | None = None,
 ) -> RunSummary:
     """Write the summary, HTML and JUnit reports of a run and print the terminal report.
 
@@ -75,14 +78,18 @@ def publish(
     `into_run` is false: `jury report` leaves a recorded run as it is) and to `paths`.
     The verdicts are read one at a time (`VerdictIndex`) and every report is written as it is
     made, so that publishing a run of any size takes memory for the cases it shows, not for
-    all of them; every figure still counts every case.
+    all of them; every figure still counts every case. `rubric` is the run's rubric, or its
+    name when the caller does not hold it (then the reports load it from the manifest).
+    `judged` is the cases judged by the caller, while they are still in memory.
     """
     from ._terminal import ReportHeader, render_report
 
     paths = paths or ReportPaths()
+    loaded = None if isinstance(rubric, str) else rubric
+    rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
     try:
-        gathered = _gather(run_dir, index, jurors, paths.html_cases)
+        gathered = _gather(run_dir, index, jurors, paths.html_cases, judged)
         summary, gate = gathered.summary, panel.gate
         header = ReportHeader(
             rubric=rubric,
@@ -96,7 +103,7 @@ def publish(
             SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate)),
             REPORT: (
                 paths.html,
-                lambda out: _write_html(out, run_dir, index, gathered, header, gate),
+                lambda out: _write_html(out, run_dir, index, gathered, header, gate, loaded),
             ),
             JUNIT: (
                 paths.junit,
@@ -134,6 +141,70 @@ def publish(
     return summary
 
 
+class JudgedCases:
+    """The cases judged by this process, handed to `publish` while they are still in memory
+    (`jury run` adds each with its verdict), so that publishing need not read and parse the
+    run's ``cases.jsonl`` again.
+
+    Bounded memory: it keeps what the reports show and no more, the failed and inconclusive
+    cases (at most `limit` of them) and the `limit` passing cases first by ID, as the
+    records keep them (redacted), and each case's label. When that is not every case the
+    reports need (a resumed run: cases judged by an earlier process are only on disk; more
+    than `limit` failed cases), `publish` reads the cases from the run directory instead.
+    """
+
+    def __init__(self, redactor: Redactor, limit: int = HTML_CASES) -> None:
+        self.redactor = redactor
+        self.limit = limit
+        self.labels: dict[str, tuple[str, Any]] = {}
+        self.failing: dict[str, Case] = {}
+        self.passing: dict[str, Case] = {}
+        self.count = 0
+        self.overflow = False
+        self._cut: str | None = None
+
+    def add(self, case: Case, verdict: CaseVerdict) -> None:
+        self.count += 1
+        found = Tradeoff.label(case)
+        if found is not None:
+            self.labels[case.id] = found
+        if verdict.verdict is not Verdict.PASS:
+            if len(self.failing) >= self.limit:
+                self.overflow = True
+                self.failing.clear()
+            if not self.overflow:
+                self.failing[case.id] = self._recorded(case)
+            return
+        if self._cut is None or case.id < self._cut:
+            self.passing[case.id] = self._recorded(case)
+            if len(self.passing) > 2 * self.limit:  # trimmed now and then, not on every case
+                self._trim()
+
+    def _trim(self) -> None:
+        if len(self.passing) <= self.limit:
+            return
+        ids = sorted(self.passing)
+        for case_id in ids[self.limit :]:
+            del self.passing[case_id]
+        # No case after the last one kept can be among the first `limit` any more.
+        self._cut = ids[self.limit - 1]
+
+    def _recorded(self, case: Case) -> Case:
+        """The case as ``cases.jsonl`` keeps it: redacted (parsed again only when redaction
+        changed something)."""
+        data = case.model_dump(mode="json", exclude_unset=True)
+        redacted = self.redactor.data(data)
+        return case if redacted == data else Case.model_validate(redacted)
+
+    def covers(self, verdicts: int, limit: int) -> bool:
+        """Whether these are all the cases the reports of a run of `verdicts` need."""
+        return not self.overflow and self.count == verdicts and self.limit >= limit
+
+    def cases(self) -> dict[str, Case]:
+        self._trim()
+        return {**self.failing, **self.passing}
+
+
 @dataclass(slots=True)
 class _Gathered:
     """What one pass over every verdict gathers for the reports."""
@@ -149,7 +220,13 @@ class _Gathered:
     limit: int
 
 
-def _gather(run_dir: Path, index: VerdictIndex, jurors: Sequence[str], limit: int) -> _Gathered:
+def _gather(
+    run_dir: Path,
+    index: VerdictIndex,
+    jurors: Sequence[str],
+    limit: int,
+    judged: JudgedCases | None = None,
+) -> _Gathered:
     from ..agreement._tally import AgreementTally  # numpy: only when a run is published
     from ._conversation import conversation_line
     from ._terminal import CaseLine
@@ -161,12 +238,19 @@ def _gather(run_dir: Path, index: VerdictIndex, jurors: Sequence[str], limit: in
     # The cases the page shows, and the labels of all (the trade-off counts every case).
     cases: dict[str, Case] = {}
     labels: dict[str, tuple[str, Any]] = {}
-    for case in read_cases(run_dir):
-        if case.id in shown_ids:
-            cases[case.id] = case
-        found = Tradeoff.label(case)
-        if found is not None:
-            labels[case.id] = found
+    if judged is not None and judged.covers(len(index), limit):
+        held = judged.cases()
+        cases = {case_id: held[case_id] for case_id in shown_ids if case_id in held}
+        labels = judged.labels
+    else:
+        # Bounded memory forces this re-read: the cases are not all held in memory (a
+        # resumed run, a re-score, a batch run, more failed cases than `JudgedCases` keeps).
+        for case in read_cases(run_dir):
+            if case.id in shown_ids:
+                cases[case.id] = case
+            found = Tradeoff.label(case)
+            if found is not None:
+                labels[case.id] = found
     tally, agreement, errors, tradeoff = Tally(jurors), AgreementTally(), ErrorGroups(), Tradeoff()
     lines: list[CaseLine] = []
     conversations: dict[str, str] = {}
@@ -178,10 +262,10 @@ def _gather(run_dir: Path, index: VerdictIndex, jurors: Sequence[str], limit: in
             tradeoff.add(verdict, labels[verdict.case_id])
         if len(index) <= CASE_TABLE_LIMIT:
             lines.append(CaseLine.of(verdict))
-        judged = cases.get(verdict.case_id)
+        shown_case = cases.get(verdict.case_id)
         # The terminal lists the failed and inconclusive cases (always shown) with this line.
-        if judged is not None and judged.turns and verdict.verdict is not Verdict.PASS:
-            conversations[verdict.case_id] = conversation_line(judged, verdict)
+        if shown_case is not None and shown_case.turns and verdict.verdict is not Verdict.PASS:
+            conversations[verdict.case_id] = conversation_line(shown_case, verdict)
     return _Gathered(
         tally.summary(), shown, cases, agreement, errors, tradeoff, lines, conversations, limit
     )
@@ -194,6 +278,7 @@ def _write_html(
     gathered: _Gathered,
     header: Any,
     gate: Gate,
+    rubric: Rubric | None = None,
 ) -> None:
     from ._html import Cards, Page, write_html
     from ._prompts import prompt_book
@@ -201,7 +286,7 @@ def _write_html(
     manifest = read_manifest(run_dir)
     shown = gathered.shown
     first = [index.load(index.entries[0])] if index.entries else []
-    metrics = rubric_metrics(manifest_rubric(manifest), first, required=False)
+    metrics = rubric_metrics(rubric or manifest_rubric(manifest), first, required=False)
     agreement = gathered.agreement.summary(
         metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED, widest=WIDEST
     )
@@ -209,7 +294,9 @@ def _write_html(
         {entry.case_id: place for place, entry in enumerate(shown)}
     )
     book = prompt_book(
-        manifest, (gathered.cases[e.case_id] for e in shown if e.case_id in gathered.cases)
+        manifest,
+        (gathered.cases[e.case_id] for e in shown if e.case_id in gathered.cases),
+        rubric,
     )
     page = Page(
         agreement=agreement,

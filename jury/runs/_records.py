@@ -42,6 +42,7 @@ from ..adapters._model import JudgeModel
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Panel
+from ._cases_file import CASES, CasesFile
 from ._lock import RunLock
 from ._verdict_file import (
     VERDICTS,
@@ -74,7 +75,6 @@ __all__ = [
 FORMAT = 2
 READABLE_FORMATS = (1, 2)
 MANIFEST = "manifest.json"
-CASES = "cases.jsonl"
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -240,11 +240,12 @@ class RunRecord:
         cls,
         path: Path,
         manifest: dict[str, Any],
-        cases: Iterable[Case],
+        cases: Iterable[Case] | CasesFile,
         redactor: Redactor,
         lock: RunLock | None = None,
     ) -> RunRecord:
-        """Start a run: the manifest and the (redacted) cases are written before any judging.
+        """Start a run: the manifest and the (redacted) cases are written before any judging
+        (`cases` is the cases, or the `CasesFile` they were written to as they were validated).
         The run directory is locked (`lock`, or one taken here) until the record closes."""
         lock = lock or RunLock(path)
         if (path / VERDICTS).exists() or (path / MANIFEST).exists():
@@ -253,13 +254,16 @@ class RunRecord:
                 str(path), "already holds a run; resume it or choose another --out"
             )
         try:
-            tmp = path / f".{CASES}.tmp"
-            with open(tmp, "wb") as handle:
-                for case in cases:
-                    handle.write(redactor.json_line(case))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path / CASES)
+            if isinstance(cases, CasesFile):
+                cases.move_to(path / CASES)
+            else:
+                tmp = path / f".{CASES}.tmp"
+                with open(tmp, "wb") as handle:
+                    for case in cases:
+                        handle.write(redactor.json_line(case))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path / CASES)
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             write_atomic(path / MANIFEST, text)
         except BaseException:
