@@ -14,7 +14,12 @@ counted wrong), accuracy_decided (right / decided; the mean over splits that dec
 coverage (decided / all). The best juror's `accuracy` is the LLMBar authors' measure (mean
 over both orders of agreement with gold); on PandaLM its one order.
 
-Run: ``python benchmarks/juries.py [--splits 20] [--json]``.
+Seat panels (issue 21): on the 419 LLMBar items (Natural + Adversarial), a seat is a model and
+a prompt strategy, named exactly as the data's `judges` keys ("ChatGPT/Vanilla_NoRules"). Every
+panel reports its "seats" and "items"; every cascade its "cost_ratio" (USD against the full
+panel's, from the per-token prices below), with one tier per model.
+
+Run: ``python benchmarks/juries.py [--splits 20] [--json] [--every-pair]``.
 """
 
 from __future__ import annotations
