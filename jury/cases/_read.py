@@ -17,6 +17,7 @@ import ast
 import csv
 import re
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import jiter
@@ -236,9 +237,9 @@ def _items(document: Any, name: str, kind: str, opener: Opener) -> Iterator[Item
     if trace_format(document) is not None:  # one trace (or an OTLP export): one record
         document = [document]
     elif isinstance(document, dict) and "tests" in document and "cases" not in document:
-        from ._shapes import promptfoo_tests
+        from ._promptfoo import promptfoo_tests
 
-        document, unit = promptfoo_tests(document, name), "test"
+        document, unit = promptfoo_tests(document, name, _tests_loader(name)), "test"
     elif isinstance(document, dict) and "cases" in document:
         extra = sorted(set(document) - {"cases"})
         if extra:
@@ -258,6 +259,33 @@ def _items(document: Any, name: str, kind: str, opener: Opener) -> Iterator[Item
                 number,
                 LineError(number, "", f"a case must be an object, not {_kind(item)}", unit),
             )
+
+
+def _tests_loader(name: str) -> Callable[[str], list[Any]]:
+    """Reads a file a promptfoo configuration's ``tests: file://...`` names, relative to the
+    configuration (promptfoo resolves it so), in any format this module reads."""
+    base = Path(name).parent if not name.startswith("<") else Path.cwd()
+
+    def load(path: str) -> list[Any]:
+        target = base / path
+        if any(mark in path for mark in "*?["):
+            raise ConfigError(f"{name}: tests: {path}: a glob; name each file of tests")
+        if not target.is_file():
+            raise ConfigError(f"{name}: tests: file://{path}: no such file ({target})")
+
+        def opener() -> IO[bytes]:
+            return open(target, "rb")
+
+        with opener() as handle:
+            head = handle.read(1 << 16)
+        records, bad = [], []
+        for _, item in read(format_of(str(target), head), opener, str(target)):
+            (bad if isinstance(item, LineError) else records).append(item)
+        if bad:
+            raise CaseFileError(str(target), bad)
+        return records
+
+    return load
 
 
 def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:

@@ -184,7 +184,7 @@ class CaseSource:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
-            shape, data = recognise(record)
+            shape, data, origins = recognise(record)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
         made = data.keys().isdisjoint(_ID_SPELLINGS)

@@ -170,7 +170,7 @@ BAD = [
     cases(
         "prompts: [hi]\ntests: file://tests.csv\n",
         "promptfooconfig.yaml",
-        "tests points to another file (file://tests.csv)",
+        "tests: file://tests.csv: no such file",
     ),
     cases(b"PAR1 not really parquet", "cases.parquet", "not a Parquet file that can be read"),
     Bad("missing cases file", {}, ("absent.jsonl: No such file or directory",), ("absent.jsonl",)),
