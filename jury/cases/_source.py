@@ -114,6 +114,7 @@ class CaseSource:
         self.notices: list[str] = []
         #: The number of cases, once `validate` has counted them.
         self.count = 0
+        self._total = 0  # records read by the last pass
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
@@ -192,7 +193,8 @@ class CaseSource:
             case = Case.model_validate({**data, "id": "-"} if made else data)
         except ValidationError as exc:
             for key, reason in problems(exc, Case, unknown_key="unknown field",
-                                        unknown_hint=_UNKNOWN_HINT):  # fmt: skip
+                                        unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
+                key, reason = _in_their_words(key, reason, origins)
                 found.append(LineError(number, key, reason, unit))
             return _Read(None, found, shape)
         if made:
@@ -206,7 +208,7 @@ class CaseSource:
         shapes: Counter[str] = Counter()
         made: list[str] = []  # IDs made from content
         keys: set[str] = set()
-        total = 0
+        total = self._total = 0
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
@@ -217,6 +219,7 @@ class CaseSource:
                 results = [self._case(number, part, fields) for part in split_traces(record)]
             for result in results:
                 total += 1
+                self._total = total
                 yield from self._checked(result, number, seen, shapes, made, errors)
         if errors is not None:
             unused = fields.unused(keys)
@@ -271,7 +274,7 @@ class CaseSource:
         errors: list[LineError] = []
         count = sum(1 for _ in self._cases(errors))
         if errors:
-            raise CaseFileError(self.name, errors)
+            raise CaseFileError(self.name, errors, self._total)
         if not count:
             raise ConfigError(f"{self.name}: no cases (the file has no record)")
         self.count = count
@@ -282,11 +285,20 @@ class CaseSource:
         errors: list[LineError] = []
         cases = list(self._cases(errors))
         if errors:
-            raise CaseFileError(self.name, errors)
+            raise CaseFileError(self.name, errors, self._total)
         return cases
 
     def __iter__(self) -> Iterator[Case]:
         return self._cases(None)
+
+
+def _in_their_words(key: str, reason: str, origins: Mapping[str, str]) -> tuple[str, str]:
+    """A problem of a field read from another key of the record (a shape's ``expected`` read
+    as the golden answer) named by that key, the user's own, with the field it was read as."""
+    head = re.split(r"[.\[]", key, maxsplit=1)[0]
+    if head not in origins:
+        return key, reason
+    return origins[head] + key[len(head) :], f"{reason} (read as {head.replace('_', ' ')})"
 
 
 class _Read:

@@ -104,7 +104,8 @@ BAD = [
     cases(
         '{"id": "a", "zzz": 1}\n',
         "cases.jsonl",
-        "line 1: zzz: unknown field (put extra data under metadata, or say where it goes",
+        "line 1: unknown field zzz",
+        "to keep them in metadata, add: --map metadata.zzz=zzz",
     ),
     cases(
         '{"id": "a", "answer": "x", "output": "y"}\n',
