@@ -131,7 +131,8 @@ def _grouped(errors: Sequence[LineError], total: int | None) -> list[str]:
             continue
         out.append((unit, f"{field}: {reason}" if field else reason, numbers))
     lines = []
-    for unit, text, numbers in out:
+    for unit, given, numbers in out:
+        text = given
         if not text:
             fields = unknown[(unit, tuple(numbers))]
             text = f"unknown field{'s' if len(fields) > 1 else ''} {', '.join(fields)}"

@@ -79,7 +79,7 @@ def promptfoo(record: Record) -> Record:
         where = "vars." if nested else ""
         raise ValueError(
             f"vars {', '.join(names)}: none is clearly the question; say which with "
-            f"--map question={where}{names[0]} (or [fields] question = \"{where}{names[0]}\")"
+            f'--map question={where}{names[0]} (or [fields] question = "{where}{names[0]}")'
         )
     case.answers("answer", "answer")
     if "providerOutput" in record:

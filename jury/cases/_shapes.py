@@ -75,6 +75,10 @@ def _has(*keys: str) -> Callable[[Record], bool]:
     return lambda record: not record.keys().isdisjoint(wanted)
 
 
+def _is_openai_evals(record: Record) -> bool:
+    return "ideal" in record or {"completion", "choice"} <= record.keys()
+
+
 _BRAINTRUST_SIGNS = ("expected", "span_id", "root_span_id", "_xact_id")
 
 #: The shapes, in the order they are tried: (name, recognises, reads).
@@ -87,8 +91,7 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
     ("RAGAS samples", _has(*RAGAS_KEYS), ragas),
     ("DeepEval test cases", _has(*DEEPEVAL_KEYS, *SNAKE), deepeval),
     ("Braintrust records", _has(*_BRAINTRUST_SIGNS), braintrust),
-    ("OpenAI evals samples", lambda r: "ideal" in r or {"completion", "choice"} <= r.keys(),
-     openai_evals),  # fmt: skip
+    ("OpenAI evals samples", _is_openai_evals, openai_evals),
     ("Inspect samples", is_inspect, inspect),
     ("MT-Bench questions", is_mt_bench, mt_bench),
     ("ShareGPT conversations", lambda r: isinstance(r.get("conversations"), list), sharegpt),

@@ -125,7 +125,7 @@ def sharegpt(record: Record) -> Record:
     case = Builder(record)
     messages = case.take("conversations")
     if not isinstance(messages, list):
-        raise ValueError("conversations: expected a list of {from, value} messages")
+        raise TypeError("conversations: expected a list of {from, value} messages")
     turns = []
     for index, message in enumerate(messages):
         said = message.get("from") if isinstance(message, Mapping) else None

@@ -182,7 +182,9 @@ def ragas(record: Record) -> Record:
     if "retrieved_contexts" in case.rest:
         case.out["trace"] = {"context": case.take("retrieved_contexts")}
     # RAGAS's ToolCall is {name, args} (ragas/messages.py); in order, as the agent should call.
-    _expected_calls(case, typed(case.rest, "reference_tool_calls", list, []), "reference_tool_calls")
+    _expected_calls(
+        case, typed(case.rest, "reference_tool_calls", list, []), "reference_tool_calls"
+    )
     case.keep("reference_contexts", "multi_responses", "rubrics")
     return case.done()
 

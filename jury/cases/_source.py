@@ -96,7 +96,8 @@ def _load_hf(spec: str) -> Any:
 class CaseSource:
     """Cases from `source`: a path (JSONL, JSON, CSV, TSV, YAML, Parquet: by its extension,
     else by its content, or `format`), ``-`` (standard input), ``hf://owner/name[:split]``, or
-    a ``datasets.Dataset``. `fields` maps case fields to paths in each record.
+    a ``datasets.Dataset``. `fields` maps case fields to paths in each record; `root` is
+    the dotted path of the list of cases inside a JSON or YAML document.
 
     Iterate it as often as needed: each pass reads the source again (standard input is kept in
     a temporary file for the purpose). `validate` reads it all and raises `CaseFileError`
@@ -104,9 +105,15 @@ class CaseSource:
     """
 
     def __init__(
-        self, source: Any, *, fields: Mapping[str, str] | None = None, format: str | None = None
+        self,
+        source: Any,
+        *,
+        fields: Mapping[str, str] | None = None,
+        format: str | None = None,
+        root: str | None = None,
     ) -> None:
         self.fields = dict(fields or {})
+        self.root = root
         bad_map = field_map_problems(self.fields)
         if bad_map:
             raise ConfigError(f"field map: {'; '.join(bad_map)}")
@@ -164,7 +171,7 @@ class CaseSource:
         """The raw records, numbered (or the reason a record cannot be read)."""
         if self._dataset is not None:
             return _dataset_records(self._dataset)
-        return read(self.format, self._open, self.name)
+        return read(self.format, self._open, self.name, self.root)
 
     def digest(self) -> str | None:
         """A hash of the source's content, to tell whether a resumed run has the same cases."""
@@ -192,9 +199,9 @@ class CaseSource:
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
         except ValidationError as exc:
-            for key, reason in problems(exc, Case, unknown_key="unknown field",
-                                        unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
-                key, reason = _in_their_words(key, reason, origins)
+            for problem in problems(exc, Case, unknown_key="unknown field",
+                                    unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
+                key, reason = _in_their_words(*problem, origins)
                 found.append(LineError(number, key, reason, unit))
             return _Read(None, found, shape)
         if made:

@@ -156,6 +156,12 @@ def add_case_arguments(
     parser.add_argument(
         "--format", choices=FORMATS, help="the cases file's format (default: from its name)"
     )
+    parser.add_argument(
+        "--root",
+        metavar="PATH",
+        help="the dotted path of the list of cases inside a JSON or YAML file whose top is an "
+        "object (samples, testCases, examples)",
+    )
 
 
 def case_source(args: argparse.Namespace, panel: Panel) -> CaseSource:
@@ -163,7 +169,9 @@ def case_source(args: argparse.Namespace, panel: Panel) -> CaseSource:
     ``--map``), checked whole; how they were read is said on stderr."""
     import sys
 
-    source = CaseSource(args.cases, fields=panel.fields, format=args.format)
+    source = CaseSource(
+        args.cases, fields=panel.fields, format=args.format, root=getattr(args, "root", None)
+    )
     try:
         source.validate()
     except BaseException:
