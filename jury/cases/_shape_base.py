@@ -13,6 +13,7 @@ from ._turns import TurnsError, read_turns
 
 __all__ = [
     "ANSWER_KEYS",
+    "KEPT",
     "ORIGINS",
     "QUESTION_KEYS",
     "Builder",
@@ -30,6 +31,8 @@ ANSWER_KEYS = ("answer", "output", "response", "completion", "text", "content", 
 #: The key under which a read record carries the record's own key of each field it was read
 #: from (taken off by `recognise`): an error then names the key the user wrote.
 ORIGINS = "\x00origins"
+#: The key of ORIGINS' table that lists the record's keys kept in metadata, for a notice.
+KEPT = "\x00kept"
 _FIELDS = frozenset(spellings(Case))
 
 
@@ -75,7 +78,9 @@ def _text(value: Any, keys: tuple[str, ...]) -> tuple[Any, bool]:
         return _content(last), len(value) > 1
     if isinstance(value, Mapping):
         if len(value) == 1:
-            return _text(next(iter(value.values())), keys)
+            inner, lost = _text(next(iter(value.values())), keys)
+            # {"question": "..."} is its text; {"temp": 21} is said whole, its key with it.
+            return (inner, lost) if isinstance(inner, str) else (_as_text(value), False)
         for key in keys:
             if key in value:
                 inner, _ = _text(value[key], keys)
@@ -167,10 +172,16 @@ class Builder:
             if key in self.rest:
                 self.metadata[key] = self.rest.pop(key)
 
-    def done(self, *, keep_rest: bool = False) -> Record:
+    def done(self, *, keep_rest: bool = True) -> Record:
+        """The case's fields. A key of the record that no field takes is kept in metadata
+        (and listed for a notice), unless `keep_rest` is false: it then stays, to be refused
+        as an unknown field (a case's own fields, where it may be a typo)."""
         own = self.rest.pop("metadata", None)
         if keep_rest:
-            self.keep(*[key for key in self.rest if key not in _FIELDS])
+            kept = [key for key in self.rest if key not in _FIELDS]
+            self.keep(*kept)
+            if kept:
+                self.origins[KEPT] = ", ".join(kept)
         metadata = {**(own if isinstance(own, Mapping) else {}), **self.metadata}
         if own is not None and not isinstance(own, Mapping):
             metadata["metadata"] = own

@@ -107,13 +107,13 @@ def mt_bench(record: Record) -> Record:
         case.put("golden_answer", _numbered(reference), "reference")
         if len(reference) > 1:
             case.metadata["reference"] = reference
-    return case.done(keep_rest=True)
+    return case.done()
 
 
 def alpaca_eval(record: Record) -> Record:
     """AlpacaEval's outputs (``instruction``, ``output``, ``generator``, ``dataset``)."""
     case = Builder(record)
-    return case.done(keep_rest=True)
+    return case.done()
 
 
 _SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant"}
@@ -133,4 +133,4 @@ def sharegpt(record: Record) -> Record:
             raise ValueError(f"conversations[{index}]: from {said!r} is not a role ShareGPT has")
         turns.append({"role": _SHAREGPT_ROLES[said], "content": message.get("value")})
     case.put("turns", turns, "conversations")
-    return case.done(keep_rest=True)
+    return case.done()

@@ -29,6 +29,7 @@ from .._problems import problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
+from ._shape_base import KEPT
 from ._shapes import recognise
 from ._trace_formats import split_traces
 
@@ -122,6 +123,7 @@ class CaseSource:
         #: The number of cases, once `validate` has counted them.
         self.count = 0
         self._total = 0  # records read by the last pass
+        self._kept: Counter[str] = Counter()
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
@@ -195,6 +197,7 @@ class CaseSource:
             shape, data, origins = recognise(record)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
+        kept = origins.pop(KEPT, None) if origins else None
         made = data.keys().isdisjoint(_ID_SPELLINGS)
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
@@ -206,7 +209,7 @@ class CaseSource:
             return _Read(None, found, shape)
         if made:
             case = case.model_copy(update={"id": content_id(case)})
-        return _Read(None if found else case, found, shape, made)
+        return _Read(None if found else case, found, shape, made, kept)
 
     def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
         """The valid cases; problems go to `errors`, or are raised at the first bad record."""
@@ -216,6 +219,7 @@ class CaseSource:
         made: list[str] = []  # IDs made from content
         keys: set[str] = set()
         total = self._total = 0
+        self._kept = Counter()
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
@@ -246,6 +250,8 @@ class CaseSource:
         """The case a record gave, unless it has problems (or its ID was seen before)."""
         if result.shape:
             shapes[result.shape] += 1
+        if result.kept:
+            self._kept[result.kept] += 1
         case = result.case
         if case is not None:
             first = seen.setdefault(case.id, number)
@@ -268,6 +274,13 @@ class CaseSource:
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
+        # A record's keys that no case field takes are kept in metadata, and said once.
+        for keys, n in self._kept.items():
+            many = "all" if n == total else f"{n} of"
+            self.notices.append(
+                f"{self.name}: kept in metadata (the judges do not see it) on {many} {total} "
+                f"{self.unit}s: {keys}"
+            )
         if made:
             self.notices.append(
                 f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
@@ -312,7 +325,7 @@ class _Read:
     """What one record gave: its case (None when it has problems), the problems, the shape it
     was recognised as, and whether its ID was made from its content."""
 
-    __slots__ = ("case", "made", "problems", "shape")
+    __slots__ = ("case", "kept", "made", "problems", "shape")
 
     def __init__(
         self,
@@ -320,5 +333,8 @@ class _Read:
         problems: list[LineError],
         shape: str | None = None,
         made: bool = False,
+        kept: str | None = None,
     ) -> None:
         self.case, self.problems, self.shape, self.made = case, problems, shape, made
+        #: The record's keys kept in metadata (no case field takes them), for a notice.
+        self.kept = kept
