@@ -370,3 +370,33 @@ def test_an_error_names_the_key_the_record_gave(tmp_path: Path) -> None:
         load_cases(path)
     assert "line 1: reference: expected text, got 3" in str(caught.value)
     assert "(read as golden answer)" in str(caught.value)
+
+
+# --- standard input -----------------------------------------------------------------------
+
+STDIN = {
+    "cases.jsonl": lines({"id": "a", "question": "q1"}, {"id": "b", "question": "q2"}),
+    "cases.json": json.dumps([{"id": "a", "question": "q1"}, {"id": "b", "question": "q2"}]),
+    "cases.csv": "id,question\na,q1\nb,q2\n",
+    "cases.tsv": "id\tquestion\na\tq1\nb\tq2\n",
+    "cases.yaml": "- id: a\n  question: q1\n- id: b\n  question: q2\n",
+    "promptfooconfig.yaml": (
+        "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\n"
+        "prompts: ['{{question}}']\n"
+        "tests:\n  - vars: {question: q1}\n  - vars: {question: q2}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(STDIN))
+def test_the_same_bytes_from_a_path_and_from_standard_input_give_the_same_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    import io
+    import sys
+
+    path = write(tmp_path, name, STDIN[name])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    from_stdin = load_cases("-")
+    assert from_stdin == load_cases(path)
+    assert [c.question for c in from_stdin] == ["q1", "q2"]
