@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._problems import spellings
-from ._case import Case
+from ._case import _TRACE_KEYS, Case
 from ._turns import TurnsError, read_turns
 
 __all__ = [
@@ -33,7 +33,8 @@ ANSWER_KEYS = ("answer", "output", "response", "completion", "text", "content", 
 ORIGINS = "\x00origins"
 #: The key of ORIGINS' table that lists the record's keys kept in metadata, for a notice.
 KEPT = "\x00kept"
-_FIELDS = frozenset(spellings(Case))
+# A case's fields, and the trace's that a case may give at its top (the seed article's).
+_FIELDS = frozenset(spellings(Case)) | _TRACE_KEYS
 
 
 def _content(message: Mapping[str, Any]) -> Any:

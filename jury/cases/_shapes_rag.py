@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -127,19 +128,42 @@ def deepeval(record: Record) -> Record:
     return case.done()
 
 
+_PIPED_TURN = re.compile(r"^\s*(\w+):\s?(.*?)(?:\s*\[retrieval_context:\s*(.*)\])?\s*$", re.DOTALL)
+
+
+def _piped_turns(text: str) -> list[dict[str, Any]]:
+    """Turns as DeepEval's CSV writes them: ``role: content [retrieval_context: ...]``, the
+    turns joined with "|" (deepeval tests/test_core/test_datasets/convo_goldens.csv)."""
+    turns = []
+    for index, part in enumerate(text.split("|")):
+        found = _PIPED_TURN.match(part)
+        if found is None:
+            raise ValueError(f"turns[{index}]: expected 'role: content', got {part[:40]!r}")
+        turn: dict[str, Any] = {"role": found.group(1), "content": found.group(2)}
+        if found.group(3):
+            turn["retrieval_context"] = [found.group(3)]
+        turns.append(turn)
+    return turns
+
+
 def deepeval_golden(record: Record) -> Record:
     """A DeepEval ``ConversationalGolden``: a scenario to play, its expected outcome, and the
-    turns so far (a list, or that list as JSON text, which DeepEval's loader accepts)."""
-    record = {SNAKE.get(key, key): value for key, value in record.items()}
+    turns so far (a list, that list as JSON text, which DeepEval's loader accepts, or its
+    CSV's "|"-joined turns)."""
+    record = _unpiped({SNAKE.get(key, key): value for key, value in record.items()})
     case = Builder(record)
     case.text("expected_outcome", "expected_behaviour")
     turns = case.rest.get("turns")
-    if isinstance(turns, str):
+    if isinstance(turns, str) and turns.lstrip()[:1] == "[":
         try:
             case.rest["turns"] = json.loads(turns)
         except ValueError:
             raise ValueError("turns: text that is not a JSON list of turns") from None
+    elif isinstance(turns, str):
+        case.rest["turns"] = _piped_turns(turns)
+    # A golden's `context` is the ideal context (what should be retrieved), not what was.
     case.keep("scenario", "user_description", "name", "comments", "custom_column_key_values")
+    case.keep("context")
     extra = case.take("additional_metadata")
     if isinstance(extra, Mapping):
         case.metadata.update(extra)
