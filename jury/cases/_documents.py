@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .._errors import ConfigError, LineError
+from .._errors import ConfigError
+from .._problems import LineError
 from ._promptfoo import Loader, promptfoo_tests
 from ._trace_formats import trace_format
 
