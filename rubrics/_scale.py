@@ -134,7 +134,8 @@ class ScaleRubric(Rubric):
             "reason": (Annotated[StrictStr, Field(min_length=1)], ...),
         }
         for metric in self.spec.metrics:
-            fields[metric.name] = (StrictInt, ...)
+            # null: the juror abstains on this metric (it could not measure it).
+            fields[metric.name] = (StrictInt | None, ...)
         model: type[BaseModel] = create_model(
             f"{self.name}-reply".replace("-", "_"),
             __config__=ConfigDict(extra="ignore"),
@@ -177,6 +178,9 @@ class ScaleRubric(Rubric):
         reason = values.pop("reason").strip()
         if not reason:
             raise InvalidReply("reason: empty")
+        values = {name: value for name, value in values.items() if value is not None}
+        if not values:
+            raise InvalidReply("every metric is null: nothing was scored")
         problems = [
             f"{name}: {value} is outside {self.low}..{self.high}"
             for name, value in values.items()
@@ -189,10 +193,14 @@ class ScaleRubric(Rubric):
     def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
         """Each metric rated by its name, from the judge's 1-5 onto this rubric's scale."""
         ratings = judge.rate(case.answer or "", [m.name for m in self.spec.metrics])
-        scores: dict[str, int] = {}
+        scores: dict[str, int | None] = {}
         reasons: list[str] = []
         for metric in self.spec.metrics:
             rating = ratings[metric.name]
+            if not rating.measured:  # not measurable here: abstains on it
+                scores[metric.name] = None
+                reasons.append(f"{metric.name} not measured: {rating.why}")
+                continue
             scores[metric.name] = round(self.low + (rating.value - 1) * (self.high - self.low) / 4)
             reasons.append(f"{metric.name} {scores[metric.name]}: {rating.why}")
         return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores}
@@ -200,8 +208,14 @@ class ScaleRubric(Rubric):
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         failed: list[str] = []
         open_: list[str] = []
+        unmeasured: list[str] = []
         for metric in self._metrics:
-            result = results[metric.name]
+            result = results.get(metric.name)
+            if result is None or not result.votes:
+                # Every juror abstained on it (no golden answer to measure correctness by):
+                # it leaves the pass rule, and the verdict says so.
+                unmeasured.append(metric.name)
+                continue
             if result.passed is False:
                 failed.append(f"{metric.name} {_fmt(result)} < {self.thresholds[metric.name]:g}")
             elif result.passed is None:
@@ -209,18 +223,28 @@ class ScaleRubric(Rubric):
                     f"{metric.name}: jurors split between {result.low} and {result.high} "
                     f"across the threshold {self.thresholds[metric.name]:g}"
                 )
+        notes = (
+            (f"not measured by any juror, left out of the pass rule: {', '.join(unmeasured)}",)
+            if unmeasured
+            else ()
+        )
         # A definite failure outranks an open tie: the case fails either way.
         if failed:
-            return Decision(Verdict.FAIL, tuple(failed))
+            return Decision(Verdict.FAIL, (*failed, *notes))
         if open_:
-            return Decision(Verdict.INCONCLUSIVE, tuple(open_))
-        return Decision(Verdict.PASS)
+            return Decision(Verdict.INCONCLUSIVE, (*open_, *notes))
+        if len(unmeasured) == len(self._metrics):
+            return Decision(Verdict.INCONCLUSIVE, notes)
+        return Decision(Verdict.PASS, notes)
 
     def verdict_of(self, case: Case, scores: Mapping[str, Score]) -> Verdict:
         # The same rule as `decide` on one juror's values (no ties are possible), without
         # building per-metric results: this runs for every vote.
         thresholds = self.thresholds
-        if all(scores[name] >= limit for name, limit in thresholds.items()):  # type: ignore[operator]
+        # A metric the juror abstained on is not in its scores, and not in its pass rule.
+        if not any(name in scores for name in thresholds):
+            return Verdict.INCONCLUSIVE
+        if all(scores[name] >= limit for name, limit in thresholds.items() if name in scores):  # type: ignore[operator]
             return Verdict.PASS
         return Verdict.FAIL
 
