@@ -6,7 +6,8 @@ else the prompt template reads; its ``assert`` list holds the golden answer (``e
 ``{{var}}`` in an assertion's text is rendered with the test's vars, as promptfoo renders
 it (nunjucks) before grading. A CSV's own columns are ``__expected[N]``, ``__description``,
 ``__threshold`` and ``__metadata:KEY`` (https://www.promptfoo.dev/docs/configuration/test-cases/);
-every other column is a var.
+every other column is a var. The vars besides the question are shown to the judges (the
+case's ``judge`` table), and kept in metadata as given.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _GOLDEN_ASSERTS = ("equals", "factuality", "similar", "levenshtein", "rouge-n", 
 _BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
 _ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+_LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
 _OWN = ("description", "options", "threshold", "provider", "providerOutput")
 
 
@@ -98,6 +100,11 @@ def promptfoo(record: Record) -> Record:
     if behaviour:
         case.put("expected_behaviour", "\n".join(behaviour), "assert")
     if case.rest:
+        # The other vars are what the prompt template filled in around the question (a
+        # tone, a language, a document): the judges are shown them, each under its name.
+        shown = {k: v for k, v in case.rest.items() if _LABEL.fullmatch(k) and v is not None}
+        if shown:
+            case.out["judge"] = shown
         case.metadata["vars"] = case.rest
         case.rest = {}
     if asserts:

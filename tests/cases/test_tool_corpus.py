@@ -116,3 +116,5 @@ def test_promptfoo_simple_csv_example_asks_which_var_is_the_question() -> None:
         "style_config": {"tone": "casual", "length": "brief", "formatting": {"bullets": True}},
     }
     assert cases[1].metadata["assert"] == [{"type": "icontains", "value": "faim"}]
+    # The vars the prompt template fills in around the question are shown to the judges.
+    assert cases[1].judge == cases[1].metadata["vars"]

@@ -92,6 +92,7 @@ def test_a_promptfoo_csv_is_recognised_by_its_own_columns_without_expected(
     case = one(path)
     assert case.question == "Where is my order?"
     assert case.metadata["vars"] == {"tone": "polite"}
+    assert case.judge == {"tone": "polite"}
     assert case.metadata["description"] == "first test"
     assert case.metadata["team"] == "returns"
     assert case.metadata["threshold"] == "0.5"
@@ -400,3 +401,20 @@ def test_the_same_bytes_from_a_path_and_from_standard_input_give_the_same_cases(
     from_stdin = load_cases("-")
     assert from_stdin == load_cases(path)
     assert [c.question for c in from_stdin] == ["q1", "q2"]
+
+
+def test_the_command_line_reads_a_log_with_root_and_refuses_it_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jury.cli._main import main
+
+    log = {"eval": {}, "status": "success", "samples": [{"input": "2+2?", "target": ["4"]}]}
+    path = write(tmp_path, "log.json", json.dumps(log))
+    assert main(["run", str(path), "--out", str(tmp_path / "a"), "--progress", "none"]) == 2
+    assert "read its cases with --root samples" in capsys.readouterr().err
+    argv = ["run", str(path), "--root", "samples", "--out", str(tmp_path / "b"), "--progress"]
+    assert main([*argv, "none"]) in (0, 1)
+    recorded = (tmp_path / "b" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["question"] for line in recorded] == ["2+2?"]
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["reading"]["root"] == "samples"
