@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import case, panel_of, scores, scripted
+from conftest import METRICS, case, panel_of, scores, scripted
 from jury import Juror, Jury, Panel, Verdict, load_panel
 from jury.cli._main import main
 
@@ -35,9 +35,7 @@ async def test_a_metric_one_juror_scored_is_decided_by_that_juror() -> None:
 
 
 async def test_a_reply_that_scores_nothing_is_invalid() -> None:
-    empty = scores(5, **dict.fromkeys(
-        ("relevance", "correctness", "faithfulness", "helpfulness", "hallucinationFree"), None
-    ))  # fmt: skip
+    empty = scores(dict.fromkeys(METRICS))
     judge = scripted([empty] * 3, name="s/a")
     panel = Panel(jurors=(Juror(model=judge),))
     async with Jury(panel, checks=None) as jury:
