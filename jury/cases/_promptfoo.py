@@ -19,7 +19,7 @@ from typing import Any
 from .._errors import ConfigError
 from ._shape_base import QUESTION_KEYS, Builder, Record, one_of, typed
 
-__all__ = ["is_promptfoo", "promptfoo", "promptfoo_tests"]
+__all__ = ["is_column", "is_promptfoo", "promptfoo", "promptfoo_tests"]
 
 # promptfoo assertion types whose value is the reference answer, or what a good answer does.
 _GOLDEN_ASSERTS = ("equals", "factuality", "similar", "levenshtein", "rouge-n", "bleu")
@@ -27,12 +27,20 @@ _BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
 _ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
+_COLUMNS = ("__expected", "__metadata:")
+_NAMED_COLUMNS = frozenset({"__description", "__threshold", "__prefix", "__suffix"})
 _OWN = ("description", "options", "threshold", "provider", "providerOutput")
 
 
+def is_column(key: str) -> bool:
+    """A promptfoo test CSV's own column (not any ``__`` name: pandas writes
+    ``__index_level_0__`` into Parquet files)."""
+    return key[:2] == "__" and (key.startswith(_COLUMNS) or key in _NAMED_COLUMNS)
+
+
 def is_promptfoo(record: Record) -> bool:
-    """A test (``vars``, ``assert``) or a test CSV's row (a ``__`` column of promptfoo's)."""
-    return "vars" in record or "assert" in record or any(key[:2] == "__" for key in record)
+    """A test (``vars``, ``assert``) or a test CSV's row (a column of promptfoo's own)."""
+    return "vars" in record or "assert" in record or any(is_column(key) for key in record)
 
 
 def _assertion(text: str) -> dict[str, Any]:
@@ -68,6 +76,8 @@ def promptfoo(record: Record) -> Record:
             metadata[key.removeprefix("__metadata:")] = record.pop(key)
         elif key in ("__description", "__threshold"):
             record[key[2:]] = record.pop(key)
+        elif key in ("__prefix", "__suffix"):  # text around the prompt, not a var
+            metadata[key[2:]] = record.pop(key)
         elif key not in _OWN:
             variables[key] = record.pop(key)
     case = Builder(variables)

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._promptfoo import is_promptfoo, promptfoo
+from ._promptfoo import is_column, is_promptfoo, promptfoo
 from ._shape_base import ORIGINS, Record, is_chat
 from ._shapes_chat import (
     alpaca_eval,
@@ -116,7 +116,7 @@ def recognise(record: Record) -> tuple[str | None, Record, dict[str, str]]:
     if (
         record.keys().isdisjoint(_SIGNS)
         and not isinstance(record.get("input"), list)
-        and not any(key[:2] == "__" for key in record)  # a promptfoo CSV's own columns
+        and not any(key[:2] == "__" and is_column(key) for key in record)  # promptfoo CSV
     ):
         return None, record, {}
     for name, matches, read in SHAPES:

@@ -99,6 +99,17 @@ def test_a_promptfoo_csv_is_recognised_by_its_own_columns_without_expected(
     assert "read 1 of 1 as promptfoo tests" in " ".join(notices(path))
 
 
+def test_a_double_underscore_column_that_is_not_promptfoos_is_no_promptfoo_test(
+    tmp_path: Path,
+) -> None:
+    # pandas writes its index into Parquet as __index_level_0__: a case's own fields still.
+    path = write(tmp_path, "cases.jsonl", lines({"question": "q", "__index_level_0__": 3}))
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert "line 1: unknown field __index_level_0__" in str(caught.value)
+    assert "promptfoo" not in str(caught.value)
+
+
 def test_a_promptfoo_config_follows_tests_from_a_file_with_its_default_test(
     tmp_path: Path,
 ) -> None:
