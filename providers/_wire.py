@@ -27,17 +27,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
-from jury.adapters import (
+from jury import (
     AuthenticationError,
-    BatchAPI,
     ConfigError,
+    MissingCredentialError,
+    ProviderError,
+    ProviderLimits,
+)
+from jury.adapters import (
+    BatchAPI,
     InvalidRequestError,
     JudgeModel,
     JudgeReply,
     JudgeRequest,
-    MissingCredentialError,
-    ProviderError,
-    ProviderLimits,
     RateLimitedError,
     TransientError,
     price,

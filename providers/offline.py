@@ -78,9 +78,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 
+from jury import Case, ConfigError
 from jury.adapters import (
-    Case,
-    ConfigError,
     InvalidRequestError,
     Judgement,
     JudgeModel,

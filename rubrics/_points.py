@@ -26,19 +26,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
+from jury import Ballot, Case, MetricResult, Point, Verdict
 from jury.adapters import (
-    Ballot,
-    Case,
     Decision,
     InvalidReply,
     Metric,
-    MetricResult,
-    Point,
     Prompt,
     ReferenceJudge,
     Rubric,
     Score,
-    Verdict,
     validate_model,
 )
 

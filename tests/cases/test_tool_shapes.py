@@ -417,7 +417,7 @@ def test_the_same_bytes_from_a_path_and_from_standard_input_give_the_same_cases(
 def test_the_command_line_reads_a_log_with_root_and_refuses_it_without(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jury.cli._main import main
+    from jury.cli import main
 
     log = {"eval": {}, "status": "success", "samples": [{"input": "2+2?", "target": ["4"]}]}
     path = write(tmp_path, "log.json", json.dumps(log))

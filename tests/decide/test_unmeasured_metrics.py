@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import METRICS, case, panel_of, scores, scripted
 from jury import Juror, Jury, Panel, Verdict, load_panel
-from jury.cli._main import main
+from jury.cli import main
 
 
 async def test_a_metric_no_juror_scored_leaves_the_pass_rule_and_is_noted() -> None:
