@@ -97,6 +97,7 @@ class ScaleRubric(Rubric):
             )
             for m in spec.metrics
         )
+        self._metric_names = frozenset(m.name for m in spec.metrics)
 
     # --- what the judge sees -------------------------------------------------------------
 
@@ -131,8 +132,7 @@ class ScaleRubric(Rubric):
             "reason": (Annotated[StrictStr, Field(min_length=1)], ...),
         }
         for metric in self.spec.metrics:
-            # null: the juror abstains on this metric (it could not measure it).
-            fields[metric.name] = (StrictInt | None, ...)
+            fields[metric.name] = (StrictInt, ...)
         model: type[BaseModel] = create_model(
             f"{self.name}-reply".replace("-", "_"),
             __config__=ConfigDict(extra="ignore"),
@@ -170,14 +170,21 @@ class ScaleRubric(Rubric):
     # --- reading replies and deciding ----------------------------------------------------
 
     def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
+        # A metric the juror says it could not measure (null, and named in `not_measured`,
+        # as an offline juror does with no golden answer) is abstained on; a null it does
+        # not explain stays an invalid reply.
+        abstained = _abstained(data, self._metric_names)
+        if abstained:
+            data = {**data, **dict.fromkeys(abstained, self.low)}
         reply = validate_model(self.reply_model, data)
         values = dict(reply.__dict__)  # the validated fields (model_dump is 7x slower)
         reason = values.pop("reason").strip()
         if not reason:
             raise InvalidReply("reason: empty")
-        values = {name: value for name, value in values.items() if value is not None}
+        for name in abstained:
+            del values[name]
         if not values:
-            raise InvalidReply("every metric is null: nothing was scored")
+            raise InvalidReply("not_measured: every metric, so nothing was scored")
         problems = [
             f"{name}: {value} is outside {self.low}..{self.high}"
             for name, value in values.items()
@@ -200,7 +207,9 @@ class ScaleRubric(Rubric):
                 continue
             scores[metric.name] = round(self.low + (rating.value - 1) * (self.high - self.low) / 4)
             reasons.append(f"{metric.name} {scores[metric.name]}: {rating.why}")
-        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores}
+        unmeasured = [name for name, value in scores.items() if value is None]
+        extra = {"not_measured": unmeasured} if unmeasured else {}
+        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores, **extra}
 
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         failed: list[str] = []
@@ -269,6 +278,14 @@ class ScaleRubric(Rubric):
 
     def fingerprint(self) -> str:
         return hashlib.sha256(self.spec.model_dump_json().encode()).hexdigest()[:16]
+
+
+def _abstained(data: Any, metrics: frozenset[str]) -> list[str]:
+    """The metrics a reply gives as null and names in its ``not_measured`` list."""
+    if not isinstance(data, dict) or not isinstance(data.get("not_measured"), list):
+        return []
+    named = {name for name in data["not_measured"] if isinstance(name, str)}
+    return [name for name in metrics & named if name in data and data[name] is None]
 
 
 def _fmt(result: MetricResult) -> str:

@@ -129,8 +129,9 @@ def record_options(
     manifest["reading"] = {
         "map": parse_map(args.map),
         "format": format if format in FORMATS else None,
-        "root": getattr(args, "root", None),
     }
+    if getattr(args, "root", None):  # only when given: older runs' manifests stay as they were
+        manifest["reading"]["root"] = args.root
     if shard is not None:
         manifest["shard"] = shard.record(count)
 

@@ -12,7 +12,9 @@ from jury.cli import main
 
 
 async def test_a_metric_no_juror_scored_leaves_the_pass_rule_and_is_noted() -> None:
-    reply = scores(5, correctness=None, helpfulness=None)
+    reply = scores(
+        5, correctness=None, helpfulness=None, not_measured=["correctness", "helpfulness"]
+    )
     panel = panel_of(scripted([reply], name="s/a"), scripted([reply], name="s/b"))
     async with Jury(panel, checks=None) as jury:
         verdict = await jury.judge(case("c1", answer="Tom Hanks"))
@@ -26,7 +28,7 @@ async def test_a_metric_no_juror_scored_leaves_the_pass_rule_and_is_noted() -> N
 
 async def test_a_metric_one_juror_scored_is_decided_by_that_juror() -> None:
     low = scripted([scores(5, correctness=2)], name="s/a")
-    abstains = scripted([scores(5, correctness=None)], name="s/b")
+    abstains = scripted([scores(5, correctness=None, not_measured=["correctness"])], name="s/b")
     async with Jury(panel_of(low, abstains), checks=None) as jury:
         verdict = await jury.judge(case("c1", answer="x"))
     assert verdict.verdict is Verdict.FAIL
@@ -35,13 +37,21 @@ async def test_a_metric_one_juror_scored_is_decided_by_that_juror() -> None:
 
 
 async def test_a_reply_that_scores_nothing_is_invalid() -> None:
-    empty = scores(dict.fromkeys(METRICS))
+    empty = scores(dict.fromkeys(METRICS), not_measured=list(METRICS))
     judge = scripted([empty] * 3, name="s/a")
     panel = Panel(jurors=(Juror(model=judge),))
     async with Jury(panel, checks=None) as jury:
         verdict = await jury.judge(case("c1", answer="x"))
     assert verdict.verdict is Verdict.INCONCLUSIVE
-    assert "every metric is null" in (verdict.votes[0].error or "")
+    assert "not_measured: every metric" in (verdict.votes[0].error or "")
+
+
+async def test_a_null_score_the_reply_does_not_explain_is_still_invalid() -> None:
+    judge = scripted([scores(5, correctness=None)] * 3, name="s/a")
+    async with Jury(panel_of(judge), checks=None) as jury:
+        verdict = await jury.judge(case("c1", answer="x"))
+    assert verdict.verdict is Verdict.INCONCLUSIVE
+    assert "correctness" in (verdict.votes[0].error or "")
 
 
 def test_offline_jurors_abstain_on_correctness_without_a_golden_answer(tmp_path: Path) -> None:
