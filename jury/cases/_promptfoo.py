@@ -65,7 +65,7 @@ def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
 
 def promptfoo(record: Record) -> Record:
     record = dict(record)
-    nested = "vars" in record
+    nested = bool(record.get("vars"))  # vars as a table (YAML), not a CSV row's columns
     variables = dict(typed(record, "vars", dict, {}))
     asserts = list(typed(record, "assert", list, []))
     metadata = dict(typed(record, "metadata", dict, {}))
@@ -166,5 +166,9 @@ def promptfoo_tests(config: Mapping[str, Any], name: str, load: Loader | None = 
                 test[key] = {**default[key], **(test.get(key) or {})}
         if isinstance(default.get("assert"), list):
             test["assert"] = [*default["assert"], *(test.get("assert") or [])]
+        # A test CSV's row is a promptfoo test by where it came from: an empty `vars` says so
+        # whatever its columns (they are its vars).
+        if "vars" not in test and "assert" not in test:
+            test["vars"] = {}
         merged.append(test)
     return merged

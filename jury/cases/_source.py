@@ -143,6 +143,7 @@ class CaseSource:
                 raise ConfigError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
             self.format = format
         self.unit = UNITS[self.format]
+        self._table = self.format in ("csv", "tsv")
 
     def _stdin(self) -> Path:
         if sys.stdin is None or sys.stdin.isatty():
@@ -194,7 +195,7 @@ class CaseSource:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
-            shape, data, origins = recognise(record)
+            shape, data, origins = recognise(record, self._table)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
         kept = origins.pop(KEPT, None) if origins else None
