@@ -90,9 +90,12 @@ class ConfigError(JuryError):
 
 class CaseFileError(ConfigError):
     """A cases file that cannot be used as a whole; `errors` lists every problem of every bad
-    line (a line with three problems is one bad line)."""
+    line (a line with three problems is one bad line). The message says each distinct problem
+    once, with how many places have it and the first of them (a file of 805 items with the
+    same three unknown fields is one line, not 2,415), then the ``--map`` line that keeps the
+    unknown fields. `total` is the number of records read, when known ("on all 805 items")."""
 
-    def __init__(self, path: str, errors: Sequence[LineError]) -> None:
+    def __init__(self, path: str, errors: Sequence[LineError], total: int | None = None) -> None:
         self.path = path
         self.errors = tuple(errors)
         places = {(e.unit, e.line) for e in self.errors}
@@ -101,8 +104,51 @@ class CaseFileError(ConfigError):
         count = f"{len(places)} bad {unit}{'s' if len(places) != 1 else ''}"
         if len(self.errors) != len(places):
             count += f" ({len(self.errors)} problems)"
-        lines = "\n".join(f"  {e}" for e in self.errors)
+        lines = "\n".join(f"  {line}" for line in _grouped(self.errors, total))
         super().__init__(f"{path}: {count}; nothing was run\n{lines}")
+
+
+#: The reason of an unknown field with no likely typo (`jury.cases`): such fields are listed
+#: together, and the ``--map`` line that keeps them in metadata is given.
+UNKNOWN_FIELD = "unknown field (put extra data under metadata"
+
+
+def _grouped(errors: Sequence[LineError], total: int | None) -> list[str]:
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for error in errors:
+        groups.setdefault((error.unit, error.field, error.reason), []).append(error.line)
+    unknown: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    out: list[tuple[str, str, list[int]]] = []  # (unit, text, lines)
+    for (unit, field, reason), numbers in groups.items():
+        if reason.startswith(UNKNOWN_FIELD) and field and "." not in field:
+            fields = unknown.setdefault((unit, tuple(numbers)), [])
+            if not fields:
+                out.append((unit, "", numbers))  # its place in the order; filled below
+            fields.append(field)
+            continue
+        out.append((unit, f"{field}: {reason}" if field else reason, numbers))
+    lines = []
+    for unit, given, numbers in out:
+        text = given
+        if not text:
+            fields = unknown[(unit, tuple(numbers))]
+            text = f"unknown field{'s' if len(fields) > 1 else ''} {', '.join(fields)}"
+        lines.append(f"{_places(unit, numbers, total)}: {text}")
+    kept = sorted({f for fields in unknown.values() for f in fields})
+    if kept:
+        maps = " ".join(f"--map metadata.{f}={f}" for f in kept)
+        lines.append(f"to keep them in metadata, add: {maps} (or a [fields] entry each)")
+    return lines
+
+
+def _places(unit: str, numbers: list[int], total: int | None) -> str:
+    if len(numbers) == 1:
+        return f"{unit} {numbers[0]}"
+    if total is not None and len(set(numbers)) == total:
+        return f"on all {total} {unit}s"
+    first = ", ".join(str(n) for n in numbers[:5])
+    more = ", ..." if len(numbers) > 5 else ""
+    return f"on {len(numbers)} {unit}s ({first}{more})"
 
 
 class JuryFileError(ConfigError):

@@ -28,6 +28,7 @@ __all__ = [
     "read_toml",
     "spellings",
     "suggest",
+    "suggest_typo",
     "utf8_problem",
 ]
 
@@ -46,6 +47,46 @@ def suggest(word: str, choices: Iterable[str]) -> str:
         by_lower.setdefault(choice.lower(), choice)
     close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
     return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits (a letter added, dropped, changed, or two swapped) from `a` to `b`: optimal
+    string alignment, a dozen lines, not worth a compiled dependency for short names."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        row = [i] + [0] * len(b)
+        for j, y in enumerate(b, start=1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def _squashed(word: str) -> str:
+    return word.lower().replace("_", "").replace("-", "")
+
+
+def suggest_typo(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` only when `word` is plausibly a typo of a known spelling:
+    an edit or two away (one for a short name), and not another word made of it and more
+    (``question_id`` is not a typo of ``question``, nor ``dataset`` of ``date``)."""
+    typed = _squashed(word)
+    best: tuple[int, int, str] | None = None
+    for choice in choices:
+        known = _squashed(choice)
+        longer, shorter = (typed, known) if len(typed) >= len(known) else (known, typed)
+        if len(longer) - len(shorter) >= 2 and (
+            longer.startswith(shorter) or longer.endswith(shorter)
+        ):
+            continue
+        edits = _distance(typed, known)
+        if edits <= (1 if len(known) <= 4 else 2):
+            # Of spellings as close, the one written most alike (goldenAnswer, golden_answer).
+            found = (edits, _distance(word.lower(), choice.lower()), choice)
+            best = found if best is None or found < best else best
+    return f" (did you mean {best[2]!r}?)" if best else ""
 
 
 def spellings(model: type[BaseModel]) -> dict[str, str]:
@@ -156,12 +197,14 @@ _WORDS = {
 }
 
 
-def _reason(err: ErrorDetails, known: list[str], unknown: tuple[str, str]) -> str:
+def _reason(
+    err: ErrorDetails, known: list[str], unknown: tuple[str, str], typos: bool = False
+) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
     if kind == "extra_forbidden":
         loc = err["loc"]
-        hint = suggest(str(loc[-1]) if loc else "", known)
+        hint = (suggest_typo if typos else suggest)(str(loc[-1]) if loc else "", known)
         return unknown[0] + (hint or unknown[1])
     if kind == "missing":
         return "missing"
@@ -185,9 +228,12 @@ def problems(
     *,
     unknown_key: str = "unknown key",
     unknown_hint: str = "",
+    typos: bool = False,
 ) -> list[tuple[str, str]]:
     """Every problem of a validation as (key path, reason), in the project's words. An
-    unknown key is `unknown_key` with the closest known spelling, or else `unknown_hint`."""
+    unknown key is `unknown_key` with the closest known spelling, or else `unknown_hint`
+    (with `typos`, only a spelling it is plausibly a typo of: a data file's columns are
+    other tools' names, not attempts at ours)."""
     out: list[tuple[str, str]] = []
     models = _model_names(model)
     errors = exc.errors(include_url=False)
@@ -202,7 +248,7 @@ def problems(
         loc = tuple(p for p in inner if isinstance(p, int) or not _is_branch(p, models))
         loc += (last,) if last != "" else ()
         known = _known_keys(model, loc) if err["type"] == "extra_forbidden" else []
-        problem = (key_path(loc), _reason(err, known, (unknown_key, unknown_hint)))
+        problem = (key_path(loc), _reason(err, known, (unknown_key, unknown_hint), typos))
         if problem not in out:  # a union reports one problem once per branch
             out.append(problem)
     return out

@@ -486,8 +486,8 @@ def _reference(case: Case, answer: str) -> Signals:
             max(1, min(5, scores["correctness"].value + (0 if len(a) >= 4 else -1))), why
         )
     else:
-        scores["correctness"] = Rating(3, "no golden answer to compare with")
-        scores["helpfulness"] = Rating(3, "no golden answer to compare with")
+        scores["correctness"] = Rating(3, "no golden answer to measure it against", measured=False)
+        scores["helpfulness"] = Rating(3, "no golden answer to measure it against", measured=False)
     scores["relevance"] = _relevance(case, answer, refusing)
     scores["faithfulness"], scores["hallucinationFree"] = _grounding(case, answer, gold)
     scores.update(_refusal_scores(case, answer, refusing) or {})
@@ -544,8 +544,8 @@ def _facts(case: Case, answer: str) -> Signals:
             _level(min(1.0, recall / 0.6)), f"key-fact recall {recall:.0%}"
         )
     else:
-        scores["correctness"] = Rating(3, "no golden answer to compare with")
-        scores["helpfulness"] = Rating(3, "no golden answer to compare with")
+        scores["correctness"] = Rating(3, "no golden answer to measure it against", measured=False)
+        scores["helpfulness"] = Rating(3, "no golden answer to measure it against", measured=False)
     scores["relevance"] = _relevance(case, answer, refusing)
     faithful, halluc = _grounding(case, answer, gold)
     scores["faithfulness"], scores["hallucinationFree"] = faithful, halluc

@@ -96,6 +96,12 @@ def _conversation(turns: Sequence[Turn], code: str, first_call: int) -> str:
     return "\n".join(lines)
 
 
+_NO_REFERENCE = (
+    "(no golden answer was given: judge correctness against the question, the context and the tool "
+    "results; do not mark the answer down for the want of a reference)"
+)
+
+
 def render_case(
     case: Case,
     answers: Mapping[str, str | None],
@@ -112,15 +118,24 @@ def render_case(
     tag with the code; the tool calls of every turn are listed (numbered) in ``tool_calls``,
     and a turn names its numbers. The date the question was asked follows the question.
     `reference=False` leaves out the golden answer and expected behaviour. The agent's model
-    name and the case's metadata are never shown.
+    name and the case's metadata are never shown; what its ``judge`` table holds is, each
+    entry under its label. With no golden answer (nor expected behaviour), the judge is told
+    so, and to judge against the evidence.
     """
     parts: list[tuple[str, str]] = [("question", case.question or "(no question given)")]
     if case.as_of is not None:
         parts.append(("question_date", case.as_of.isoformat()))
     if reference and case.golden_answer:
         parts.append(("golden_answer", case.golden_answer))
+    elif reference and not case.expected_behaviour:
+        # Told, not left to guess from a missing section: with nothing to compare with, the
+        # answer is judged against the question and the evidence, not marked down for it.
+        parts.append(("reference", _NO_REFERENCE))
     if reference and case.expected_behaviour:
         parts.append(("expected_behaviour", case.expected_behaviour))
+    for label, value in case.judge.items():  # what the case's file chose to show (--map judge.X)
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append((label, shown))
     if case.trace.retrieved_sources:
         parts.append(("retrieved_sources", "\n".join(case.trace.retrieved_sources)))
     parts.append(("context", "\n\n".join(case.trace.context) or "(no context was retrieved)"))

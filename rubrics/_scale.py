@@ -97,6 +97,7 @@ class ScaleRubric(Rubric):
             )
             for m in spec.metrics
         )
+        self._metric_names = frozenset(m.name for m in spec.metrics)
 
     # --- what the judge sees -------------------------------------------------------------
 
@@ -169,11 +170,21 @@ class ScaleRubric(Rubric):
     # --- reading replies and deciding ----------------------------------------------------
 
     def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
+        # A metric the juror says it could not measure (null, and named in `not_measured`,
+        # as an offline juror does with no golden answer) is abstained on; a null it does
+        # not explain stays an invalid reply.
+        abstained = _abstained(data, self._metric_names)
+        if abstained:
+            data = {**data, **dict.fromkeys(abstained, self.low)}
         reply = validate_model(self.reply_model, data)
         values = dict(reply.__dict__)  # the validated fields (model_dump is 7x slower)
         reason = values.pop("reason").strip()
         if not reason:
             raise InvalidReply("reason: empty")
+        for name in abstained:
+            del values[name]
+        if not values:
+            raise InvalidReply("not_measured: every metric, so nothing was scored")
         problems = [
             f"{name}: {value} is outside {self.low}..{self.high}"
             for name, value in values.items()
@@ -186,19 +197,31 @@ class ScaleRubric(Rubric):
     def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
         """Each metric rated by its name, from the judge's 1-5 onto this rubric's scale."""
         ratings = judge.rate(case.answer or "", [m.name for m in self.spec.metrics])
-        scores: dict[str, int] = {}
+        scores: dict[str, int | None] = {}
         reasons: list[str] = []
         for metric in self.spec.metrics:
             rating = ratings[metric.name]
+            if not rating.measured:  # not measurable here: abstains on it
+                scores[metric.name] = None
+                reasons.append(f"{metric.name} not measured: {rating.why}")
+                continue
             scores[metric.name] = round(self.low + (rating.value - 1) * (self.high - self.low) / 4)
             reasons.append(f"{metric.name} {scores[metric.name]}: {rating.why}")
-        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores}
+        unmeasured = [name for name, value in scores.items() if value is None]
+        extra = {"not_measured": unmeasured} if unmeasured else {}
+        return {"reason": f"[{judge.name}] " + "; ".join(reasons), **scores, **extra}
 
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         failed: list[str] = []
         open_: list[str] = []
+        unmeasured: list[str] = []
         for metric in self._metrics:
-            result = results[metric.name]
+            result = results.get(metric.name)
+            if result is None or not result.votes:
+                # Every juror abstained on it (no golden answer to measure correctness by):
+                # it leaves the pass rule, and the verdict says so.
+                unmeasured.append(metric.name)
+                continue
             if result.passed is False:
                 failed.append(f"{metric.name} {_fmt(result)} < {self.thresholds[metric.name]:g}")
             elif result.passed is None:
@@ -206,18 +229,28 @@ class ScaleRubric(Rubric):
                     f"{metric.name}: jurors split between {result.low} and {result.high} "
                     f"across the threshold {self.thresholds[metric.name]:g}"
                 )
+        notes = (
+            (f"not measured by any juror, left out of the pass rule: {', '.join(unmeasured)}",)
+            if unmeasured
+            else ()
+        )
         # A definite failure outranks an open tie: the case fails either way.
         if failed:
-            return Decision(Verdict.FAIL, tuple(failed))
+            return Decision(Verdict.FAIL, (*failed, *notes))
         if open_:
-            return Decision(Verdict.INCONCLUSIVE, tuple(open_))
-        return Decision(Verdict.PASS)
+            return Decision(Verdict.INCONCLUSIVE, (*open_, *notes))
+        if len(unmeasured) == len(self._metrics):
+            return Decision(Verdict.INCONCLUSIVE, notes)
+        return Decision(Verdict.PASS, notes)
 
     def verdict_of(self, case: Case, scores: Mapping[str, Score]) -> Verdict:
         # The same rule as `decide` on one juror's values (no ties are possible), without
         # building per-metric results: this runs for every vote.
         thresholds = self.thresholds
-        if all(scores[name] >= limit for name, limit in thresholds.items()):  # type: ignore[operator]
+        # A metric the juror abstained on is not in its scores, and not in its pass rule.
+        if not any(name in scores for name in thresholds):
+            return Verdict.INCONCLUSIVE
+        if all(scores[name] >= limit for name, limit in thresholds.items() if name in scores):  # type: ignore[operator]
             return Verdict.PASS
         return Verdict.FAIL
 
@@ -245,6 +278,14 @@ class ScaleRubric(Rubric):
 
     def fingerprint(self) -> str:
         return hashlib.sha256(self.spec.model_dump_json().encode()).hexdigest()[:16]
+
+
+def _abstained(data: Any, metrics: frozenset[str]) -> list[str]:
+    """The metrics a reply gives as null and names in its ``not_measured`` list."""
+    if not isinstance(data, dict) or not isinstance(data.get("not_measured"), list):
+        return []
+    named = {name for name in data["not_measured"] if isinstance(name, str)}
+    return [name for name in metrics & named if name in data and data[name] is None]
 
 
 def _fmt(result: MetricResult) -> str:

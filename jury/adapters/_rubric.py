@@ -73,10 +73,15 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Rating:
-    """A reference judge's score of a text on one aspect, 1 (worst) to 5 (best), and why."""
+    """A reference judge's score of a text on one aspect, 1 (worst) to 5 (best), and why.
+
+    `measured` is false when the judge could not measure the aspect (correctness with no
+    golden answer to compare with): `value` is then only a neutral stand-in for arithmetic,
+    and a rubric abstains on that metric rather than vote the stand-in."""
 
     value: int
     why: str
+    measured: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ Reading cases from files is `jury.cases`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -201,6 +202,10 @@ class Case(BaseModel):
         default_factory=dict, validation_alias=_aliases("labels", "human", "human_labels")
     )
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: What the judges are shown besides the case's own fields, by label: ``--map
+    #: judge.persona=user_description`` shows that column under "persona". (``metadata`` is
+    #: never shown to the judges.)
+    judge: dict[str, Any] = Field(default_factory=dict)
     #: A conversation (any recorded shape of messages, or an agent trace): the answer is its
     #: last assistant turn, or, when it ends with the user, the case's ``answer`` replying to it.
     turns: Annotated[tuple[Turn, ...], BeforeValidator(read_turns)] = Field(
@@ -273,6 +278,15 @@ class Case(BaseModel):
             return str(value)
         if isinstance(value, str) and not value.strip():
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("judge")
+    @classmethod
+    def _labels_are_names(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # A label is the name of its section of the prompt: a word, not free text.
+        for label in value:
+            if not re.fullmatch(r"[A-Za-z][\w-]{0,63}", label):
+                raise ValueError(f"{label!r}: a label is a word (letters, digits, _ or -)")
         return value
 
     @field_validator("json_schema")

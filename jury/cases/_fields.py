@@ -19,10 +19,10 @@ __all__ = ["FieldMap", "field_map_problems", "parse_map"]
 _CASE = spellings(Case)
 _TRACE = spellings(Trace)
 #: Targets whose values are free-form tables: anything may be put under them.
-_OPEN = {"metadata", "labels"}
+_OPEN = {"metadata", "labels", "judge"}
 _MISSING = object()
 #: Fields whose leftovers stay where they are once a path inside them has been read.
-_KEPT_IN_PLACE = frozenset({"trace", "metadata", "labels"})
+_KEPT_IN_PLACE = frozenset({"trace", "metadata", "labels", "judge"})
 
 
 def field_map_problems(fields: Mapping[str, str]) -> list[str]:

@@ -17,6 +17,7 @@ import ast
 import csv
 import re
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import jiter
@@ -24,7 +25,7 @@ import jiter
 from .._errors import CaseFileError, ConfigError
 from .._problems import LineError, spellings, utf8_problem
 from ._case import Case
-from ._trace_formats import trace_format
+from ._documents import items
 
 __all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff"]
 
@@ -85,6 +86,10 @@ def sniff(head: bytes) -> str | None:
     if head.startswith(b"PAR1"):
         return "parquet"
     text = head.removeprefix(_BOM).lstrip()
+    if text[:1] == b"#":
+        # A comment: JSON and JSON Lines have none, and every promptfoo configuration starts
+        # with one (# yaml-language-server: $schema=...).
+        return "yaml"
     first, newline, _ = text.partition(b"\n")
     if text[:1] == b"[":
         return "json"
@@ -191,7 +196,7 @@ def _whole(opener: Opener, name: str) -> str:
         raise CaseFileError(name, [LineError(line, "", reason)]) from None
 
 
-def read_json(opener: Opener, name: str) -> Iterator[Item]:
+def read_json(opener: Opener, name: str, root: str | None = None) -> Iterator[Item]:
     text = _whole(opener, name)
     if not text.strip():
         return
@@ -201,10 +206,12 @@ def read_json(opener: Opener, name: str) -> Iterator[Item]:
     except ValueError as exc:
         line, reason = json_problem(raw, str(exc))
         raise CaseFileError(name, [LineError(line, "", reason + _hint(opener, "json"))]) from None
-    yield from _items(document, name, "JSON", opener)
+    yield from items(
+        document, name, "JSON", lambda: _hint(opener, "json"), _tests_loader(name), root
+    )
 
 
-def read_yaml(opener: Opener, name: str) -> Iterator[Item]:
+def read_yaml(opener: Opener, name: str, root: str | None = None) -> Iterator[Item]:
     # ruamel.yaml rather than PyYAML: YAML 1.2 (an answer "no" stays text, not false), and a
     # key given twice is an error, as in the JavaScript parser promptfoo itself reads with.
     try:
@@ -226,38 +233,40 @@ def read_yaml(opener: Opener, name: str) -> Iterator[Item]:
         raise CaseFileError(name, [LineError(1, "", f"not valid YAML: {exc}")]) from None
     except RecursionError:
         raise CaseFileError(name, [LineError(1, "", "not valid YAML: nested too deeply")]) from None
-    yield from _items(document, name, "YAML", opener)
+    yield from items(
+        document, name, "YAML", lambda: _hint(opener, "yaml"), _tests_loader(name), root
+    )
 
 
-def _items(document: Any, name: str, kind: str, opener: Opener) -> Iterator[Item]:
-    """The records of a JSON or YAML document: a list of cases, ``{"cases": [...]}``, or a
-    promptfoo configuration's ``tests`` (with its ``defaultTest``)."""
-    unit = "item"
-    if trace_format(document) is not None:  # one trace (or an OTLP export): one record
-        document = [document]
-    elif isinstance(document, dict) and "tests" in document and "cases" not in document:
-        from ._shapes import promptfoo_tests
+def _tests_loader(name: str) -> Callable[[str], list[Any]]:
+    """Reads a file a promptfoo configuration's ``tests: file://...`` names, relative to the
+    configuration (promptfoo resolves it so), in any format this module reads."""
+    base = Path(name).parent if not name.startswith("<") else Path.cwd()
 
-        document, unit = promptfoo_tests(document, name), "test"
-    elif isinstance(document, dict) and "cases" in document:
-        extra = sorted(set(document) - {"cases"})
-        if extra:
-            raise ConfigError(f"{name}: a cases document holds only 'cases'; found also {extra}")
-        document = document["cases"]
-    if not isinstance(document, list):
-        shown = "an object" if isinstance(document, dict) else _kind(document)
-        raise ConfigError(
-            f'{name}: a {kind} cases file holds a list of cases, or {{"cases": [...]}}; this '
-            f"one holds {shown}{_hint(opener, kind.lower())}"
-        )
-    for number, item in enumerate(document, start=1):
-        if isinstance(item, dict):
-            yield number, item
-        else:
-            yield (
-                number,
-                LineError(number, "", f"a case must be an object, not {_kind(item)}", unit),
-            )
+    def load(path: str) -> list[Any]:
+        target = base / path
+        if any(mark in path for mark in "*?["):
+            raise ConfigError(f"{name}: tests: {path}: a glob; name each file of tests")
+        if not target.is_file():
+            raise ConfigError(f"{name}: tests: file://{path}: no such file ({target})")
+
+        def opener() -> IO[bytes]:
+            return open(target, "rb")
+
+        with opener() as handle:
+            head = handle.read(1 << 16)
+        records: list[Any] = []
+        bad: list[LineError] = []
+        for _, item in read(format_of(str(target), head), opener, str(target)):
+            if isinstance(item, LineError):
+                bad.append(item)
+            else:
+                records.append(item)
+        if bad:
+            raise CaseFileError(str(target), bad)
+        return records
+
+    return load
 
 
 def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
@@ -382,14 +391,17 @@ def read_parquet(opener: Opener, name: str) -> Iterator[Item]:
             raise ConfigError(f"{name}: not a Parquet file that can be read: {exc}") from None
 
 
-def read(fmt: str, opener: Opener, name: str) -> Iterator[Item]:
-    """The records of a file in format `fmt`."""
+def read(fmt: str, opener: Opener, name: str, root: str | None = None) -> Iterator[Item]:
+    """The records of a file in format `fmt`; `root`, a dotted path to the list of cases
+    inside a JSON or YAML document (``--root samples``)."""
+    if root and fmt not in ("json", "yaml"):
+        raise ConfigError(f"{name}: --root {root}: only a JSON or YAML document has a root")
     if fmt == "jsonl":
         return read_jsonl(opener, name)
     if fmt == "json":
-        return read_json(opener, name)
+        return read_json(opener, name, root)
     if fmt == "yaml":
-        return read_yaml(opener, name)
+        return read_yaml(opener, name, root)
     if fmt in ("csv", "tsv"):
         return read_table(opener, name, "\t" if fmt == "tsv" else ",")
     if fmt == "parquet":

@@ -29,6 +29,7 @@ from .._problems import LineError, problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
+from ._shape_base import KEPT
 from ._shapes import recognise
 from ._trace_formats import split_traces
 
@@ -96,7 +97,8 @@ def _load_hf(spec: str) -> Any:
 class CaseSource:
     """Cases from `source`: a path (JSONL, JSON, CSV, TSV, YAML, Parquet: by its extension,
     else by its content, or `format`), ``-`` (standard input), ``hf://owner/name[:split]``, or
-    a ``datasets.Dataset``. `fields` maps case fields to paths in each record.
+    a ``datasets.Dataset``. `fields` maps case fields to paths in each record; `root` is
+    the dotted path of the list of cases inside a JSON or YAML document.
 
     Iterate it as often as needed: each pass reads the source again (standard input is kept in
     a temporary file for the purpose). `validate` reads it all and raises `CaseFileError`
@@ -104,9 +106,15 @@ class CaseSource:
     """
 
     def __init__(
-        self, source: Any, *, fields: Mapping[str, str] | None = None, format: str | None = None
+        self,
+        source: Any,
+        *,
+        fields: Mapping[str, str] | None = None,
+        format: str | None = None,
+        root: str | None = None,
     ) -> None:
         self.fields = dict(fields or {})
+        self.root = root
         bad_map = field_map_problems(self.fields)
         if bad_map:
             raise ConfigError(f"field map: {'; '.join(bad_map)}")
@@ -114,6 +122,8 @@ class CaseSource:
         self.notices: list[str] = []
         #: The number of cases, once `validate` has counted them.
         self.count = 0
+        self._total = 0  # records read by the last pass
+        self._kept: Counter[str] = Counter()
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
@@ -133,6 +143,7 @@ class CaseSource:
                 raise ConfigError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
             self.format = format
         self.unit = UNITS[self.format]
+        self._table = self.format in ("csv", "tsv")
 
     def _stdin(self) -> Path:
         if sys.stdin is None or sys.stdin.isatty():
@@ -163,7 +174,7 @@ class CaseSource:
         """The raw records, numbered (or the reason a record cannot be read)."""
         if self._dataset is not None:
             return _dataset_records(self._dataset)
-        return read(self.format, self._open, self.name)
+        return read(self.format, self._open, self.name, self.root)
 
     def digest(self) -> str | None:
         """A hash of the source's content, to tell whether a resumed run has the same cases."""
@@ -184,20 +195,22 @@ class CaseSource:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
-            shape, data = recognise(record)
+            shape, data, origins = recognise(record, self._table)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
+        kept = origins.pop(KEPT, None) if origins else None
         made = data.keys().isdisjoint(_ID_SPELLINGS)
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
         except ValidationError as exc:
-            for key, reason in problems(exc, Case, unknown_key="unknown field",
-                                        unknown_hint=_UNKNOWN_HINT):  # fmt: skip
+            for problem in problems(exc, Case, unknown_key="unknown field",
+                                    unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
+                key, reason = _in_their_words(*problem, origins)
                 found.append(LineError(number, key, reason, unit))
             return _Read(None, found, shape)
         if made:
             case = case.model_copy(update={"id": content_id(case)})
-        return _Read(None if found else case, found, shape, made)
+        return _Read(None if found else case, found, shape, made, kept)
 
     def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
         """The valid cases; problems go to `errors`, or are raised at the first bad record."""
@@ -206,7 +219,8 @@ class CaseSource:
         shapes: Counter[str] = Counter()
         made: list[str] = []  # IDs made from content
         keys: set[str] = set()
-        total = 0
+        total = self._total = 0
+        self._kept = Counter()
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
@@ -217,6 +231,7 @@ class CaseSource:
                 results = [self._case(number, part, fields) for part in split_traces(record)]
             for result in results:
                 total += 1
+                self._total = total
                 yield from self._checked(result, number, seen, shapes, made, errors)
         if errors is not None:
             unused = fields.unused(keys)
@@ -236,6 +251,8 @@ class CaseSource:
         """The case a record gave, unless it has problems (or its ID was seen before)."""
         if result.shape:
             shapes[result.shape] += 1
+        if result.kept:
+            self._kept[result.kept] += 1
         case = result.case
         if case is not None:
             first = seen.setdefault(case.id, number)
@@ -258,6 +275,13 @@ class CaseSource:
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
+        # A record's keys that no case field takes are kept in metadata, and said once.
+        for keys, n in self._kept.items():
+            many = "all" if n == total else f"{n} of"
+            self.notices.append(
+                f"{self.name}: kept in metadata (the judges do not see it) on {many} {total} "
+                f"{self.unit}s: {keys}"
+            )
         if made:
             self.notices.append(
                 f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
@@ -278,7 +302,7 @@ class CaseSource:
             if each is not None:
                 each(case)
         if errors:
-            raise CaseFileError(self.name, errors)
+            raise CaseFileError(self.name, errors, self._total)
         if not count:
             raise ConfigError(f"{self.name}: no cases (the file has no record)")
         self.count = count
@@ -289,18 +313,27 @@ class CaseSource:
         errors: list[LineError] = []
         cases = list(self._cases(errors))
         if errors:
-            raise CaseFileError(self.name, errors)
+            raise CaseFileError(self.name, errors, self._total)
         return cases
 
     def __iter__(self) -> Iterator[Case]:
         return self._cases(None)
 
 
+def _in_their_words(key: str, reason: str, origins: Mapping[str, str]) -> tuple[str, str]:
+    """A problem of a field read from another key of the record (a shape's ``expected`` read
+    as the golden answer) named by that key, the user's own, with the field it was read as."""
+    head = re.split(r"[.\[]", key, maxsplit=1)[0]
+    if head not in origins:
+        return key, reason
+    return origins[head] + key[len(head) :], f"{reason} (read as {head.replace('_', ' ')})"
+
+
 class _Read:
     """What one record gave: its case (None when it has problems), the problems, the shape it
     was recognised as, and whether its ID was made from its content."""
 
-    __slots__ = ("case", "made", "problems", "shape")
+    __slots__ = ("case", "kept", "made", "problems", "shape")
 
     def __init__(
         self,
@@ -308,5 +341,8 @@ class _Read:
         problems: list[LineError],
         shape: str | None = None,
         made: bool = False,
+        kept: str | None = None,
     ) -> None:
         self.case, self.problems, self.shape, self.made = case, problems, shape, made
+        #: The record's keys kept in metadata (no case field takes them), for a notice.
+        self.kept = kept

@@ -157,6 +157,12 @@ def add_case_arguments(
     parser.add_argument(
         "--format", choices=FORMATS, help="the cases file's format (default: from its name)"
     )
+    parser.add_argument(
+        "--root",
+        metavar="PATH",
+        help="the dotted path of the list of cases inside a JSON or YAML file whose top is an "
+        "object (samples, testCases, examples)",
+    )
 
 
 def case_source(
@@ -167,7 +173,9 @@ def case_source(
     read is said on stderr."""
     import sys
 
-    source = CaseSource(args.cases, fields=panel.fields, format=args.format)
+    source = CaseSource(
+        args.cases, fields=panel.fields, format=args.format, root=getattr(args, "root", None)
+    )
     try:
         source.validate(each)
     except BaseException:

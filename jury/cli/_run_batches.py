@@ -78,7 +78,8 @@ def resumed_arguments(args: argparse.Namespace) -> None:
 
 def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
     """A resumed run reads its cases as it did: with the ``--map`` and ``--format`` recorded
-    (taken when the command line leaves them out, refused when it gives others)."""
+    and ``--root`` recorded (taken when the command line leaves them out, refused when it
+    gives others)."""
     recorded = reading.get("map") or {}
     if not args.map:
         args.map = [f"{field}={path}" for field, path in recorded.items()]
@@ -94,6 +95,13 @@ def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
     elif format is not None and args.format != format:
         raise ConfigError(
             f"cannot resume: the run read its cases as {format}, not --format {args.format}"
+        )
+    root = reading.get("root")
+    if getattr(args, "root", None) is None:
+        args.root = root
+    elif root is not None and args.root != root:
+        raise ConfigError(
+            f"cannot resume: the run read its cases at --root {root}, not {args.root}"
         )
 
 
@@ -122,6 +130,8 @@ def record_options(
         "map": parse_map(args.map),
         "format": format if format in FORMATS else None,
     }
+    if getattr(args, "root", None):  # only when given: older runs' manifests stay as they were
+        manifest["reading"]["root"] = args.root
     if shard is not None:
         manifest["shard"] = shard.record(count)
 

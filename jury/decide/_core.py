@@ -388,11 +388,12 @@ def _jury_verdict(
         result = results[metric.name]
         if alert is None or result.spread is None or result.spread < alert:
             continue
-        values = [v.scores[metric.name] for v in valid]
+        measured = [v for v in valid if metric.name in v.scores]
+        values = [v.scores[metric.name] for v in measured]
         flags.append(f"{metric.name}: scores range from {min(values)} to {max(values)}")
         far = max(_distance(value, result.value) for value in values)
         dissenters.update(
-            {v.juror: v for v in valid if _distance(v.scores[metric.name], result.value) == far}
+            {v.juror: v for v in measured if _distance(v.scores[metric.name], result.value) == far}
         )
     dissent = tuple(
         Dissent(juror=v.juror, verdict=v.verdict, reason=v.reason, scores=dict(v.scores))

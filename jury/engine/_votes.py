@@ -263,10 +263,12 @@ class Voter:
         for metric in self.rubric.metrics(case):
             result = aggregate(
                 metric,
-                [(b.scores[metric.name], 1.0) for b in samples],
+                [(b.scores[metric.name], 1.0) for b in samples if metric.name in b.scores],
                 self.aggregation,
                 "inconclusive",
             )
+            if not result.votes:  # no sample measured it: the juror abstains on this metric
+                continue
             if result.value is None or result.tied:
                 return _cast(
                     chain,

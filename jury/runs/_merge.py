@@ -138,9 +138,10 @@ def _order(shards: list[_Shard]) -> list[str]:
         from ..cases import iter_cases
 
         fields = manifest["jury"].get("fields") or {}
-        format = (manifest.get("reading") or {}).get("format")
+        reading = manifest.get("reading") or {}
+        format, root = reading.get("format"), reading.get("root")
         try:
-            read = iter_cases(path, validate=False, fields=fields, format=format)
+            read = iter_cases(path, validate=False, fields=fields, format=format, root=root)
             return [c.id for c in read if c.id in ids]
         except JuryError:  # a run recorded before its --format was: IDs will do
             pass

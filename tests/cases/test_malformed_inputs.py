@@ -104,7 +104,8 @@ BAD = [
     cases(
         '{"id": "a", "zzz": 1}\n',
         "cases.jsonl",
-        "line 1: zzz: unknown field (put extra data under metadata, or say where it goes",
+        "line 1: unknown field zzz",
+        "to keep them in metadata, add: --map metadata.zzz=zzz",
     ),
     cases(
         '{"id": "a", "answer": "x", "output": "y"}\n',
@@ -170,7 +171,7 @@ BAD = [
     cases(
         "prompts: [hi]\ntests: file://tests.csv\n",
         "promptfooconfig.yaml",
-        "tests points to another file (file://tests.csv)",
+        "tests: file://tests.csv: no such file",
     ),
     cases(b"PAR1 not really parquet", "cases.parquet", "not a Parquet file that can be read"),
     Bad("missing cases file", {}, ("absent.jsonl: No such file or directory",), ("absent.jsonl",)),

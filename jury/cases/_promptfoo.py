@@ -1,0 +1,174 @@
+"""promptfoo test cases, as a configuration's ``tests`` or a test CSV's rows.
+
+A test's ``vars`` hold the question (the var named like one, or the only var) and whatever
+else the prompt template reads; its ``assert`` list holds the golden answer (``equals``,
+``factuality``, ``similar``...) and what a good answer does (``llm-rubric``, ``g-eval``).
+``{{var}}`` in an assertion's text is rendered with the test's vars, as promptfoo renders
+it (nunjucks) before grading. A CSV's own columns are ``__expected[N]``, ``__description``,
+``__threshold`` and ``__metadata:KEY`` (https://www.promptfoo.dev/docs/configuration/test-cases/);
+every other column is a var. The vars besides the question are shown to the judges (the
+case's ``judge`` table), and kept in metadata as given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._errors import ConfigError
+from ._shape_base import QUESTION_KEYS, Builder, Record, one_of, typed
+
+__all__ = ["is_column", "is_promptfoo", "promptfoo", "promptfoo_tests"]
+
+# promptfoo assertion types whose value is the reference answer, or what a good answer does.
+_GOLDEN_ASSERTS = ("equals", "factuality", "similar", "levenshtein", "rouge-n", "bleu")
+_BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
+_ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
+_VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+_LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
+_COLUMNS = ("__expected", "__metadata:")
+_NAMED_COLUMNS = frozenset({"__description", "__threshold", "__prefix", "__suffix"})
+_OWN = ("description", "options", "threshold", "provider", "providerOutput")
+
+
+def is_column(key: str) -> bool:
+    """A promptfoo test CSV's own column (not any ``__`` name: pandas writes
+    ``__index_level_0__`` into Parquet files)."""
+    return key[:2] == "__" and (key.startswith(_COLUMNS) or key in _NAMED_COLUMNS)
+
+
+def is_promptfoo(record: Record) -> bool:
+    """A test (``vars``, ``assert``) or a test CSV's row (a column of promptfoo's own)."""
+    return "vars" in record or "assert" in record or any(is_column(key) for key in record)
+
+
+def _assertion(text: str) -> dict[str, Any]:
+    """A promptfoo CSV ``__expected`` cell: ``type: value``, or an ``equals`` value."""
+    found = _ASSERT_TEXT.match(text)
+    if found is None:
+        return {"type": "equals", "value": text}
+    return {"type": found.group(1), "value": found.group(2)}
+
+
+def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
+    """`value` with each ``{{var}}`` of the test's vars filled in (others left as written)."""
+    if not isinstance(value, str) or "{{" not in value:
+        return value
+
+    def fill(found: re.Match[str]) -> str:
+        name = found.group(1)
+        return str(variables[name]) if name in variables else found.group(0)
+
+    return _VAR.sub(fill, value)
+
+
+def promptfoo(record: Record) -> Record:
+    record = dict(record)
+    nested = bool(record.get("vars"))  # vars as a table (YAML), not a CSV row's columns
+    variables = dict(typed(record, "vars", dict, {}))
+    asserts = list(typed(record, "assert", list, []))
+    metadata = dict(typed(record, "metadata", dict, {}))
+    for key in list(record):
+        if key.startswith("__expected"):
+            asserts.append(_assertion(str(record.pop(key))))
+        elif key.startswith("__metadata:"):
+            metadata[key.removeprefix("__metadata:")] = record.pop(key)
+        elif key in ("__description", "__threshold"):
+            record[key[2:]] = record.pop(key)
+        elif key in ("__prefix", "__suffix"):  # text around the prompt, not a var
+            metadata[key[2:]] = record.pop(key)
+        elif key not in _OWN:
+            variables[key] = record.pop(key)
+    case = Builder(variables)
+    for key in QUESTION_KEYS:
+        if "question" not in case.out:
+            case.text(key, "question")
+    if "question" not in case.out and len(case.rest) == 1:
+        case.text(next(iter(case.rest)), "question")
+    if "question" not in case.out and len(case.rest) > 1:
+        names = sorted(case.rest)
+        where = "vars." if nested else ""
+        raise ValueError(
+            f"vars {', '.join(names)}: none is clearly the question; say which with "
+            f'--map question={where}{names[0]} (or [fields] question = "{where}{names[0]}")'
+        )
+    case.answers("answer", "answer")
+    if "providerOutput" in record:
+        case.put("answer", record.pop("providerOutput"), "providerOutput")
+    every = {**variables}
+    asserts = [
+        {**a, "value": _rendered(a.get("value"), every)} if isinstance(a, Mapping) else a
+        for a in asserts
+    ]
+    golden = [a.get("value") for a in asserts if isinstance(a, Mapping) and a.get("type") in
+              _GOLDEN_ASSERTS]  # fmt: skip
+    if golden:
+        case.put("golden_answer", one_of(golden), "assert")
+    behaviour = [str(a.get("value")) for a in asserts if isinstance(a, Mapping) and
+                 a.get("type") in _BEHAVIOUR_ASSERTS]  # fmt: skip
+    if behaviour:
+        case.put("expected_behaviour", "\n".join(behaviour), "assert")
+    if case.rest:
+        # The other vars are what the prompt template filled in around the question (a
+        # tone, a language, a document): the judges are shown them, each under its name.
+        shown = {k: v for k, v in case.rest.items() if _LABEL.fullmatch(k) and v is not None}
+        if shown:
+            case.out["judge"] = shown
+        case.metadata["vars"] = case.rest
+        case.rest = {}
+    if asserts:
+        case.metadata["assert"] = asserts
+    for key in ("description", "options", "threshold", "provider"):
+        if key in record:
+            case.metadata[key] = record.pop(key)
+    case.metadata.update(metadata)
+    return case.done()
+
+
+#: Reads the tests of a file a configuration points to (``file://tests.csv``).
+Loader = Callable[[str], list[Any]]
+
+
+def _tests(value: Any, name: str, load: Loader | None) -> Any:
+    """A configuration's ``tests``: a list, or ``file://`` paths followed with `load`."""
+    paths = [value] if isinstance(value, str) else value
+    if not (isinstance(paths, list) and paths and all(isinstance(p, str) for p in paths)):
+        return value
+    if load is None:
+        raise ConfigError(
+            f"{name}: tests points to another file ({value}): give that file to jury instead"
+        )
+    tests: list[Any] = []
+    for path in paths:
+        tests.extend(load(path.removeprefix("file://")))
+    return tests
+
+
+def promptfoo_tests(config: Mapping[str, Any], name: str, load: Loader | None = None) -> list[Any]:
+    """A promptfoo configuration's tests, each merged with its ``defaultTest``; ``tests:
+    file://tests.csv`` (or a list of such paths) is read with `load`."""
+    tests, default = _tests(config.get("tests"), name, load), config.get("defaultTest") or {}
+    if isinstance(default, str):
+        raise ConfigError(
+            f"{name}: defaultTest points to another file ({default}): write it in the file"
+        )
+    if not isinstance(tests, list) or not isinstance(default, Mapping):
+        raise ConfigError(f"{name}: tests: expected a list of tests")
+    merged = []
+    for given in tests:
+        if not isinstance(given, Mapping):
+            merged.append(given)
+            continue
+        test = dict(given)
+        for key in ("vars", "metadata", "options"):
+            if isinstance(default.get(key), Mapping):
+                test[key] = {**default[key], **(test.get(key) or {})}
+        if isinstance(default.get("assert"), list):
+            test["assert"] = [*default["assert"], *(test.get("assert") or [])]
+        # A test CSV's row is a promptfoo test by where it came from: an empty `vars` says so
+        # whatever its columns (they are its vars).
+        if "vars" not in test and "assert" not in test:
+            test["vars"] = {}
+        merged.append(test)
+    return merged

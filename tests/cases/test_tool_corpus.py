@@ -1,0 +1,120 @@
+"""Files other tools' projects committed (tests/data/tools/README.md names each one's source
+and licence) load as those tools mean them, field by field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jury import CaseFileError, load_cases
+from jury.cases import CaseSource
+
+TOOLS = Path(__file__).parents[1] / "data" / "tools"
+
+
+def test_deepeval_goldens_csv_splits_its_lists_and_refuses_its_repeated_row() -> None:
+    # The file repeats its 'Romeo and Juliet' row: without IDs, two cases of one content
+    # cannot be told apart, and the file is refused rather than run with one dropped.
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(TOOLS / "deepeval_goldens.csv")
+    assert [str(e) for e in caught.value.errors] == [
+        "line 16: id: the same content as line 11 (give the cases IDs)"
+    ]
+    # Iterating (without validating first) gives the rows before the repeated one.
+    first = next(iter(CaseSource(TOOLS / "deepeval_goldens.csv")))
+    assert first.question == "What is the tallest mountain in the world?"
+    assert (first.answer, first.golden_answer) == ("Mount Everest", "Mount Everest")
+    assert first.trace.context == ("Mountain heights list",)
+    assert first.metadata["context"] == ["Geography", "Mountains"]
+
+
+def test_deepeval_conversational_goldens_csv_reads_its_piped_turns() -> None:
+    cases = load_cases(TOOLS / "deepeval_convo_goldens.csv")
+    assert len(cases) == 3
+    weather = cases[0]
+    assert [(t.role, t.content, t.context) for t in weather.turns] == [
+        ("user", "What's the weather like in Paris this weekend?", ("Weather API docs",)),
+        (
+            "assistant",
+            "It's expected to be rainy with temperatures around 18°C.",
+            ("Weather API response",),
+        ),
+    ]
+    assert weather.expected_behaviour == "User receives accurate weather forecast"
+    assert weather.metadata == {
+        "scenario": "User asks for weather forecast for Paris",
+        "user_description": "User is planning a trip to Paris and wants to check the weather",
+        "context": ["Weather", "Paris"],
+    }
+    # A quoted cell keeps its comma ($3,250.75), and a turn may have no context.
+    assert cases[2].answer == "Your current balance is $3,250.75."
+    assert cases[1].turns[1].context == ()
+
+
+def test_inspect_mcq_csv_letters_its_choices() -> None:
+    (case,) = load_cases(TOOLS / "inspect_samples-mcq.csv")
+    letters = "ABCDEFGHIJ"
+    assert case.question == "Which is the smallest number?\n\n" + "\n".join(
+        f"{letter}) {n}" for letter, n in zip(letters, range(1, 11), strict=True)
+    )
+    assert case.golden_answer == "A"
+    assert case.metadata["choices"] == [str(n) for n in range(1, 11)]
+
+
+def test_mt_bench_questions_load_with_and_without_references() -> None:
+    records = [
+        json.loads(line)
+        for line in (TOOLS / "mt_bench_question.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    cases = load_cases(TOOLS / "mt_bench_question.jsonl")
+    assert [c.id for c in cases] == ["81", "101", "104"]
+    assert [c.category for c in cases] == ["writing", "reasoning", "reasoning"]
+    for case, record in zip(cases, records, strict=True):
+        first, second = record["turns"]
+        assert case.question == f"Turn 1: {first}\n\nTurn 2: {second}"
+        assert case.metadata["turns"] == record["turns"]
+    assert cases[0].golden_answer is None
+    assert cases[1].golden_answer == "Turn 1: You are in second place.\n\nTurn 2: Uncertain."
+
+
+def test_alpaca_eval_outputs_keep_their_generator_in_metadata() -> None:
+    path = TOOLS / "alpaca_eval_gpt4_model_outputs.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    source = CaseSource(path)
+    source.validate()
+    cases = list(source)
+    for case, record in zip(cases, records, strict=True):
+        assert (case.question, case.answer) == (record["instruction"], record["output"])
+        assert case.metadata == {"dataset": "helpful_base", "generator": "gpt4"}
+    assert f"{path}: kept in metadata (the judges do not see it) on all 2 items: " \
+        "dataset, generator" in source.notices  # fmt: skip
+
+
+def test_sharegpt_conversations_load_as_turns() -> None:
+    first, second = load_cases(TOOLS / "sharegpt_dummy_conversation.json")
+    assert first.id == "identity_0"
+    assert [t.role for t in first.turns] == ["user", "assistant", "user", "assistant"]
+    assert (first.question, first.answer) == ("Have a nice day!", "You too!")
+    assert second.answer == (
+        "My name is Vicuna, and I'm a language model developed by Large Model Systems "
+        "Organization (LMSYS)."
+    )
+
+
+def test_promptfoo_simple_csv_example_asks_which_var_is_the_question() -> None:
+    config = TOOLS / "promptfoo_simple-csv" / "promptfooconfig.yaml"
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(config)
+    assert "on all 4 items: vars body, language, style_config: none is clearly the question; " \
+        "say which with --map question=body" in str(caught.value)  # fmt: skip
+    cases = load_cases(config, fields={"question": "body"})
+    assert [c.question for c in cases] == ["Hello world", "I'm hungry"] * 2
+    assert cases[1].metadata["vars"] == {
+        "language": "French",
+        "style_config": {"tone": "casual", "length": "brief", "formatting": {"bullets": True}},
+    }
+    assert cases[1].metadata["assert"] == [{"type": "icontains", "value": "faim"}]
+    # The vars the prompt template fills in around the question are shown to the judges.
+    assert cases[1].judge == cases[1].metadata["vars"]
