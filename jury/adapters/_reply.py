@@ -116,7 +116,7 @@ def _from_mapping(
         if given is not None and str(given) != case.id:
             raise AgentError(f"the reply is for case {given!r}, not {case.id!r}")
     try:
-        _, data = recognise(record)
+        _, data, _ = recognise(record)
     except ValueError as exc:
         raise AgentError(f"agent reply: {exc}") from None
     data.pop("id", None)  # a trace's own ID: the case's is the one that counts

@@ -423,8 +423,10 @@ def test_the_command_line_reads_a_log_with_root_and_refuses_it_without(
     path = write(tmp_path, "log.json", json.dumps(log))
     assert main(["run", str(path), "--out", str(tmp_path / "a"), "--progress", "none"]) == 2
     assert "read its cases with --root samples" in capsys.readouterr().err
+    # The log's samples are prompts: an agent answers them (without one, exit 2 says so).
+    agent = write(tmp_path, "agent.py", "def answer(case):\n    return '4'\n")
     argv = ["run", str(path), "--root", "samples", "--out", str(tmp_path / "b"), "--progress"]
-    assert main([*argv, "none"]) in (0, 1)
+    assert main([*argv, "none", "--agent", f"{agent}:answer"]) in (0, 1)
     recorded = (tmp_path / "b" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["question"] for line in recorded] == ["2+2?"]
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))
