@@ -27,7 +27,7 @@ from jury.adapters import (
     case_fence,
     validate_model,
 )
-from providers.replay import Record
+from jury.providers.replay import Record
 
 DATA_FILE = "pandalm_testset_multirater.jsonl"
 LABEL = {0: "tie", 1: "1", 2: "2"}

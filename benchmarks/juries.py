@@ -42,7 +42,7 @@ from jury.agreement._evidence import Labelled, labelled_table
 from jury.agreement._fitting import fit_jury, fit_unsupervised
 from jury.decide._cascade import Decider
 from jury.decide._learned import Fit, value_key
-from providers.replay import Record, write_records
+from jury.providers.replay import Record, write_records
 
 #: Relative cost of one call (list prices of the time, assumed; GPT-4 0613 = 30): they set the
 #: "cheapest first" order and the cost ratio, nothing else.

@@ -191,7 +191,7 @@ class WireModel(JudgeModel):
         return self._batches
 
     def batch_api(self) -> BatchAPI | None:
-        """A new batch API for this model (see `providers._batch`); None: it has none."""
+        """A new batch API for this model (see `jury.providers._batch`); None: it has none."""
         return None
 
     @property

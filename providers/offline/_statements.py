@@ -1,5 +1,5 @@
 """Whether an answer states a statement (a rubric's point): one statement-matching method for
-all three offline jurors (see `providers.offline`, ``states``)."""
+all three offline jurors (see `jury.providers.offline`, ``states``)."""
 
 from __future__ import annotations
 

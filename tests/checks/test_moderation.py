@@ -15,10 +15,10 @@ import pytest
 from conftest import FAKE_KEY, scores
 from jury import Case, CheckOutcome, JudgeRequest, Juror, Jury, Message, Panel, Verdict
 from jury.checks import CheckSettings, CheckSuite
+from jury.providers.openai_moderation import create
 from jury.testing import FakeClock, FakeProviderServer, Fault, ScriptedModel
 from jury.testing._log import LoggedRequest
 from jury.testing._openai import MODERATION_CATEGORIES
-from providers.openai_moderation import create
 
 MODEL = "omni-moderation-latest"
 INSULT = "Honestly, only someone with half a brain would order from a shop like this."

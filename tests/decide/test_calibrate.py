@@ -15,8 +15,8 @@ from conftest import scores
 from jury import JudgeRequest, load_cases, load_rubric
 from jury.cli._main import main
 from jury.panel._registry import _PROVIDERS
+from jury.rubrics._points import PointsRubric
 from jury.testing import ScriptedModel
-from rubrics._points import PointsRubric
 
 ROOT = Path(__file__).parents[2]
 POINTS = ROOT / "examples" / "shopnest" / "points.jsonl"

@@ -15,8 +15,8 @@ from jury.cli._main import main
 from jury.panel._lifecycle import ModelStatus, lifecycle_warnings, today
 from jury.panel._registry import model_status, register_provider
 from jury.panel._warnings import panel_warnings
+from jury.providers._lifecycle import GEMINI
 from jury.testing import ScriptedModel
-from providers._lifecycle import GEMINI
 
 DAY = date(2026, 11, 30)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jury import JudgeRequest, Jury, Message, default_panel, load_cases, load_rubric
-from providers.offline import OfflineJuror
+from jury.providers.offline import OfflineJuror
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest" / "cases.jsonl"
 CASES = {c.id: c for c in load_cases(EXAMPLE)}

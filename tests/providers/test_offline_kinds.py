@@ -20,8 +20,8 @@ from jury.adapters import (
     Rubric,
 )
 from jury.cli._main import main
-from providers.offline import check_statement
-from rubrics import quote_occurs
+from jury.providers.offline import check_statement
+from jury.rubrics import quote_occurs
 
 ROOT = Path(__file__).parents[2]
 POINTS = ROOT / "examples" / "shopnest" / "points.jsonl"

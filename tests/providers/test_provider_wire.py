@@ -21,8 +21,8 @@ from jury import (
     load_panel,
 )
 from jury.panel._registry import resolve_model
+from jury.providers._wire import WireModel, error_for_status, parse_retry_after
 from jury.testing import retry_after_date
-from providers._wire import WireModel, error_for_status, parse_retry_after
 
 ROOT = Path(__file__).resolve().parents[2]
 

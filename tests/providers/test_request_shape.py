@@ -15,8 +15,8 @@ from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel
 
 from jury import Case, JudgeRequest, Message, VoteStatus, load_cases, load_rubric
 from jury.panel._registry import builtin_rubrics, resolve_model
+from jury.providers._wire import WireModel
 from jury.testing import FakeProviderServer
-from providers._wire import WireModel
 
 SDK = {name: metadata.version(name) for name in ("anthropic", "openai", "google-genai")}
 #: Each adapter with models of its families that are sent different settings: the defaults,

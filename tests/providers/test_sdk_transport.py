@@ -1,4 +1,4 @@
-"""What every SDK transport shares (`providers._wire.SdkTransport`): the client is built on
+"""What every SDK transport shares (`jury.providers._wire.SdkTransport`): the client is built on
 first use, once, and closed once; and the transport a model uses is chosen in one place."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from jury.adapters import ConfigError, JudgeReply, JudgeRequest
-from providers._wire import DirectTransport, SdkTransport, Wire, WireModel
+from jury.providers._wire import DirectTransport, SdkTransport, Wire, WireModel
 
 
 class Client:

@@ -19,8 +19,8 @@ from jury import (
     VoteStatus,
     load_rubric,
 )
+from jury.rubrics._points import PointsRubric, from_toml, quote_occurs
 from jury.testing import ScriptedModel
-from rubrics._points import PointsRubric, from_toml, quote_occurs
 
 ANSWER = "Yes. ORD-102 was delivered 20 days ago,\nwithin the 30-day return window."
 
