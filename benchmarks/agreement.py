@@ -176,8 +176,8 @@ def cost(resamples: int, repeats: int) -> None:
 def summary_cost(resamples: int) -> None:
     """The whole run-level summary (what `jury agreement` computes) on a large run."""
     from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
+    from jury.adapters._registry import load_rubric
     from jury.agreement import summarize_agreement
-    from jury.panel._registry import load_rubric
 
     rng = np.random.default_rng(0)
     metrics = load_rubric("five-metric").metrics(Case(id="-", answer=""))

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._machine import machine
 from jury import Case, Juror, Jury, Panel, ProviderLimits, load_rubric
 from jury._logging import configure_logging
-from jury.adapters._model import JudgeRequest, Message
+from jury.adapters._request import JudgeRequest, Message
 from jury.testing import FakeProviderServer
 
 JURORS = (

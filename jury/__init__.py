@@ -28,7 +28,6 @@ from ._errors import (
     InvalidRequestError,
     JuryError,
     JuryFileError,
-    LineError,
     MissingCredentialError,
     ProviderError,
     QuotaExhaustedError,
@@ -36,6 +35,7 @@ from ._errors import (
     RubricError,
     TransientError,
 )
+from ._problems import LineError
 from ._verdict import (
     Ballot,
     CallStats,
@@ -49,18 +49,19 @@ from ._verdict import (
     VoteStatus,
 )
 from ._version import __version__
-from .adapters._model import JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from .adapters._account import ProviderLimits
+from .adapters._model import JudgeModel
+from .adapters._registry import family_of, load_rubric, register_provider, register_rubric_kind
+from .adapters._request import JudgeReply, JudgeRequest, Message, Usage
 from .adapters._rubric import Decision, Metric, Prompt, Rubric
 from .cases import iter_cases, load_cases, validate_cases
 from .cases._case import Case, Point, ToolCall, Trace
 from .cases._seed_fields import MustFind
 from .cases._turns import Turn
 from .engine._jury import Jury, evaluate
-from .engine._limits import ProviderLimits
 from .engine._stream import VerdictStream
 from .panel._defaults import default_panel
 from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
-from .panel._registry import family_of, load_rubric, register_provider, register_rubric_kind
 from .report._summary import RunSummary, summarize
 
 __all__ = [

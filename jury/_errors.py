@@ -7,25 +7,39 @@ Every error aiojury raises or records is one of these::
     │   ├── CaseFileError            a cases file with bad lines (every bad line listed)
     │   ├── JuryFileError            a jury file with bad keys (every bad key named)
     │   ├── RubricError              a rubric file or name that cannot be used
-    │   └── MissingCredentialError   a provider's key variable is not set (the variable named)
+    │   ├── MissingCredentialError   a provider's key variable is not set (the variable named)
+    │   ├── RunRecordError           a run directory that cannot be read (every bad line listed)
+    │   ├── RunLockedError           another process is writing the run directory (who, since when)
+    │   └── MergeError               shards that are not one run cut in pieces (each problem listed)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
     │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
     │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says,
     │   │                            within the call's own time budget for rate limits
     │   ├── InvalidRequestError      400, 404, 422: never retried; the vote is unavailable
-    │   └── AccountError             the account cannot serve any call: stops the run (exit 2)
-    │       ├── AuthenticationError  401, 403: names the variable to check
-    │       └── QuotaExhaustedError  a quota that no retry clears (no credit, a per-day quota)
+    │   ├── AccountError             the account cannot serve any call: stops the run (exit 2)
+    │   │   ├── AuthenticationError  401, 403: names the variable to check
+    │   │   └── QuotaExhaustedError  a quota that no retry clears (no credit, a per-day quota)
+    │   └── BatchFailedError         a request that failed in its provider batches as often as the
+    │                                settings allow: its vote is unavailable
     └── InvalidReply                 a reply that breaks the rubric's schema or rules; re-asked
 
 A provider error never becomes a FAIL: after retries and fallbacks it is an *unavailable*
 vote, and a case short of valid votes is INCONCLUSIVE.
+
+Two signals stay inside the engine and are not `JuryError` (no caller ever sees them):
+`CallFailed`, a call that failed for good on one model after its retries (the vote layer
+falls back or records an unavailable vote), and `OverBudget`, the run's budget is spent (no
+call starts). A problem of one line of a user's file is a `jury.LineError` (not an
+exception: `CaseFileError` carries a list of them), defined with the other problems.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Self
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from ._problems import LineError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -33,18 +47,23 @@ if TYPE_CHECKING:
 __all__ = [
     "AccountError",
     "AuthenticationError",
+    "BatchFailedError",
+    "CallFailed",
     "CaseFileError",
     "ConfigError",
     "InvalidReply",
     "InvalidRequestError",
     "JuryError",
     "JuryFileError",
-    "LineError",
+    "MergeError",
     "MissingCredentialError",
+    "OverBudget",
     "ProviderError",
     "QuotaExhaustedError",
     "RateLimitedError",
     "RubricError",
+    "RunLockedError",
+    "RunRecordError",
     "TransientError",
 ]
 
@@ -55,40 +74,6 @@ class JuryError(Exception):
 
 class ConfigError(JuryError):
     """A usage or configuration error: the CLI reports it and exits 2."""
-
-
-class LineError:
-    """One problem of a cases file: where (a line, a row, an item), which field, and why.
-
-    `unit` says what `line` counts: ``line`` in a text file (JSONL, CSV), ``item`` in a JSON or
-    YAML list, ``row`` in a table (Parquet, a dataset), ``test`` in a promptfoo file.
-    """
-
-    __slots__ = ("field", "line", "reason", "unit")
-
-    def __init__(self, line: int, field: str, reason: str, unit: str = "line") -> None:
-        self.line = line
-        self.field = field
-        self.reason = reason
-        self.unit = unit
-
-    def __str__(self) -> str:
-        where = f"{self.unit} {self.line}"
-        return f"{where}: {self.field}: {self.reason}" if self.field else f"{where}: {self.reason}"
-
-    def __repr__(self) -> str:
-        return f"LineError({self.line!r}, {self.field!r}, {self.reason!r}, {self.unit!r})"
-
-    def _key(self) -> tuple[int, str, str, str]:
-        return (self.line, self.field, self.reason, self.unit)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LineError):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
 
 class CaseFileError(ConfigError):
@@ -152,6 +137,43 @@ class MissingCredentialError(ConfigError):
         super().__init__(f"{provider}: set {variable} to use this provider")
 
 
+class RunRecordError(ConfigError):
+    """A run directory that cannot be read; `errors` lists every bad line."""
+
+    def __init__(self, path: str, reason: str, errors: tuple[LineError, ...] = ()) -> None:
+        self.path = path
+        self.errors = errors
+        lines = "".join(f"\n  {e}" for e in errors)
+        super().__init__(f"{path}: {reason}{lines}")
+
+
+class RunLockedError(ConfigError):
+    """Another process is writing the run directory; `holder` says who, when it could tell."""
+
+    def __init__(self, run: Path, holder: dict[str, Any]) -> None:
+        self.run = run
+        self.holder = holder
+        who = "another jury run"
+        if holder.get("pid"):
+            who += f" (pid {holder['pid']} on {holder.get('host', '?')}"
+            who += f", since {holder.get('started', '?')}"
+            who += f": {holder['command']})" if holder.get("command") else ")"
+        super().__init__(
+            f"{run}: {who} is writing this run; wait for it to end, or choose another --out"
+        )
+
+
+class MergeError(ConfigError):
+    """Shards that are not one run cut in pieces; every problem is listed."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        lines = "".join(f"\n  {p}" for p in problems)
+        super().__init__(
+            f"cannot merge: {len(problems)} problem{'s' * (len(problems) != 1)}{lines}"
+        )
+
+
 class ProviderError(JuryError):
     """One judge call failed. Subclasses say whether the engine may try again."""
 
@@ -213,9 +235,27 @@ class QuotaExhaustedError(AccountError):
     cause = "the account's quota is used up"
 
 
+class BatchFailedError(ProviderError):
+    """A request that errored or expired in its batches as often as the settings allow: its
+    vote is unavailable (never a fail), with what happened to it."""
+
+
 class InvalidReply(JuryError):
     """A judge reply that breaks the rubric's reply schema or its rules."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class CallFailed(Exception):
+    """A call that failed for good on one model: its last error and the attempts it took."""
+
+    def __init__(self, model: str, error: ProviderError, attempts: int) -> None:
+        super().__init__(f"{model}: {error} (after {attempts} attempt{'s' * (attempts != 1)})")
+        self.error = error
+        self.attempts = attempts
+
+
+class OverBudget(Exception):
+    """The run's budget is spent: no new call may start."""

@@ -21,7 +21,15 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-__all__ = ["key_path", "problems", "read_toml", "spellings", "suggest", "utf8_problem"]
+__all__ = [
+    "LineError",
+    "key_path",
+    "problems",
+    "read_toml",
+    "spellings",
+    "suggest",
+    "utf8_problem",
+]
 
 #: Parts of an error's location that name a branch of a union type, not a key the user wrote
 #: (a model's class name, when the branch is a model, is matched separately).
@@ -224,3 +232,37 @@ def read_toml(path: Path, error: Callable[[str], Exception]) -> dict[str, Any]:
         raise error(f"not valid TOML: {exc}") from None
     except RecursionError:
         raise error("not valid TOML: nested too deeply") from None
+
+
+class LineError:
+    """One problem of a cases file: where (a line, a row, an item), which field, and why.
+
+    `unit` says what `line` counts: ``line`` in a text file (JSONL, CSV), ``item`` in a JSON or
+    YAML list, ``row`` in a table (Parquet, a dataset), ``test`` in a promptfoo file.
+    """
+
+    __slots__ = ("field", "line", "reason", "unit")
+
+    def __init__(self, line: int, field: str, reason: str, unit: str = "line") -> None:
+        self.line = line
+        self.field = field
+        self.reason = reason
+        self.unit = unit
+
+    def __str__(self) -> str:
+        where = f"{self.unit} {self.line}"
+        return f"{where}: {self.field}: {self.reason}" if self.field else f"{where}: {self.reason}"
+
+    def __repr__(self) -> str:
+        return f"LineError({self.line!r}, {self.field!r}, {self.reason!r}, {self.unit!r})"
+
+    def _key(self) -> tuple[int, str, str, str]:
+        return (self.line, self.field, self.reason, self.unit)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LineError):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())

@@ -7,13 +7,15 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from ._errors import ConfigError
-from .cases._case import Case
+from ._verdict import CaseVerdict
 
-if TYPE_CHECKING:
-    from ._verdict import CaseVerdict
+#: A case (`jury.Case`), or any model whose fields are kept as they were given.
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = ["Redactor", "redact", "secret_values"]
 
@@ -74,18 +76,19 @@ class Redactor:
             return [self.data(v) for v in value]
         return value
 
-    def _case_data(self, case: Case) -> Any:
+    def _case_data(self, case: BaseModel) -> Any:
         # A case keeps the fields it was given (an explicit null `expected_tool` means "no
         # tool").
         return self.data(case.model_dump(mode="json", exclude_unset=True))
 
-    def case(self, case: Case) -> Case:
+    def case(self, case: M) -> M:
         """The case as a run's records keep it."""
-        return Case.model_validate(self._case_data(case))
+        return type(case).model_validate(self._case_data(case))
 
-    def json_line(self, model: Case | CaseVerdict) -> bytes:
-        if isinstance(model, Case):
-            data = self._case_data(model)
-        else:  # a verdict drops its defaults, which reading it back restores
+    def json_line(self, model: BaseModel) -> bytes:
+        """A case or a verdict as one line of a run's records."""
+        if isinstance(model, CaseVerdict):  # a verdict drops its defaults, restored on reading
             data = self.data(model.model_dump(mode="json", exclude_defaults=True))
+        else:
+            data = self._case_data(model)
         return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

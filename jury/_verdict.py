@@ -25,6 +25,10 @@ __all__ = [
     "Vote",
     "VoteStatus",
     "check_reasons",
+    "is_number",
+    "meets",
+    "single",
+    "single_result",
 ]
 
 #: One metric's value in a reply: an integer level, a number, a category or a yes/no.
@@ -322,3 +326,36 @@ class CaseVerdict(BaseModel):
         if failed:
             return min(failed)
         return "generation" if self.verdict is Verdict.FAIL else None
+
+
+# --- one value as a result ----------------------------------------------------------------
+# Here, beside the types, because both sides need them: the rubric seam decides one juror's
+# own values with `single`, and the decision step's reducers build every result on them.
+
+
+def is_number(value: Score) -> bool:
+    # Exact types: bool is an int subclass but a category here (and this is a hot path).
+    return type(value) is int or type(value) is float
+
+
+def meets(metric: Metric, value: Score | None) -> bool | None:
+    if metric.threshold is None or value is None or not is_number(value):
+        return None
+    return float(value) >= metric.threshold
+
+
+def single(metric: Metric, value: Score) -> MetricResult:
+    """One value, as a result: a juror's own values, before any aggregation."""
+    return single_result(metric, value, is_number(value))
+
+
+def single_result(metric: Metric, value: Score, numeric: bool) -> MetricResult:
+    return MetricResult(
+        name=metric.name,
+        value=value,
+        low=value,
+        high=value,
+        votes=1,
+        spread=0.0 if numeric else None,
+        passed=meets(metric, value),
+    )

@@ -21,8 +21,8 @@ from jury import (
     VoteStatus,
     load_cases,
 )
+from jury.adapters import _registry
 from jury.engine._limits import limits_for
-from jury.panel import _registry
 from jury.panel._panel import panel_from_mapping
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")

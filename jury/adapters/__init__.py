@@ -60,17 +60,16 @@ from .._errors import (
     RubricError,
     TransientError,
 )
-from .._verdict import Ballot, Level, Metric, MetricResult, Score, Verdict
+from .._verdict import Ballot, Level, Metric, MetricResult, Score, Verdict, single
 from ..cases._case import Case, Point
 from ..cases._turns import Turn
-from ..decide._core import single
-from ..engine._limits import ProviderLimits
-from ..panel._lifecycle import ModelStatus
-from ..panel._registry import family_of, register_provider, register_rubric_kind
+from ._account import ModelStatus, ProviderLimits
 from ._agent import Agent, AgentReply
 from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
-from ._model import Finish, JudgeModel, JudgeReply, JudgeRequest, Message, Usage
+from ._model import JudgeModel
 from ._prices import batch_price, price
+from ._registry import family_of, register_provider, register_rubric_kind
+from ._request import Finish, JudgeReply, JudgeRequest, Message, Usage
 from ._rubric import (
     Decision,
     Judgement,

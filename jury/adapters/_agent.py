@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..cases._case import Case, Trace
     from ..cases._turns import Turn
-    from ._model import Usage
+    from ._request import Usage
 
 __all__ = ["Agent", "AgentReply"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from .._errors import ProviderError
-from ._model import JudgeReply, JudgeRequest
+from ._request import JudgeReply, JudgeRequest
 
 __all__ = ["BatchAPI", "BatchLimits", "BatchOutcome", "BatchStatus"]
 

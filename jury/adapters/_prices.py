@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ._model import Usage
+from ._request import Usage
 
 __all__ = ["batch_price", "price"]
 

@@ -24,8 +24,7 @@ import jiter
 from pydantic import BaseModel, ValidationError
 
 from .._errors import InvalidReply
-from .._verdict import Level, Metric
-from ..decide._core import single
+from .._verdict import Level, Metric, single
 
 if TYPE_CHECKING:
     from .._verdict import Ballot, MetricResult, Score, Verdict

@@ -112,7 +112,7 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
 
 
 def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
-    from ..panel._registry import load_rubric
+    from ..adapters._registry import load_rubric
 
     if args.unsupervised and panel.target_agreement is not None:
         raise ConfigError("target_agreement needs labels to calibrate on: not with --unsupervised")

@@ -28,10 +28,11 @@ import time
 from contextvars import ContextVar
 from typing import IO
 
-from .._errors import ProviderError
+from .._errors import BatchFailedError, ProviderError
+from ..adapters._account import ProviderLimits
 from ..adapters._batch import BatchAPI
-from ..adapters._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, call_key
-from ..engine._limits import ProviderLimits
+from ..adapters._model import JudgeModel
+from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key
 from ..panel._batch_settings import BatchSettings
 from ._store import BatchStore, custom_id
 
@@ -48,11 +49,6 @@ __all__ = [
 
 class Deferred(BaseException):
     """A call whose reply a batch will bring: the case is judged again in a later pass."""
-
-
-class BatchFailedError(ProviderError):
-    """A request that errored or expired in its batches as often as the settings allow: its
-    vote is unavailable (never a fail), with what happened to it."""
 
 
 class CaseTicket:

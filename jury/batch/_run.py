@@ -22,12 +22,13 @@ from typing import Literal, TypeVar
 from .._clock import Clock
 from .._errors import JuryError
 from .._verdict import CaseVerdict
-from ..adapters._model import CallCache, JudgeModel
+from ..adapters._model import JudgeModel
+from ..adapters._registry import resolve_model
+from ..adapters._request import CallCache
 from ..cases._case import Case
 from ..engine._jury import Checker, Jury
 from ..panel._batch_settings import BatchSettings
 from ..panel._panel import Juror, Panel
-from ..panel._registry import resolve_model
 from ._dispatch import Dispatcher
 from ._model import BatchCallCache, BatchedModel, Batcher, CaseTicket, Deferred, case_ticket
 from ._store import BatchRow, BatchStore

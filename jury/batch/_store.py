@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapters._model import JudgeReply
+from ..adapters._request import JudgeReply
 from ..engine._cache import _reply_from_json, _reply_json
 
 __all__ = ["BatchRow", "BatchStore", "RequestRow"]

@@ -21,8 +21,8 @@ from typing import IO, Any
 
 import jiter
 
-from .._errors import CaseFileError, ConfigError, LineError
-from .._problems import spellings, utf8_problem
+from .._errors import CaseFileError, ConfigError
+from .._problems import LineError, spellings, utf8_problem
 from ._case import Case
 from ._trace_formats import trace_format
 

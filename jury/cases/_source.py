@@ -23,9 +23,9 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from .._errors import CaseFileError, ConfigError, LineError
+from .._errors import CaseFileError, ConfigError
 from .._logging import Events
-from .._problems import problems, spellings
+from .._problems import LineError, problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls

@@ -41,20 +41,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from ._trace_formats import trace_fields
 
-if TYPE_CHECKING:
-    from ._case import Case
-
 __all__ = [
     "ToolCall",
     "Turn",
     "TurnsError",
-    "conversation_update",
     "decoded_arguments",
     "read_turns",
 ]
@@ -390,40 +386,3 @@ def read_turns(messages: Any) -> Any:
         if not turn["tool_calls"]:
             del turn["tool_calls"]
     return reader.turns
-
-
-def conversation_update(case: Case) -> dict[str, Any]:
-    """What a conversation gives its case: the answer (its last assistant turn; a conversation
-    that ends with the user is answered by the case's ``answer``, or not yet, as a question
-    without an answer: a dataset's prompt), the question (the user's last words before it,
-    unless given) and the trace (the turns' tool calls and context, in order). Raises
-    `ValueError` where the case says otherwise."""
-    if not case.turns:
-        return {}
-    last = case.turns[-1]
-    update: dict[str, Any] = {}
-    if last.role == "assistant":
-        # Given again (as a run's record writes it back), it must be that reply.
-        if case.answer is not None and case.answer != last.content:
-            raise ValueError(
-                "answer is given and the turns end with another reply of the assistant: the "
-                "answer is that reply; give one or the other"
-            )
-        update["answer"] = last.content
-    if not case.question:
-        asked = [t.content for t in case.history if t.role == "user" and t.content]
-        update["question"] = asked[-1] if asked else ""
-    trace: dict[str, Any] = {}
-    for name, derived in (
-        ("tool_calls", tuple(call for turn in case.turns for call in turn.tool_calls)),
-        ("context", tuple(text for turn in case.turns for text in turn.context)),
-    ):
-        if derived and getattr(case.trace, name) not in ((), derived):
-            raise ValueError(
-                f"trace.{name} is given and the turns carry {name}: give them in one place"
-            )
-        if derived:
-            trace[name] = derived
-    if trace:
-        update["trace"] = case.trace.model_copy(update=trace)
-    return update

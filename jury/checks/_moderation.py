@@ -18,19 +18,33 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .._errors import MissingCredentialError
+from .._errors import CallFailed, MissingCredentialError, OverBudget
 from .._verdict import CallStats, CheckResult
-from ..adapters._model import JudgeRequest, Message
+from ..adapters._model import JudgeModel
+from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..cases._case import Case
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed, unavailable
 from ._settings import ModerationRule
 
-if TYPE_CHECKING:
-    from ..engine._calls import CallLayer
+__all__ = ["CallLayer", "bound_moderation", "moderation", "unbound_moderation"]
 
-__all__ = ["bound_moderation", "moderation", "unbound_moderation"]
+
+class ModelCaller(Protocol):
+    """One model's caller in the engine's call layer (`jury.engine._calls.Caller`)."""
+
+    async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
+        """The reply, through cache, budget, limits and retries; `CallFailed` if none came."""
+        ...
+
+
+class CallLayer(Protocol):
+    """What a check that asks a model needs of the engine's call layer: a caller per model.
+    Declared here, by its user, so that the checks need not import the engine."""
+
+    def caller(self, model: JudgeModel) -> ModelCaller: ...
+
 
 #: Sends texts to the model, counting its calls into the `CallStats`; their results, one per
 #: text, as the API gives them.
@@ -103,8 +117,7 @@ def unbound_moderation(rule: ModerationRule) -> CheckFunction:
 
 def bound_moderation(rule: ModerationRule, calls: CallLayer) -> CheckFunction:
     """The check asking its model through `calls`, or "not applicable" without its key."""
-    from ..engine._calls import CallFailed, OverBudget
-    from ..panel._registry import resolve_model
+    from ..adapters._registry import resolve_model
 
     try:
         model = resolve_model(rule.model)

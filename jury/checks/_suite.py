@@ -9,7 +9,7 @@ import importlib.util
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import STAGES, CheckResult
@@ -18,12 +18,9 @@ from . import _output as output
 from . import _trace as trace
 from ._core import Check, CheckFunction, check
 from ._garbled import garbled
-from ._moderation import bound_moderation, unbound_moderation
+from ._moderation import CallLayer, bound_moderation, unbound_moderation
 from ._quotes import check_quotes
 from ._settings import CheckRule, CheckSettings, CustomCheck, ModerationRule, Stage
-
-if TYPE_CHECKING:
-    from ..engine._calls import CallLayer
 
 __all__ = ["BUILTIN_CHECKS", "CheckSuite"]
 

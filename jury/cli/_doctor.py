@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .._errors import ConfigError, JuryError, ProviderError
-from ..adapters._model import JudgeModel, JudgeReply, JudgeRequest, Message
+from ..adapters._account import ModelStatus
+from ..adapters._model import JudgeModel
+from ..adapters._registry import model_status, resolve_model
+from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import parse_reply
-from ..panel._lifecycle import ModelStatus, today
+from ..panel._lifecycle import today
 from ..panel._panel import Juror, Panel
-from ..panel._registry import model_status, resolve_model
 from ._options import panel_for
 
 __all__ = ["PROBE", "register"]

@@ -22,10 +22,10 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._redact import Redactor
+from ..adapters._registry import load_rubric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Juror, Panel
-from ..panel._registry import load_rubric
 
 __all__ = ["register", "render_snapshot", "snapshot_files"]
 

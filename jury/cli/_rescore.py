@@ -19,12 +19,12 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
+from ..adapters._registry import load_rubric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import Decider
 from ..decide._core import AGGREGATIONS
 from ..panel._panel import Panel
-from ..panel._registry import load_rubric
 from ..runs._records import (
     Redactor,
     RunRecord,

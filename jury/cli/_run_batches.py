@@ -15,7 +15,7 @@ from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
-from ..adapters._model import CallCache
+from ..adapters._request import CallCache
 from ..batch._dispatch import eta
 from ..batch._run import BatchRun, BatchRunResult
 from ..batch._store import BatchRow, BatchStore

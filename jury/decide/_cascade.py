@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._verdict import CaseVerdict, CheckResult, Dissent, Verdict, Vote, VoteStatus
-from ._core import Aggregation, decide_case, single
+from .._verdict import CaseVerdict, CheckResult, Dissent, Verdict, Vote, VoteStatus, single
+from ._core import Aggregation, decide_case
 from ._learned import PASS_TARGET, Fit, Fits, FitStage, Prediction, signals
 
 if TYPE_CHECKING:

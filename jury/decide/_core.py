@@ -25,6 +25,9 @@ from .._verdict import (
     Vote,
     VoteStatus,
     check_reasons,
+    is_number,
+    meets,
+    single_result,
 )
 
 if TYPE_CHECKING:
@@ -38,7 +41,6 @@ __all__ = [
     "aggregate",
     "decide_case",
     "sample_verdicts",
-    "single",
 ]
 
 # --- aggregation across jurors ------------------------------------------------------------
@@ -51,22 +53,11 @@ Weighted = Sequence[tuple[Score, float]]
 _NUMBERS = frozenset({int, float})
 
 
-def _is_number(value: Score) -> bool:
-    # Exact types: bool is an int subclass but a category here (and this is a hot path).
-    return type(value) is int or type(value) is float
-
-
 def _order(metric: Metric, value: Score) -> float:
     """Position on the metric's worst-to-best order (numbers order themselves)."""
-    if _is_number(value):
+    if is_number(value):
         return float(value)
     return float(metric.rank(value)) if metric.values else 0.0
-
-
-def _meets(metric: Metric, value: Score | None) -> bool | None:
-    if metric.threshold is None or value is None or not _is_number(value):
-        return None
-    return float(value) >= metric.threshold
 
 
 def _result(metric: Metric, values: Weighted, numeric: bool, **fields: object) -> MetricResult:
@@ -87,23 +78,6 @@ def _settle(
     return (ranked[0] if ties == "fail" else ranked[-1]), f"ties={ties}"
 
 
-def single(metric: Metric, value: Score) -> MetricResult:
-    """One value, as a result: a juror's own values, before any aggregation."""
-    return _single(metric, value, _is_number(value))
-
-
-def _single(metric: Metric, value: Score, numeric: bool) -> MetricResult:
-    return MetricResult(
-        name=metric.name,
-        value=value,
-        low=value,
-        high=value,
-        votes=1,
-        spread=0.0 if numeric else None,
-        passed=_meets(metric, value),
-    )
-
-
 def _median(metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool) -> MetricResult:
     if numeric and all(weight == 1.0 for _, weight in values):
         # The common case, unweighted numbers: the middle one or two, without the walk.
@@ -119,7 +93,7 @@ def _median(metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool) ->
             value=lower,
             low=lower,
             high=upper,
-            passed=_meets(metric, lower),
+            passed=meets(metric, lower),
         )
     return _split_median(metric, values, ties, numeric, lower, upper)
 
@@ -147,7 +121,7 @@ def _split_median(
 ) -> MetricResult:
     # An even split: the median lies between two values. It only matters for the verdict
     # when the two fall on different sides of the threshold.
-    passed_low, passed_high = _meets(metric, lower), _meets(metric, upper)
+    passed_low, passed_high = meets(metric, lower), meets(metric, upper)
     passed = passed_low if passed_low == passed_high else None
     tie_rule = None
     if passed is None and passed_low is not None and ties != "inconclusive":
@@ -185,13 +159,13 @@ def _majority(metric: Metric, values: Weighted, ties: TiePolicy, numeric: bool) 
             value=winner,
             low=winner,
             high=winner,
-            passed=_meets(metric, winner),
+            passed=meets(metric, winner),
         )
     settled, tie_rule = _settle(metric, leaders, ties)
     if settled is not None:
-        passed = _meets(metric, settled)
+        passed = meets(metric, settled)
     else:
-        outcomes = {_meets(metric, v) for v in leaders}
+        outcomes = {meets(metric, v) for v in leaders}
         passed = outcomes.pop() if len(outcomes) == 1 else None
     return _result(
         metric,
@@ -225,7 +199,7 @@ def aggregate(
     first = scores[0]
     if scores.count(first) == len(scores):
         # Unanimous (the common case): every reducer gives the same value.
-        result = _single(metric, first, numeric)
+        result = single_result(metric, first, numeric)
         result.votes = len(values)
         return result
     if metric.level == "nominal" or how == "majority" or not numeric:
@@ -236,11 +210,11 @@ def aggregate(
         total = sum(w for _, w in values)
         mean = sum(float(v) * w for v, w in values) / total
         return _result(
-            metric, values, numeric, value=mean, low=mean, high=mean, passed=_meets(metric, mean)
+            metric, values, numeric, value=mean, low=mean, high=mean, passed=meets(metric, mean)
         )
     worst = min((v for v, _ in values), key=lambda v: _order(metric, v))
     return _result(
-        metric, values, numeric, value=worst, low=worst, high=worst, passed=_meets(metric, worst)
+        metric, values, numeric, value=worst, low=worst, high=worst, passed=meets(metric, worst)
     )
 
 

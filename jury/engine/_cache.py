@@ -1,6 +1,6 @@
 """The call cache: every judge request and reply, kept in SQLite by content address.
 
-Keyed by `jury.adapters._model.call_key` (provider/model, the exact request bytes, sampling
+Keyed by `jury.adapters._request.call_key` (provider/model, the exact request bytes, sampling
 settings, sample index), so a reply serves exactly the calls that would have sent the same
 bytes. It is also the record of every request and reply, and what lets a killed run resume
 without paying again: a reply is stored as soon as it arrives, before its case finishes.
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapters._model import JudgeReply, JudgeRequest, Usage
+from ..adapters._request import JudgeReply, JudgeRequest, Usage
 
 __all__ = ["CACHE_FILE", "SqliteCache", "default_cache_dir"]
 

@@ -27,9 +27,17 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 from .._clock import Clock
-from .._errors import AccountError, ProviderError, RateLimitedError, TransientError
+from .._errors import (
+    AccountError,
+    CallFailed,
+    OverBudget,
+    ProviderError,
+    RateLimitedError,
+    TransientError,
+)
 from .._verdict import CallStats
-from ..adapters._model import CallCache, JudgeModel, JudgeReply, JudgeRequest, call_key
+from ..adapters._model import JudgeModel
+from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key
 from ..panel._panel import Panel, RetrySettings
 from ._limits import AccountLimiter, limits_for
 
@@ -42,19 +50,6 @@ __all__ = [
     "StopSignal",
     "stop_calls",
 ]
-
-
-class CallFailed(Exception):
-    """A call that failed for good on one model: its last error and the attempts it took."""
-
-    def __init__(self, model: str, error: ProviderError, attempts: int) -> None:
-        super().__init__(f"{model}: {error} (after {attempts} attempt{'s' * (attempts != 1)})")
-        self.error = error
-        self.attempts = attempts
-
-
-class OverBudget(Exception):
-    """The run's budget is spent: no new call may start."""
 
 
 class Budget:

@@ -21,14 +21,15 @@ from .._errors import ConfigError
 from .._logging import Events
 from .._redact import secret_values
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Vote
-from ..adapters._model import CallCache, JudgeModel, JudgeReply, Usage
+from ..adapters._model import JudgeModel
+from ..adapters._registry import family_of, load_rubric, resolve_model
+from ..adapters._request import CallCache, JudgeReply, Usage
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import reducer
 from ..decide._learned import Fits, load_fit
 from ..panel._lifecycle import refuse_retired
 from ..panel._panel import Juror, Panel
-from ..panel._registry import family_of, load_rubric, resolve_model
 from ._calls import CallLayer
 from ._judging import CaseJudge, Checker
 from ._stream import VerdictStream

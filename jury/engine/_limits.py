@@ -28,26 +28,14 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from .._clock import Clock
+from ..adapters._account import ProviderLimits
 
 if TYPE_CHECKING:
-    # Annotations only: the judge model imports `ProviderLimits` from here.
-    from ..adapters._model import JudgeModel, JudgeRequest
+    from ..adapters._model import JudgeModel
+    from ..adapters._request import JudgeRequest
 
 __all__ = ["AccountLimiter", "ProviderLimits", "limits_for", "read_rate_limits"]
-
-
-class ProviderLimits(BaseModel):
-    """Limits of one provider account, shared by every juror on it (the jury file's
-    ``[providers.<name>]`` tables, and each judge model's `default_limits`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    concurrency: int | None = Field(default=None, ge=1)
-    rpm: float | None = Field(default=None, gt=0)
-    tpm: float | None = Field(default=None, gt=0)
 
 
 #: How much a 429 slows the pace, the slowest pace allowed, and what each success wins back.

@@ -13,16 +13,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import AccountError, InvalidReply
+from .._errors import AccountError, CallFailed, InvalidReply, OverBudget
 from .._logging import Events
 from .._redact import redact
 from .._verdict import Ballot, CallStats, Vote, VoteStatus
-from ..adapters._model import JudgeModel, JudgeReply, JudgeRequest, Message
+from ..adapters._model import JudgeModel
+from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import Prompt, Rubric, parse_reply
 from ..cases._case import Case
 from ..decide._core import Aggregation, aggregate, sample_verdicts
 from ..panel._panel import Juror
-from ._calls import Caller, CallFailed, OverBudget
+from ._calls import Caller
 
 __all__ = ["BUDGET_REASON", "REASK", "Fallback", "Seat", "Unavailable", "Voter"]
 

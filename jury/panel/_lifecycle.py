@@ -4,7 +4,7 @@ Providers retire models on dates they announce: a retired model's calls fail, or
 served by another model at another price, and a judge swapped under a gate is judge drift.
 Each provider adapter says what it knows of its models' lifecycles (from the lifecycle data its
 SDK ships, or a table of the provider's announcements), as a `ModelStatus`; the engine reaches
-it by the model's name, like the models themselves (`jury.panel._registry.model_status`).
+it by the model's name, like the models themselves (`jury.adapters._registry.model_status`).
 
 `jury run`, `jury calibrate` and the pytest plugin warn about a deprecated model
 (`panel_warnings`), and `Jury` refuses a retired one unless the panel allows it
@@ -18,46 +18,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from .._errors import ConfigError
+from ..adapters._account import ModelStatus
 
 if TYPE_CHECKING:
     from ._panel import Panel
 
 __all__ = ["ModelStatus", "lifecycle_warnings", "refuse_retired", "statuses", "today"]
-
-State = Literal["active", "deprecated", "retired"]
-
-
-@dataclass(frozen=True, slots=True)
-class ModelStatus:
-    """What a provider has announced about one model.
-
-    `state` is "active" (no retirement announced), "deprecated" (a retirement date is set:
-    `retires`) or "retired" (that date has passed: calls fail or are served by another
-    model). `source` says where the adapter read it (an SDK file, a provider's page and the
-    day it was read); `pinned` whether the ID names one fixed model rather than an alias that
-    may move (None: not known).
-    """
-
-    model: str
-    state: State
-    source: str
-    retires: date | None = None
-    replacement: str | None = None
-    pinned: bool | None = None
-
-    def describe(self) -> str:
-        """One sentence a person can act on."""
-        if self.state == "active":
-            return f"{self.model} is current (no retirement announced; {self.source})"
-        when = f" on {self.retires.isoformat()}" if self.retires else ""
-        verb = "was retired" if self.state == "retired" else "is deprecated and retires"
-        instead = f"; use {self.replacement} instead" if self.replacement else ""
-        return f"{self.model} {verb}{when}{instead} ({self.source})"
 
 
 def today() -> date:
@@ -83,7 +53,7 @@ def _specs(panel: Panel) -> Iterator[tuple[str, str]]:
 def statuses(panel: Panel, on: date | None = None) -> list[tuple[str, ModelStatus]]:
     """The known status of every model on the panel (first choices and fallbacks), with the
     juror it serves."""
-    from ._registry import model_status
+    from ..adapters._registry import model_status
 
     day = on or today()
     found = []

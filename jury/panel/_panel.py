@@ -10,10 +10,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .._errors import JuryFileError
+from ..adapters._account import ProviderLimits
 from ..adapters._model import JudgeModel
 from ..checks._settings import CheckSettings
 from ..decide._core import TiePolicy
-from ..engine._limits import ProviderLimits
 from ._batch_settings import BatchSettings
 
 __all__ = [
@@ -303,7 +303,7 @@ def thresholds_problem(panel: Panel) -> tuple[str, str] | None:
     rubric's scale fails every case without a word)."""
     if not panel.thresholds:
         return None
-    from ._registry import load_rubric
+    from ..adapters._registry import load_rubric
 
     rubric = load_rubric(panel.rubric)
     try:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 from ..adapters._model import JudgeModel
+from ..adapters._registry import family_of, model_status
 from ._lifecycle import lifecycle_warnings, today
 from ._panel import Juror, Panel
-from ._registry import family_of, model_status
 
 __all__ = ["is_snapshot", "panel_warnings"]
 

@@ -48,13 +48,13 @@ from typing import Any, TypeVar
 import pytest
 
 from .._verdict import CaseVerdict, Verdict, VoteStatus
-from ..adapters._model import CallCache
+from ..adapters._registry import build_rubric
+from ..adapters._request import CallCache
 from ..cases._case import Case
 from ..engine._jury import Jury
 from ..engine._loop_thread import LoopThread
 from ..panel._defaults import default_panel
 from ..panel._panel import Panel, load_panel
-from ..panel._registry import build_rubric
 
 __all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
 

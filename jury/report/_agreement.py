@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, Metric
+from ..adapters._registry import load_rubric
 from ..cases._case import Case
-from ..panel._registry import load_rubric
 
 if TYPE_CHECKING:
     from ..agreement._panel_stats import AgreementSummary

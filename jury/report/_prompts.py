@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import ConfigError
+from ..adapters._registry import load_rubric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Panel
-from ..panel._registry import load_rubric
 from ._views import anchor
 
 __all__ = ["PromptBook", "prompt_book"]

@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 
 from .._errors import MissingCredentialError
 from .._verdict import CheckOutcome, CheckResult
-from ..adapters._model import JudgeModel, JudgeReply, Usage
+from ..adapters._model import JudgeModel
 from ..adapters._prices import batch_price, price
+from ..adapters._registry import load_rubric, resolve_model
+from ..adapters._request import JudgeReply, Usage
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Juror, Panel
-from ..panel._registry import load_rubric, resolve_model
 
 __all__ = ["CHARS_PER_TOKEN", "JurorEstimate", "RunEstimate", "estimate"]
 

@@ -19,28 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import RunLockedError
 from .._redact import redact
 
 __all__ = ["LOCK", "RunLock", "RunLockedError"]
 
 LOCK = ".lock"
-
-
-class RunLockedError(ConfigError):
-    """Another process is writing the run directory; `holder` says who, when it could tell."""
-
-    def __init__(self, run: Path, holder: dict[str, Any]) -> None:
-        self.run = run
-        self.holder = holder
-        who = "another jury run"
-        if holder.get("pid"):
-            who += f" (pid {holder['pid']} on {holder.get('host', '?')}"
-            who += f", since {holder.get('started', '?')}"
-            who += f": {holder['command']})" if holder.get("command") else ")"
-        super().__init__(
-            f"{run}: {who} is writing this run; wait for it to end, or choose another --out"
-        )
 
 
 class RunLock:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError, JuryError
+from .._errors import JuryError, MergeError
 from .._verdict import CaseVerdict
 from ..cases._case import Case
 from ._records import (
@@ -33,17 +33,6 @@ __all__ = ["Merged", "merge_runs"]
 
 #: How many case IDs an error names before it counts the rest.
 _NAMED = 5
-
-
-class MergeError(ConfigError):
-    """Shards that are not one run cut in pieces; every problem is listed."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = tuple(problems)
-        lines = "".join(f"\n  {p}" for p in problems)
-        super().__init__(
-            f"cannot merge: {len(problems)} problem{'s' * (len(problems) != 1)}{lines}"
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .._errors import RunRecordError
 from .._redact import Redactor
 from .._verdict import CaseVerdict
 from ..adapters._model import JudgeModel
@@ -42,7 +43,6 @@ from ..panel._panel import Panel
 from ._lock import RunLock
 from ._verdict_file import (
     VERDICTS,
-    RunRecordError,
     read_verdict_at,
     scan_verdicts,
     verdicts_path,
@@ -52,7 +52,6 @@ __all__ = [
     "FORMAT",
     "Redactor",
     "RunRecord",
-    "RunRecordError",
     "file_digest",
     "jury_identity",
     "new_run_dir",

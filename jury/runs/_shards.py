@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._errors import ConfigError
+from ..adapters._account import ProviderLimits
 from ..cases._case import Case
 from ..cases._subset import Selection
-from ..engine._limits import ProviderLimits
 from ..panel._panel import Panel
 
 __all__ = ["Shard", "shard_of"]

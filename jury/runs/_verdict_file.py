@@ -10,23 +10,13 @@ from typing import BinaryIO
 
 from pydantic import ValidationError
 
-from .._errors import ConfigError, LineError
-from .._problems import problems
+from .._errors import RunRecordError
+from .._problems import LineError, problems
 from .._verdict import CaseVerdict
 
-__all__ = ["VERDICTS", "RunRecordError", "read_verdict_at", "scan_verdicts", "verdicts_path"]
+__all__ = ["VERDICTS", "read_verdict_at", "scan_verdicts", "verdicts_path"]
 
 VERDICTS = "verdicts.jsonl"
-
-
-class RunRecordError(ConfigError):
-    """A run directory that cannot be read; `errors` lists every bad line."""
-
-    def __init__(self, path: str, reason: str, errors: tuple[LineError, ...] = ()) -> None:
-        self.path = path
-        self.errors = errors
-        lines = "".join(f"\n  {e}" for e in errors)
-        super().__init__(f"{path}: {reason}{lines}")
 
 
 def verdicts_path(run: str | Path) -> Path:

@@ -24,19 +24,43 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from aiohttp import web
 
 from ._faults import Fault
 from ._log import LoggedRequest, redacted
 from ._protocols import protocol_for
-from ._wire import Provider, WireProtocol
+from ._wire import Ending, Provider, WireProtocol
 
-if TYPE_CHECKING:
-    from ._server import FakeProviderServer
+__all__ = ["BATCHES", "BatchHost", "BatchProtocol", "FakeBatches", "Job", "Result"]
 
-__all__ = ["BATCHES", "BatchProtocol", "FakeBatches", "Job", "Result"]
+
+class BatchHost(Protocol):
+    """What the batches need of the server that hosts them (`FakeProviderServer`): its request
+    logs, its clock, its injected faults, and its answer to a request as made online."""
+
+    requests: list[LoggedRequest]
+    batched: list[LoggedRequest]
+    log_requests: bool
+    strict: bool
+    served: dict[str, int]
+
+    @property
+    def elapsed(self) -> float: ...
+
+    def count_call(self) -> None: ...
+
+    def take_fault(self, model: str) -> Fault | None: ...
+
+    def next_reply(self, logged: LoggedRequest) -> Any: ...
+
+    def spoiled(self, logged: LoggedRequest, fault: Fault) -> tuple[Any, Ending]: ...
+
+    def reply_body(
+        self, protocol: WireProtocol, logged: LoggedRequest, reply: Any, ending: Ending = ...
+    ) -> dict[str, Any]: ...
+
 
 #: The model name under which faults for batch creates are injected.
 BATCHES = "batches"
@@ -100,7 +124,7 @@ class BatchProtocol:
 class FakeBatches:
     """Batches and files of the fake server (see the module's docstring)."""
 
-    def __init__(self, server: FakeProviderServer, *, delay: float = 0.0) -> None:
+    def __init__(self, server: BatchHost, *, delay: float = 0.0) -> None:
         self.server = server
         self.delay = delay
         self.errored = 0.0
@@ -171,7 +195,7 @@ class FakeBatches:
 
     def refused(self, api: BatchProtocol, logged: LoggedRequest) -> web.Response | None:
         """An injected fault for a batch create (``inject(..., model=BATCHES)``)."""
-        fault = self.server._injections.take(BATCHES)
+        fault = self.server.take_fault(BATCHES)
         if fault is None or fault.kind != "status":
             return None
         response = api.error(fault.status, fault.message or f"injected {fault.status}")
@@ -195,6 +219,7 @@ class FakeBatches:
                 body=body,
                 model=model,
                 received=self.server.elapsed,
+                schema_of=protocol.requested_schema,
             )
             share = _share(custom_id, body) if self.expired or self.errored else 1.0
             if share < self.expired and provider != "google":
@@ -227,7 +252,7 @@ class FakeBatches:
         https://ai.google.dev/api/batch-api). Batches have their own limits: the account's
         per-minute window does not apply."""
         server = self.server
-        server._count += 1
+        server.count_call()
         if server.log_requests:
             server.batched.append(logged)
         body = logged.body
@@ -239,7 +264,7 @@ class FakeBatches:
         strict = protocol.strict_refusal(logged) if server.strict else None
         if strict is not None:
             return strict.status, protocol.refused_body(strict)
-        reply = server._next(logged)
+        reply = server.next_reply(logged)
         if isinstance(reply, Fault):
             logged.fault = reply.kind
             if reply.kind == "status":
@@ -252,9 +277,9 @@ class FakeBatches:
             if reply.kind in ("hang", "drop", "malformed"):
                 # Nothing a batch could return for it: the provider's own failure.
                 return 500, protocol.error_body(500, f"injected {reply.kind}")
-            return 200, server._answer(protocol, logged, *server._spoiled(logged, reply))
+            return 200, server.reply_body(protocol, logged, *server.spoiled(logged, reply))
         server.served[protocol.provider] = server.served.get(protocol.provider, 0) + 1
-        return 200, server._answer(protocol, logged, reply)
+        return 200, server.reply_body(protocol, logged, reply)
 
     def add(self, provider: Provider, results: list[Result], **data: Any) -> Job:
         now = time.time()

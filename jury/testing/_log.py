@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from ._protocols import protocol_for
-from ._wire import Provider
+__all__ = ["REDACTED", "SECRET_HEADERS", "LoggedRequest", "Provider", "redacted"]
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "LoggedRequest", "redacted"]
+#: The providers whose wire protocols the fake server speaks.
+Provider = Literal["openai", "anthropic", "google"]
 
 #: Headers whose values are credentials: the request log keeps their presence, not values.
 SECRET_HEADERS = frozenset(
@@ -38,8 +38,13 @@ class LoggedRequest:
     status: int = 0
     fault: str | None = None
     received: float = 0.0
+    #: Reads the schema a body asks for, in the protocol the request was made in: set by
+    #: whoever logged it (the server knows the protocol; the log does not look it up).
+    schema_of: Callable[[Any], dict[str, Any] | None] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def schema(self) -> dict[str, Any] | None:
         """The JSON schema the request asked the reply to follow, wherever it put it."""
-        return protocol_for(self.provider).requested_schema(self.body)
+        return None if self.schema_of is None else self.schema_of(self.body)

@@ -204,6 +204,7 @@ class FakeProviderServer:
             body=body,
             model=protocol.model(request.match_info, body),
             received=self.elapsed,
+            schema_of=protocol.requested_schema,
         )
         self._count += 1
         if self.log_requests:
@@ -223,7 +224,7 @@ class FakeProviderServer:
                 time.monotonic() - self._started
             )
             return self._rate_limited(protocol, logged, limited)
-        reply = self._next(logged)
+        reply = self.next_reply(logged)
         delay = self.latency
         if isinstance(reply, Fault) and reply.kind == "latency":
             delay += reply.delay
@@ -234,9 +235,17 @@ class FakeProviderServer:
             return await self._fault(request, protocol, logged, reply)
         return self._reply(protocol, logged, reply)
 
-    def _next(self, logged: LoggedRequest) -> ScriptReply:
+    def count_call(self) -> None:
+        """Count a call answered inside a batch (its index in the fake's order of calls)."""
+        self._count += 1
+
+    def take_fault(self, model: str) -> Fault | None:
+        """The next fault injected for `model` (or the batch creates), taking it."""
+        return self._injections.take(model)
+
+    def next_reply(self, logged: LoggedRequest) -> ScriptReply:
         """The injected fault for this call, else the scripted (or default) reply."""
-        fault = self._injections.take(logged.model)
+        fault = self.take_fault(logged.model)
         if fault is not None:
             return fault
         script = self._scripts.get(logged.model)
@@ -331,10 +340,10 @@ class FakeProviderServer:
             logged.status = 200
             return web.Response(body=MALFORMED_BODY, content_type="application/json")
         # The rest send the model's own reply, late or spoiled.
-        reply, ending = self._spoiled(logged, fault)
+        reply, ending = self.spoiled(logged, fault)
         return self._reply(protocol, logged, reply, ending)
 
-    def _spoiled(
+    def spoiled(
         self, logged: LoggedRequest, fault: Fault
     ) -> tuple[str | Mapping[str, Any], Ending]:
         """The model's own reply as a fault that still answers 200 spoils it (late, cut,
@@ -362,11 +371,11 @@ class FakeProviderServer:
     ) -> web.Response:
         logged.status = 200
         return web.json_response(
-            self._answer(protocol, logged, reply, ending),
+            self.reply_body(protocol, logged, reply, ending),
             headers=self._limit_headers(protocol),
         )
 
-    def _answer(
+    def reply_body(
         self,
         protocol: WireProtocol,
         logged: LoggedRequest,

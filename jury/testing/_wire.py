@@ -23,10 +23,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-if TYPE_CHECKING:
-    from ._log import LoggedRequest
+from ._log import LoggedRequest, Provider
 
 __all__ = [
     "Ending",
@@ -40,7 +39,6 @@ __all__ = [
     "text_of",
 ]
 
-Provider = Literal["openai", "anthropic", "google"]
 #: How a reply ends: finished, cut at the output limit, refused by the model, filtered.
 Ending = Literal["stop", "length", "refusal", "filtered"]
 #: Thinking tokens a model spends at each effort level, in this fake: invented, but in the

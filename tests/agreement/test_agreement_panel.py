@@ -8,6 +8,7 @@ import pytest
 
 from agreement_helpers import METRICS, case, judge, juror, vote
 from jury import Case, Metric, Verdict, VoteStatus
+from jury.adapters._registry import load_rubric
 from jury.agreement import (
     VERDICT,
     Ratings,
@@ -19,7 +20,6 @@ from jury.agreement import (
     stability,
     summarize_agreement,
 )
-from jury.panel._registry import load_rubric
 
 
 def _metrics() -> tuple[Metric, ...]:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from jury import Case, CaseVerdict, JudgeRequest, Juror, Message, Panel, RetrySettings
+from jury.adapters._registry import load_rubric
 from jury.batch._run import BatchRun, BatchRunResult
 from jury.batch._store import BatchStore
 from jury.panel._batch_settings import BatchSettings
-from jury.panel._registry import load_rubric
 from jury.testing import FakeClock, LoggedRequest
 from served import judge
 

@@ -24,7 +24,7 @@ from batch_helpers import (
 
 from jury import InvalidRequestError, RateLimitedError, TransientError
 from jury.adapters import BatchAPI, BatchOutcome
-from jury.panel._registry import resolve_model
+from jury.adapters._registry import resolve_model
 from jury.providers._wire import HttpStatusError, WireModel
 from jury.testing import FakeProviderServer, Fault
 from jury.testing._batches import BATCHES

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import scores
 from jury import JudgeRequest, load_cases, load_rubric
+from jury.adapters._registry import _PROVIDERS
 from jury.cli._main import main
-from jury.panel._registry import _PROVIDERS
 from jury.rubrics._points import PointsRubric
 from jury.testing import ScriptedModel
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import case, panel_of, scores, scripted
 from jury import JudgeReply, JudgeRequest, Jury, Message, Usage
-from jury.adapters._model import call_key
+from jury.adapters._request import call_key
 from jury.engine._cache import SqliteCache
 
 

@@ -67,7 +67,7 @@ def test_a_budget_needs_known_prices() -> None:
 
 
 async def test_cache_hits_are_not_paid_for() -> None:
-    from jury.adapters._model import JudgeReply
+    from jury.adapters._request import JudgeReply
 
     class Memory:
         def __init__(self) -> None:

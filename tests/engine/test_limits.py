@@ -18,8 +18,8 @@ from jury import (
     Panel,
     ProviderLimits,
 )
+from jury.adapters._registry import resolve_model
 from jury.engine._limits import _HEADROOM, AccountLimiter, limits_for
-from jury.panel._registry import resolve_model
 from jury.testing import FakeClock, ScriptedModel
 
 

@@ -78,7 +78,7 @@ PROBE = """
 import importlib, json
 import jury, jury.providers, jury.rubrics
 from jury.adapters import JudgeModel
-from jury.panel import _registry
+from jury.adapters import _registry
 
 missing = []
 for name in ("providers", "rubrics"):

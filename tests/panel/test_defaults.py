@@ -8,8 +8,8 @@ from datetime import date
 import pytest
 
 from jury import default_panel
+from jury.adapters._registry import model_status
 from jury.panel._defaults import DEFAULT_JURORS, DEFAULT_MODELS, OFFLINE_JURORS
-from jury.panel._registry import model_status
 from jury.panel._warnings import panel_warnings
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from jury import ConfigError, Juror, Jury, Panel, load_panel
+from jury.adapters import ModelStatus
+from jury.adapters._registry import model_status, register_provider
 from jury.cli._main import main
-from jury.panel._lifecycle import ModelStatus, lifecycle_warnings, today
-from jury.panel._registry import model_status, register_provider
+from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
 from jury.providers._lifecycle import GEMINI
 from jury.testing import ScriptedModel

@@ -20,7 +20,7 @@ from jury import (
     TransientError,
     load_panel,
 )
-from jury.panel._registry import resolve_model
+from jury.adapters._registry import resolve_model
 from jury.providers._wire import WireModel, error_for_status, parse_retry_after
 from jury.testing import retry_after_date
 
@@ -198,7 +198,7 @@ def test_import_jury_imports_no_provider_sdk() -> None:
 def test_the_direct_transport_needs_no_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
     code = (
         "import sys\n"
-        "from jury.panel._registry import resolve_model\n"
+        "from jury.adapters._registry import resolve_model\n"
         "for spec in ('anthropic/a', 'openai/b', 'google/c', 'ollama/d'): resolve_model(spec)\n"
         "print([m for m in ('anthropic', 'openai', 'google.genai') if m in sys.modules])"
     )

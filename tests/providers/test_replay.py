@@ -10,7 +10,7 @@ import pytest
 
 from conftest import case, scores
 from jury import ConfigError, Juror, Jury, Panel, Verdict, VoteStatus, load_rubric
-from jury.panel._registry import resolve_model
+from jury.adapters._registry import resolve_model
 from jury.providers.replay import Record, ReplayModel, load_records, write_records
 
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jury import Case, Prompt, Rubric, load_rubric
+from jury.adapters._registry import builtin_rubrics
 from jury.cli._main import main
-from jury.panel._registry import builtin_rubrics
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = ROOT / "tests" / "golden"

@@ -10,11 +10,11 @@ import pytest
 
 from conftest import case
 from jury import CallStats, CaseVerdict, Verdict, Vote, VoteStatus
+from jury._errors import RunRecordError
 from jury.report._progress import RunProgress
 from jury.runs._records import (
     Redactor,
     RunRecord,
-    RunRecordError,
     read_cases,
     read_verdicts,
 )

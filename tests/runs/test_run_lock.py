@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from jury._errors import RunLockedError
 from jury.cli._main import main
-from jury.runs._lock import RunLock, RunLockedError
+from jury.runs._lock import RunLock
 from jury.testing import LoggedRequest, valid_reply
 from served import JURORS, ServerThread
 

@@ -17,6 +17,8 @@ import pytest
 import jury.testing
 from jury.testing import FakeClock, FakeProviderServer, Fault, LoggedRequest, valid_reply
 from jury.testing._anthropic import AnthropicMessages
+from jury.testing._google import GeminiGenerateContent
+from jury.testing._openai import OpenAIChatCompletions
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -143,10 +145,12 @@ def test_a_logged_request_built_by_hand_finds_its_schema() -> None:
         headers={},
         body={"generationConfig": {"responseJsonSchema": SCHEMA}},
         model="g",
+        schema_of=GeminiGenerateContent().requested_schema,
     )
     assert logged.schema == SCHEMA
-    assert replace(logged, provider="openai").schema is None
+    assert replace(logged, schema_of=OpenAIChatCompletions().requested_schema).schema is None
     assert replace(logged, body="not json").schema is None
+    assert replace(logged, schema_of=None).schema is None
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError, RubricError
 from .._problems import read_toml, suggest
-from ..adapters._model import JudgeModel
-from ..adapters._rubric import Rubric
+from ._model import JudgeModel
+from ._rubric import Rubric
 
 __all__ = [
     "build_rubric",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ._lifecycle import ModelStatus
+    from ._account import ModelStatus
 
 ModelFactory = Callable[[str], JudgeModel]
 
