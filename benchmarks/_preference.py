@@ -15,18 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from jury.adapters import (
-    Ballot,
-    Case,
-    Decision,
-    Metric,
-    MetricResult,
-    Prompt,
-    Rubric,
-    Verdict,
-    case_fence,
-    validate_model,
-)
+from jury import Ballot, Case, MetricResult, Verdict
+from jury.adapters import Decision, Metric, Prompt, Rubric, case_fence, validate_model
 from jury.providers.replay import Record
 
 DATA_FILE = "pandalm_testset_multirater.jsonl"

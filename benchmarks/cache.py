@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jury import JudgeReply, JudgeRequest, Message, Usage
+from jury.adapters import JudgeReply, JudgeRequest, Message, Usage
 from jury.engine._cache import SqliteCache
 
 REQUEST = JudgeRequest(system="s" * 2000, messages=(Message("user", "u" * 3000),), schema={})

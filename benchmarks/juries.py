@@ -36,8 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import _preference as pandalm
 from benchmarks import llmbar
 from benchmarks._machine import machine
-from jury import Case, CaseVerdict, Juror, Jury, Panel, Rubric, Verdict
+from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict
 from jury._logging import configure_logging
+from jury.adapters import Rubric
 from jury.agreement._evidence import Labelled, labelled_table
 from jury.agreement._fitting import fit_jury, fit_unsupervised
 from jury.decide._cascade import Decider

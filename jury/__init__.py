@@ -10,30 +10,24 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
 
-One case through the engine: `cases` (read into a `_case.Case`) -> `_judging` (the case
-layer: checks from `checks/_suite`, prompts from the rubric in `rubrics/`, one task per
-juror) -> `_votes` (the vote layer: re-asks, validation, fallback) -> `_calls` (the call
-layer: cache, budget, limits, timeout, retry, price) -> `_decide` (aggregation and the
-verdict) -> `_records` (the run directory). `Jury` (`_jury`) wires the layers; `_stream`
-streams verdicts.
+This is the front door for evaluating: the engine, panels, cases, verdicts and the errors a
+caller may catch. What an adapter, a rubric kind or an agent is built from (the seams) is in
+`jury.adapters`; test helpers (the fake provider server, scripted judges, clocks) in
+`jury.testing`. The path of one case through the folders is in the README's Development
+section.
 """
 
-from ._clock import Clock, FakeClock
 from ._errors import (
     AccountError,
     AuthenticationError,
     CaseFileError,
     ConfigError,
-    InvalidReply,
-    InvalidRequestError,
     JuryError,
     JuryFileError,
     MissingCredentialError,
     ProviderError,
     QuotaExhaustedError,
-    RateLimitedError,
     RubricError,
-    TransientError,
 )
 from ._problems import LineError
 from ._verdict import (
@@ -50,10 +44,7 @@ from ._verdict import (
 )
 from ._version import __version__
 from .adapters._account import ProviderLimits
-from .adapters._model import JudgeModel
-from .adapters._registry import family_of, load_rubric, register_provider, register_rubric_kind
-from .adapters._request import JudgeReply, JudgeRequest, Message, Usage
-from .adapters._rubric import Decision, Metric, Prompt, Rubric
+from .adapters._registry import load_rubric
 from .cases import iter_cases, load_cases, validate_cases
 from .cases._case import Case, Point, ToolCall, Trace
 from .cases._seed_fields import MustFind
@@ -74,43 +65,28 @@ __all__ = [
     "CaseVerdict",
     "CheckOutcome",
     "CheckResult",
-    "Clock",
     "ConfigError",
-    "Decision",
     "Dissent",
-    "FakeClock",
     "Gate",
-    "InvalidReply",
-    "InvalidRequestError",
-    "JudgeModel",
-    "JudgeReply",
-    "JudgeRequest",
     "Juror",
     "Jury",
     "JuryError",
     "JuryFileError",
     "LineError",
-    "Message",
-    "Metric",
     "MetricResult",
     "MissingCredentialError",
     "MustFind",
     "Panel",
     "Point",
-    "Prompt",
     "ProviderError",
     "ProviderLimits",
     "QuotaExhaustedError",
-    "RateLimitedError",
     "RetrySettings",
-    "Rubric",
     "RubricError",
     "RunSummary",
     "ToolCall",
     "Trace",
-    "TransientError",
     "Turn",
-    "Usage",
     "Verdict",
     "VerdictStream",
     "Vote",
@@ -118,13 +94,18 @@ __all__ = [
     "__version__",
     "default_panel",
     "evaluate",
-    "family_of",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
-    "register_provider",
-    "register_rubric_kind",
     "summarize",
     "validate_cases",
 ]
+
+
+# Each exported class says where to import it from: reprs, tracebacks and docs read
+# ``jury.CaseVerdict``, not the private module that defines it (as httpx does).
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type):
+        _value.__module__ = __name__
+del _name, _value

@@ -25,16 +25,13 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
+from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
-    AuthenticationError,
     BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
-    ProviderError,
-    ProviderLimits,
-    QuotaExhaustedError,
     TransientError,
     Usage,
 )

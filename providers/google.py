@@ -32,16 +32,13 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
-    AuthenticationError,
     BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
-    ProviderError,
-    ProviderLimits,
-    QuotaExhaustedError,
     RateLimitedError,
     TransientError,
     Usage,

@@ -25,16 +25,13 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
+from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
-    AuthenticationError,
     BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
-    ProviderError,
-    ProviderLimits,
-    QuotaExhaustedError,
     TransientError,
     Usage,
 )

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import re
 
-from jury.adapters import ConfigError, ProviderLimits, family_of
+from jury import ConfigError, ProviderLimits
+from jury.adapters import family_of
 
 from ._wire import read_key
 from .openai import OpenAIJudge, ResponseFormat, build

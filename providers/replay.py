@@ -40,14 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jury.adapters import (
-    ConfigError,
-    InvalidRequestError,
-    JudgeModel,
-    JudgeReply,
-    JudgeRequest,
-    family_of,
-)
+from jury import ConfigError
+from jury.adapters import InvalidRequestError, JudgeModel, JudgeReply, JudgeRequest, family_of
 
 __all__ = ["Record", "ReplayModel", "create", "load_records", "write_records"]
 

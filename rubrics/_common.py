@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from jury.adapters import Case, RubricError, Turn, case_fence
+from jury import Case, RubricError, Turn
+from jury.adapters import case_fence
 
 __all__ = [
     "EVIDENCE_RULES",

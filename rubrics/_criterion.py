@@ -16,17 +16,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
+from jury import Ballot, Case, MetricResult, Verdict
 from jury.adapters import (
-    Ballot,
-    Case,
     Decision,
     InvalidReply,
     Metric,
-    MetricResult,
     Prompt,
     ReferenceJudge,
     Rubric,
-    Verdict,
     validate_model,
 )
 

@@ -22,19 +22,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from jury import CaseVerdict
+from jury import Ballot, Case, CaseVerdict, MetricResult, Verdict
 from jury.adapters import (
-    Ballot,
-    Case,
     Decision,
     InvalidReply,
     Metric,
-    MetricResult,
     Prompt,
     ReferenceJudge,
     Rubric,
     Score,
-    Verdict,
     validate_model,
 )
 

@@ -25,14 +25,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
+from jury import Ballot, Case, MetricResult, Point
 from jury.adapters import (
-    Ballot,
-    Case,
     Decision,
     InvalidReply,
     Metric,
-    MetricResult,
-    Point,
     Prompt,
     ReferenceJudge,
     Rubric,

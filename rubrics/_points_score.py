@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from jury.adapters import Decision, Metric, MetricResult, Point, Score, Verdict
+from jury import MetricResult, Point, Verdict
+from jury.adapters import Decision, Metric, Score
 
 __all__ = ["Item", "Need", "decision", "metric_of", "outcome"]
 

@@ -14,18 +14,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
 
+from jury import Ballot, Case, MetricResult, Verdict
 from jury.adapters import (
-    Ballot,
-    Case,
     Decision,
     InvalidReply,
     Metric,
-    MetricResult,
     Prompt,
     ReferenceJudge,
     Rubric,
     Score,
-    Verdict,
     validate_model,
 )
 

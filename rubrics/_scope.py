@@ -27,17 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from jury.adapters import (
-    Ballot,
-    Case,
-    Decision,
-    Metric,
-    MetricResult,
-    Prompt,
-    ReferenceJudge,
-    Rubric,
-    Verdict,
-)
+from jury import Ballot, Case, MetricResult, Verdict
+from jury.adapters import Decision, Metric, Prompt, ReferenceJudge, Rubric
 
 __all__ = ["PerTurn", "per_turn", "turn_views"]
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import case, panel_of, scores, scripted
-from jury import Case, JudgeRequest, Jury, Rubric, TransientError
+from jury import Case, Jury
+from jury.adapters import JudgeRequest, Rubric, TransientError
 from jury.checks import CheckSuite
 from jury.report._publish import publish
 from jury.runs._records import Redactor, RunRecord, build_manifest, prompt_hashes

@@ -7,7 +7,9 @@ import sys
 
 import jury
 import jury.adapters
+import jury.testing
 
+#: What an evaluation's user needs: the engine, panels, cases, verdicts, the errors to catch.
 PUBLIC = {
     "AccountError",
     "AuthenticationError",
@@ -18,43 +20,28 @@ PUBLIC = {
     "CaseVerdict",
     "CheckOutcome",
     "CheckResult",
-    "Clock",
     "ConfigError",
-    "Decision",
     "Dissent",
-    "FakeClock",
     "Gate",
-    "InvalidReply",
-    "InvalidRequestError",
-    "JudgeModel",
-    "JudgeReply",
-    "JudgeRequest",
     "Juror",
     "Jury",
     "JuryError",
     "JuryFileError",
     "LineError",
-    "Message",
-    "Metric",
     "MetricResult",
     "MissingCredentialError",
     "MustFind",
     "Panel",
     "Point",
-    "Prompt",
     "ProviderError",
     "ProviderLimits",
     "QuotaExhaustedError",
-    "RateLimitedError",
     "RetrySettings",
-    "Rubric",
     "RubricError",
     "RunSummary",
     "ToolCall",
     "Trace",
-    "TransientError",
     "Turn",
-    "Usage",
     "Verdict",
     "VerdictStream",
     "Vote",
@@ -62,77 +49,66 @@ PUBLIC = {
     "__version__",
     "default_panel",
     "evaluate",
-    "family_of",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
-    "register_provider",
-    "register_rubric_kind",
     "summarize",
     "validate_cases",
 }
 
-
-#: What a provider adapter or a rubric kind is built from (`jury.adapters`).
+#: The seams: what an adapter, a rubric kind or an agent is built from (and nothing else).
 ADAPTERS = {
-    # the judge-model seam
-    "JudgeModel",
-    "JudgeReply",
-    "JudgeRequest",
-    "Message",
-    "ProviderLimits",
-    "Usage",
-    "Finish",
-    "ModelStatus",
-    "family_of",
-    "price",
-    "register_provider",
-    # provider and rubric errors
-    "AccountError",
     "Agent",
     "AgentReply",
-    "AuthenticationError",
-    "ConfigError",
-    "InvalidReply",
-    "InvalidRequestError",
-    "MissingCredentialError",
-    "ProviderError",
-    "QuotaExhaustedError",
-    "RateLimitedError",
-    "RubricError",
-    "TransientError",
-    # the rubric seam and the values that cross it
-    "Ballot",
-    "Case",
-    "Decision",
-    "Level",
-    "Metric",
-    "MetricResult",
-    "Point",
-    "Prompt",
-    "Rubric",
-    "Score",
-    "Turn",
-    "Verdict",
-    "case_fence",
-    "register_rubric_kind",
-    "single",
-    # reading replies
-    "parse_reply",
-    "pydantic_reason",
-    "validate_model",
-    # reference replies (offline jurors)
-    "Judgement",
-    "Preference",
-    "Rating",
-    "ReferenceJudge",
-    # provider batch APIs
     "BatchAPI",
     "BatchLimits",
     "BatchOutcome",
     "BatchStatus",
+    "Decision",
+    "Finish",
+    "InvalidReply",
+    "InvalidRequestError",
+    "JudgeModel",
+    "JudgeReply",
+    "JudgeRequest",
+    "Judgement",
+    "Level",
+    "Message",
+    "Metric",
+    "ModelStatus",
+    "Preference",
+    "Prompt",
+    "RateLimitedError",
+    "Rating",
+    "ReferenceJudge",
+    "Rubric",
+    "Score",
+    "TransientError",
+    "Usage",
     "batch_price",
+    "case_fence",
+    "family_of",
+    "parse_reply",
+    "price",
+    "pydantic_reason",
+    "register_provider",
+    "register_rubric_kind",
+    "single",
+    "validate_model",
+}
+
+#: Test helpers shipped as product: the fake provider server, scripted judges, clocks.
+TESTING = {
+    "Clock",
+    "FakeClock",
+    "FakeProviderServer",
+    "Fault",
+    "LoggedRequest",
+    "ScriptReply",
+    "ScriptedModel",
+    "retry_after_date",
+    "valid_reply",
 }
 
 
@@ -147,9 +123,27 @@ def test_the_adapters_seam_is_pinned() -> None:
     assert len(jury.adapters.__all__) == len(ADAPTERS)  # no name listed twice
     for name in jury.adapters.__all__:
         assert hasattr(jury.adapters, name), name
-        # A name public in both places is one object, not a look-alike.
-        if name in PUBLIC:
-            assert getattr(jury.adapters, name) is getattr(jury, name), name
+
+
+def test_the_testing_helpers_are_pinned() -> None:
+    assert set(jury.testing.__all__) == TESTING
+    for name in jury.testing.__all__:
+        assert hasattr(jury.testing, name), name
+
+
+def test_each_public_name_has_one_front_door() -> None:
+    assert set(jury.__all__) & set(jury.adapters.__all__) == set()
+    assert set(jury.__all__) & set(jury.testing.__all__) == set()
+    assert set(jury.adapters.__all__) & set(jury.testing.__all__) == set()
+
+
+def test_every_class_of_the_front_door_says_where_to_import_it_from() -> None:
+    for module in (jury, jury.adapters):
+        for name in module.__all__:
+            value = getattr(module, name)
+            if isinstance(value, type):
+                assert value.__module__ == module.__name__, name
+    assert "jury.CaseVerdict" in repr(jury.CaseVerdict)
 
 
 def test_import_jury_and_its_adapters_seam_imports_no_provider_sdk() -> None:

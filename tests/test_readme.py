@@ -11,19 +11,11 @@ from typing import Any
 
 import pytest
 
-from jury import (
-    Case,
-    FakeClock,
-    Jury,
-    Panel,
-    ProviderLimits,
-    Verdict,
-    VoteStatus,
-    load_cases,
-)
+from jury import Case, Jury, Panel, ProviderLimits, Verdict, VoteStatus, load_cases
 from jury.adapters import _registry
 from jury.engine._limits import limits_for
 from jury.panel._panel import panel_from_mapping
+from jury.testing import FakeClock
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -141,3 +133,31 @@ async def test_the_extension_examples_judge_cases_together(
     assert all(vote.status is VoteStatus.VALID for vote in (*kind.votes, *rude.votes))
     assert len(gateway.asked) == 7
     assert 2.0 in clock.sleeps
+
+
+#: The folder each step of a case's path belongs to (DESIGN.md's layers).
+LAYER_OF_STEP = {
+    "load": "jury/cases/",
+    "checks": "jury/checks/",
+    "render": "rubrics/",
+    "fan-out": "jury/engine/",
+    "call": "jury/engine/",
+    "validate": "jury/adapters/",
+    "aggregate": "jury/decide/",
+    "verdict": "jury/decide/",
+    "record": "jury/runs/",
+    "report": "jury/report/",
+}
+
+
+def test_the_path_of_one_case_names_files_that_exist_in_their_layers_folder() -> None:
+    section = README[README.index("One case through `jury run`") :]
+    rows = re.findall(r"^\| ([a-z-]+) \| `([^`]+)` \|", section, flags=re.MULTILINE)
+    assert [step for step, _ in rows] == list(LAYER_OF_STEP)
+    root = Path(__file__).parent.parent
+    for step, path in rows:
+        assert path.startswith(LAYER_OF_STEP[step]), (step, path)
+        assert (root / path).is_file(), path
+    # Every file the section names, in prose too, exists.
+    named = set(re.findall(r"`((?:jury|providers|rubrics)/[\w/]+\.py)`", section))
+    assert {path for path in named if not (root / path).is_file()} == set()

@@ -41,7 +41,7 @@ makes the engine's retries and rate limits sleep without waiting::
 
 from typing import TYPE_CHECKING, Any
 
-from .._clock import FakeClock
+from .._clock import Clock, FakeClock
 from ._faults import Fault, ScriptReply, retry_after_date, valid_reply
 from ._log import LoggedRequest
 from ._scripted import ScriptedModel
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ._server import FakeProviderServer
 
 __all__ = [
+    "Clock",
     "FakeClock",
     "FakeProviderServer",
     "Fault",

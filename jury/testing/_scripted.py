@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from jury import JudgeModel, JudgeReply, JudgeRequest, Usage
+from jury.adapters import JudgeModel, JudgeReply, JudgeRequest, Usage
 
 __all__ = ["Reply", "ScriptedModel"]
 

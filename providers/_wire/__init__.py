@@ -29,18 +29,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from jury.adapters import (
-    BatchAPI,
-    ConfigError,
-    JudgeModel,
-    JudgeReply,
-    JudgeRequest,
-    MissingCredentialError,
-    ProviderError,
-    ProviderLimits,
-    TransientError,
-    price,
-)
+from jury import ConfigError, MissingCredentialError, ProviderError, ProviderLimits
+from jury.adapters import BatchAPI, JudgeModel, JudgeReply, JudgeRequest, TransientError, price
 
 from ._errors import (
     HttpStatusError,

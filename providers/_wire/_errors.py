@@ -10,13 +10,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jury.adapters import (
-    AuthenticationError,
-    InvalidRequestError,
-    ProviderError,
-    RateLimitedError,
-    TransientError,
-)
+from jury import AuthenticationError, ProviderError
+from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 
 __all__ = [
     "HttpStatusError",

@@ -8,7 +8,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from jury.adapters import JudgeReply, JudgeRequest, ProviderError
+from jury import ProviderError
+from jury.adapters import JudgeReply, JudgeRequest
 
 __all__ = ["Wire"]
 

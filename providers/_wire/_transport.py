@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
-from jury.adapters import ConfigError
+from jury import ConfigError
 
 from ._errors import HttpStatusError, MalformedReplyError, rate_limit_headers
 from ._protocol import Wire

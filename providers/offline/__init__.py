@@ -80,9 +80,8 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
+from jury import Case, ConfigError
 from jury.adapters import (
-    Case,
-    ConfigError,
     InvalidRequestError,
     Judgement,
     JudgeModel,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from jury.adapters import Case, Rating
+from jury import Case
+from jury.adapters import Rating
 
 from ._words import FRAMING, ID, STOP, TOKEN, YES_NO_QUESTION, content, polarity, stem
 

@@ -8,7 +8,8 @@ import json
 import re
 from collections.abc import Callable
 
-from jury.adapters import Case, Rating
+from jury import Case
+from jury.adapters import Rating
 from jury.checks import find_redirect, find_refusal
 
 from ._exact import contradiction, short_answer

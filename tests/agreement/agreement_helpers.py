@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from jury import Case, CaseVerdict, JudgeRequest, Juror, Jury, Panel, Verdict, Vote, VoteStatus
-from jury._verdict import Score
+from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, Vote, VoteStatus
+from jury.adapters import JudgeRequest, Score
 from jury.testing import ScriptedModel
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from agreement_helpers import judge, juror, write_run
 from jury import Case
-from jury.cli._main import main
+from jury.cli import main
 
 SCORES = {"c1": 5, "c2": 2, "c3": 4, "c4": 1, "c5": 3, "c6": 5, "c7": 2, "c8": 4}
 

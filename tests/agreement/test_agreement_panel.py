@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from agreement_helpers import METRICS, case, judge, juror, vote
-from jury import Case, Metric, Verdict, VoteStatus
-from jury.adapters._registry import load_rubric
+from jury import Case, Verdict, VoteStatus, load_rubric
+from jury.adapters import Metric
 from jury.agreement import (
     VERDICT,
     Ratings,

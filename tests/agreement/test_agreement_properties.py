@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from jury.adapters._rubric import Level
+from jury.adapters import Level
 from jury.agreement import (
     Bootstrap,
     Ratings,

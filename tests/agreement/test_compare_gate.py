@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from agreement_helpers import write_run
-from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
-from jury._errors import ConfigError
-from jury._verdict import CallStats
+from jury import CallStats, Case, CaseVerdict, ConfigError, Verdict, Vote, VoteStatus
 from jury.agreement._compare import compare_runs
-from jury.cli._main import main
+from jury.cli import main
 from jury.panel._panel import CompareRules
 
 P, F, UNDECIDED = Verdict.PASS, Verdict.FAIL, Verdict.INCONCLUSIVE

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from jury import Case, CaseVerdict, JudgeRequest, Juror, Message, Panel, RetrySettings
-from jury.adapters._registry import load_rubric
+from jury import Case, CaseVerdict, Juror, Panel, RetrySettings, load_rubric
+from jury.adapters import JudgeRequest, Message
 from jury.batch._run import BatchRun, BatchRunResult
 from jury.batch._store import BatchStore
 from jury.panel._batch_settings import BatchSettings

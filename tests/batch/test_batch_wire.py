@@ -22,8 +22,13 @@ from batch_helpers import (
     script_jurors,
 )
 
-from jury import InvalidRequestError, RateLimitedError, TransientError
-from jury.adapters import BatchAPI, BatchOutcome
+from jury.adapters import (
+    BatchAPI,
+    BatchOutcome,
+    InvalidRequestError,
+    RateLimitedError,
+    TransientError,
+)
 from jury.adapters._registry import resolve_model
 from jury.providers._wire import HttpStatusError, WireModel
 from jury.testing import FakeProviderServer, Fault

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jury import Case, CaseFileError, LineError, iter_cases, load_cases, validate_cases
-from jury.cli._main import main
+from jury.cli import main
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest" / "cases.jsonl"
 

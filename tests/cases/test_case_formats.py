@@ -14,7 +14,7 @@ import pytest
 
 from jury import Case, CaseFileError, ConfigError, load_cases
 from jury.cases import CaseSource, content_id, iter_cases
-from jury.cli._main import main
+from jury.cli import main
 
 DATA = Path(__file__).parents[1] / "data"
 FORMATS = DATA / "formats"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jury import CheckOutcome, Verdict, load_cases
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_verdicts
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "conversations" / "cases.jsonl"

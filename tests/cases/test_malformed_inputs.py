@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jury.cli._main import main
+from jury.cli import main
 
 GOOD = '{"id": "a", "question": "q", "answer": "x"}\n'
 RUBRIC = """kind = "scale"

@@ -12,7 +12,7 @@ import pytest
 import xmlschema
 
 from jury import Case
-from jury.cli._main import main
+from jury.cli import main
 
 XSD = Path(__file__).parents[1] / "junit" / "junit.xsd"
 GOLD = "Yes. ORD-102 was delivered 20 days ago, within the 30-day return window."

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury._errors import ConfigError
+from jury import ConfigError
 from jury.cases._subset import Subset, stratified_sample
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_cases, read_manifest, read_verdicts
 
 ROOT = Path(__file__).parents[2]

@@ -11,7 +11,7 @@ import pytest
 
 from jury import Case, CaseFileError, CheckOutcome, Verdict, load_cases
 from jury.checks import CheckSuite
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_verdicts
 
 TRACES = Path(__file__).parents[1] / "data" / "traces"

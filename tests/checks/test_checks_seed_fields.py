@@ -194,7 +194,7 @@ def test_check_quotes_is_advisory_and_reads_tool_results_too() -> None:
 def test_jury_check_quotes_reads_a_library_and_exits_1_on_a_missing_quote(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jury.cli._main import main
+    from jury.cli import main
 
     library = tmp_path / "acts"
     (library / "taa").mkdir(parents=True)
@@ -216,7 +216,7 @@ def test_jury_check_quotes_reads_a_library_and_exits_1_on_a_missing_quote(
 def test_jury_check_quotes_refuses_a_bad_file_before_looking(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jury.cli._main import main
+    from jury.cli import main
 
     cases = tmp_path / "cases.jsonl"
     cases.write_text('{"id": "a", "points": [{"id": "p"}]}\n')

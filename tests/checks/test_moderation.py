@@ -13,11 +13,11 @@ import openai
 import pytest
 
 from conftest import FAKE_KEY, scores
-from jury import Case, CheckOutcome, JudgeRequest, Juror, Jury, Message, Panel, Verdict
+from jury import Case, CheckOutcome, Juror, Jury, Panel, Verdict
+from jury.adapters import JudgeRequest, Message
 from jury.checks import CheckSettings, CheckSuite
 from jury.providers.openai_moderation import create
-from jury.testing import FakeClock, FakeProviderServer, Fault, ScriptedModel
-from jury.testing._log import LoggedRequest
+from jury.testing import FakeClock, FakeProviderServer, Fault, LoggedRequest, ScriptedModel
 from jury.testing._openai import MODERATION_CATEGORIES
 
 MODEL = "omni-moderation-latest"

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from test_moderation import INSULT, MODEL, POLITE, conversation, flag_insults, judge, moderated
 
-from jury import CheckOutcome
-from jury.cli._main import main
-from jury.report._summary import summarize
+from jury import CheckOutcome, summarize
+from jury.cli import main
 from jury.testing import FakeProviderServer, Fault
 from served import ServerThread
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jury.cli._main import main
+from jury.cli import main
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "shopnest"

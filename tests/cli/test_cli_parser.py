@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jury.cli._main import main
+from jury.cli import main
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jury.cli._main import main
+from jury.cli import main
 from jury.testing import Fault
 from served import ServerThread
 

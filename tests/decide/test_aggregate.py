@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jury import Metric
+from jury.adapters import Metric
 from jury.decide._core import Aggregation, TiePolicy, aggregate
 
 SCALE = Metric("correctness", "ordinal", values=(1, 2, 3, 4, 5), threshold=4)

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from conftest import scores
-from jury import JudgeRequest, load_cases, load_rubric
+from jury import load_cases, load_rubric
+from jury.adapters import JudgeRequest
 from jury.adapters._registry import _PROVIDERS
-from jury.cli._main import main
+from jury.cli import main
 from jury.rubrics._points import PointsRubric
 from jury.testing import ScriptedModel
 

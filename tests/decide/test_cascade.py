@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import case
-from jury import JudgeRequest, Juror, Jury, JuryFileError, Panel, Verdict, load_panel, summarize
-from jury.cli._main import main
+from jury import Juror, Jury, JuryFileError, Panel, Verdict, load_panel, summarize
+from jury.adapters import JudgeRequest
+from jury.cli import main
 from jury.testing import ScriptedModel
 
 

@@ -26,7 +26,7 @@ from jury import (
 )
 from jury.agreement._evidence import Method
 from jury.agreement._fitting import StageResult
-from jury.cli._main import main
+from jury.cli import main
 from jury.decide._learned import Fit, load_fit
 from jury.report._calibration import against_best_juror
 from jury.runs._records import read_verdicts

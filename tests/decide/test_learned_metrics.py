@@ -17,7 +17,7 @@ from learned_helpers import scenario, write_panel
 
 from jury import Jury, Verdict, load_cases, load_panel, load_rubric
 from jury.agreement._fit_command import write_fit
-from jury.cli._main import main
+from jury.cli import main
 from jury.decide._learned import Fit, Fits, load_fit, signals
 from jury.runs._records import read_verdicts
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from conftest import case, scores
-from jury import InvalidRequestError, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
+from jury import Juror, Jury, Panel, RubricError, Verdict, VoteStatus
+from jury.adapters import InvalidRequestError
 from jury.testing import ScriptedModel
 
 BEHAVIOURS: dict[str, Any] = {

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from conftest import case, panel_of, scores, scripted
-from jury import JudgeReply, JudgeRequest, Jury, Message, Usage
+from jury import Jury
+from jury.adapters import JudgeReply, JudgeRequest, Message, Usage
 from jury.adapters._request import call_key
 from jury.engine._cache import SqliteCache
 
@@ -72,7 +73,7 @@ async def test_the_engine_pays_each_call_once(tmp_path: Path) -> None:
 WRITER = """
 import asyncio, sys
 sys.path.insert(0, sys.argv[3])
-from jury import JudgeReply, JudgeRequest, Message
+from jury.adapters import JudgeReply, JudgeRequest, Message
 from jury.engine._cache import SqliteCache
 
 async def main(directory, tag):

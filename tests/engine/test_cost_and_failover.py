@@ -7,22 +7,9 @@ from typing import Any
 import pytest
 
 from conftest import case, scores
-from jury import (
-    ConfigError,
-    FakeClock,
-    JudgeRequest,
-    Juror,
-    Jury,
-    Panel,
-    RetrySettings,
-    TransientError,
-    Usage,
-    Verdict,
-    VoteStatus,
-    summarize,
-)
-from jury.adapters._prices import price
-from jury.testing import ScriptedModel
+from jury import ConfigError, Juror, Jury, Panel, RetrySettings, Verdict, VoteStatus, summarize
+from jury.adapters import JudgeRequest, TransientError, Usage, price
+from jury.testing import FakeClock, ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:
@@ -67,7 +54,7 @@ def test_a_budget_needs_known_prices() -> None:
 
 
 async def test_cache_hits_are_not_paid_for() -> None:
-    from jury.adapters._request import JudgeReply
+    from jury.adapters import JudgeReply
 
     class Memory:
         def __init__(self) -> None:

@@ -13,20 +13,16 @@ import pytest
 from conftest import case, scores
 from jury import (
     AuthenticationError,
-    FakeClock,
-    InvalidRequestError,
-    JudgeRequest,
     Juror,
     Jury,
     Panel,
-    RateLimitedError,
     RetrySettings,
-    TransientError,
     Verdict,
     VoteStatus,
     evaluate,
 )
-from jury.testing import ScriptedModel
+from jury.adapters import InvalidRequestError, JudgeRequest, RateLimitedError, TransientError
+from jury.testing import FakeClock, ScriptedModel
 
 
 def good(_: JudgeRequest) -> dict[str, Any]:

@@ -7,17 +7,8 @@ import asyncio
 
 import pytest
 
-from jury import (
-    Case,
-    JudgeModel,
-    JudgeReply,
-    JudgeRequest,
-    Juror,
-    Jury,
-    Message,
-    Panel,
-    ProviderLimits,
-)
+from jury import Case, Juror, Jury, Panel, ProviderLimits
+from jury.adapters import JudgeModel, JudgeReply, JudgeRequest, Message
 from jury.adapters._registry import resolve_model
 from jury.engine._limits import _HEADROOM, AccountLimiter, limits_for
 from jury.testing import FakeClock, ScriptedModel

@@ -10,9 +10,10 @@ import pytest
 import structlog
 
 from conftest import case, scores
-from jury import Juror, Jury, Panel, TransientError, summarize
+from jury import Juror, Jury, Panel, summarize
 from jury._logging import configure_logging
 from jury._redact import redact
+from jury.adapters import TransientError
 from jury.testing import ScriptedModel
 
 KEY = "sk-proj-TESTONLY0123456789abcdefghij"
@@ -31,7 +32,7 @@ async def test_one_event_per_case_and_no_key(log_lines: io.StringIO) -> None:
     leaky = ScriptedModel([TransientError(f"401-ish: bad key {KEY}")], name="scripted/leaky")
     fine = ScriptedModel([scores(5)], name="scripted/fine")
     panel = Panel(jurors=(Juror(model=leaky), Juror(model=fine)), quorum=1)
-    from jury import FakeClock
+    from jury.testing import FakeClock
 
     async with Jury(panel, clock=FakeClock()) as jury:
         verdicts = [await jury.judge(case(f"c{i}")) for i in range(3)]

@@ -10,17 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from conftest import case, panel_of, scores, scripted
-from jury import (
-    Juror,
-    Jury,
-    Panel,
-    ProviderLimits,
-    RateLimitedError,
-    RetrySettings,
-    TransientError,
-    Vote,
-    VoteStatus,
-)
+from jury import Juror, Jury, Panel, ProviderLimits, RetrySettings, Vote, VoteStatus
+from jury.adapters import RateLimitedError, TransientError
 from jury.engine._limits import _HEADROOM, AccountLimiter, read_rate_limits
 from jury.testing import FakeClock, FakeProviderServer, ScriptedModel
 

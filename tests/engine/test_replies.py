@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import case, scores
-from jury import InvalidReply, Juror, Jury, Panel, VoteStatus
-from jury.adapters._rubric import parse_reply
+from jury import Juror, Jury, Panel, VoteStatus
+from jury.adapters import InvalidReply, parse_reply
 from jury.testing import ScriptedModel
 
 VALID = json.dumps(scores(4))
@@ -113,7 +113,7 @@ async def test_the_reask_bound_is_configurable(reasks: int) -> None:
 
 
 async def test_an_enforced_schema_object_is_validated_too() -> None:
-    from jury import JudgeReply
+    from jury.adapters import JudgeReply
 
     model = ScriptedModel([JudgeReply(text="", model="m", parsed=scores(4, relevance=9))])
     async with Jury(Panel(jurors=(Juror(model=model),), reasks=0)) as jury:

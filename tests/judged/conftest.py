@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import jury
-from jury import JudgeRequest, TransientError
+from jury.adapters import JudgeRequest, TransientError, register_provider
 from jury.pytest_plugin import JuryFactory
 from jury.testing import FakeClock, ScriptedModel
 
@@ -29,9 +29,9 @@ def by_the_rules(request: JudgeRequest) -> dict[str, Any]:
     raise AssertionError("a criterion the scripted judge has no rule for")
 
 
-jury.register_provider("rules", lambda spec: ScriptedModel(by_the_rules, name=spec))
+register_provider("rules", lambda spec: ScriptedModel(by_the_rules, name=spec))
 # A judge that is always down: the engine retries it with backoff, then gives up.
-jury.register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
+register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
 
 CLOCK = FakeClock()
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from jury import ConfigError, Juror, Jury, Panel, load_panel
-from jury.adapters import ModelStatus
-from jury.adapters._registry import model_status, register_provider
-from jury.cli._main import main
+from jury.adapters import ModelStatus, register_provider
+from jury.adapters._registry import model_status
+from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
 from jury.providers._lifecycle import GEMINI
@@ -260,8 +260,7 @@ pytest_plugins = ["pytester"]
 PLUGIN_CONFTEST = """
 from datetime import date
 
-import jury
-from jury.adapters import ModelStatus
+from jury.adapters import ModelStatus, register_provider
 from jury.testing import ScriptedModel
 
 
@@ -275,7 +274,7 @@ def lifecycle(model, day):
 
 REPLY = {"reason": "ok", "relevance": 5, "correctness": 5, "faithfulness": 5,
          "helpfulness": 5, "hallucinationFree": 5}
-jury.register_provider(
+register_provider(
     "aging", lambda spec: ScriptedModel([REPLY], name=spec), lifecycle=lifecycle
 )
 """

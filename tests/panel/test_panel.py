@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jury import JuryFileError, Panel, load_panel
-from jury.cli._main import main
+from jury.cli import main
 
 GOOD = """
 rubric = "five-metric"

@@ -92,7 +92,7 @@ def test_offline_replayed_and_scripted_jurors_are_not_llm_families() -> None:
 
 
 def test_a_registered_provider_can_declare_the_family_of_every_model_it_serves() -> None:
-    from jury import family_of, register_provider
+    from jury.adapters import family_of, register_provider
     from jury.testing import ScriptedModel
 
     register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec), family="acme")

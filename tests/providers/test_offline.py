@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jury import JudgeRequest, Jury, Message, default_panel, load_cases, load_rubric
+from jury import Jury, default_panel, load_cases, load_rubric
+from jury.adapters import JudgeRequest, Message
 from jury.providers.offline import OfflineJuror
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest" / "cases.jsonl"

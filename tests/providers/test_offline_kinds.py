@@ -9,17 +9,9 @@ from typing import Any
 
 import pytest
 
-from jury import Case, Jury, Verdict, VoteStatus, default_panel, load_cases
-from jury.adapters import (
-    Ballot,
-    Decision,
-    Metric,
-    MetricResult,
-    Prompt,
-    ReferenceJudge,
-    Rubric,
-)
-from jury.cli._main import main
+from jury import Ballot, Case, Jury, MetricResult, Verdict, VoteStatus, default_panel, load_cases
+from jury.adapters import Decision, Metric, Prompt, ReferenceJudge, Rubric
+from jury.cli import main
 from jury.providers.offline import check_statement
 from jury.rubrics import quote_occurs
 

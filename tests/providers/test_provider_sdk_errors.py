@@ -12,13 +12,8 @@ import httpx2
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
-from jury import (
-    AuthenticationError,
-    InvalidRequestError,
-    ProviderError,
-    RateLimitedError,
-    TransientError,
-)
+from jury import AuthenticationError, ProviderError
+from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 from jury.providers._wire import WireModel
 
 REQUEST = httpx2.Request("POST", "http://127.0.0.1:9/v1/messages")

@@ -10,16 +10,8 @@ from pathlib import Path
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
-from jury import (
-    AuthenticationError,
-    ConfigError,
-    InvalidRequestError,
-    Jury,
-    MissingCredentialError,
-    RateLimitedError,
-    TransientError,
-    load_panel,
-)
+from jury import AuthenticationError, ConfigError, Jury, MissingCredentialError, load_panel
+from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 from jury.adapters._registry import resolve_model
 from jury.providers._wire import WireModel, error_for_status, parse_retry_after
 from jury.testing import retry_after_date

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel, run_cli
 
-from jury import JudgeReply, QuotaExhaustedError, Usage, VoteStatus
+from jury import QuotaExhaustedError, VoteStatus
+from jury.adapters import JudgeReply, Usage
 from jury.adapters._registry import resolve_model
 from jury.providers._wire import WireModel
 from jury.testing import FakeClock, FakeProviderServer, Fault

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel
 
-from jury import Case, JudgeRequest, Message, VoteStatus, load_cases, load_rubric
+from jury import Case, VoteStatus, load_cases, load_rubric
+from jury.adapters import JudgeRequest, Message
 from jury.adapters._registry import builtin_rubrics, resolve_model
 from jury.providers._wire import WireModel
 from jury.testing import FakeProviderServer

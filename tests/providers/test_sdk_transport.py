@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from jury.adapters import ConfigError, JudgeReply, JudgeRequest
+from jury import ConfigError
+from jury.adapters import JudgeReply, JudgeRequest
 from jury.providers._wire import DirectTransport, SdkTransport, Wire, WireModel
 
 

@@ -12,12 +12,11 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 
 CONFTEST = """
-import jury
-from jury import TransientError
+from jury.adapters import TransientError, register_provider
 from jury.testing import ScriptedModel
 
 # A judge that is always down, for the unavailable outcome.
-jury.register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
+register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
 """
 
 TESTS = """

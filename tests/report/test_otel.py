@@ -9,7 +9,8 @@ from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 
 from conftest import case, panel_of, scores, scripted
-from jury import Jury, TransientError
+from jury import Jury
+from jury.adapters import TransientError
 from jury.report._otel_events import EVENT, VerdictEvents
 
 

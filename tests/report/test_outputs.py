@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from report_run import CASES, record_run
 
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_verdicts
 
 ROOT = Path(__file__).parents[2]

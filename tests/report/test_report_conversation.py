@@ -17,7 +17,8 @@ from browser import browser_page, chromium
 from report_run import record_run
 
 from conftest import scores
-from jury import Case, JudgeRequest, load_rubric
+from jury import Case, load_rubric
+from jury.adapters import JudgeRequest
 
 ROOT = Path(__file__).parents[2]
 

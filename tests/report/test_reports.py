@@ -16,7 +16,7 @@ import xmlschema
 from browser import browser_page, chromium
 from report_run import ATTACK, CASES, record_run
 
-from jury.cli._main import main
+from jury.cli import main
 
 XSD = Path(__file__).parents[1] / "junit" / "junit.xsd"
 
@@ -126,7 +126,7 @@ def test_a_card_shows_the_texts_and_reasons_before_the_checks(run_dir: Path) -> 
 
 
 def test_each_vote_links_to_the_exact_prompt_its_juror_saw(run_dir: Path) -> None:
-    from jury.adapters._registry import load_rubric
+    from jury import load_rubric
 
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     rubric = load_rubric("five-metric")

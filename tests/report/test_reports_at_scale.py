@@ -15,11 +15,10 @@ from report_run import CASES, record_run
 
 import jury.report._publish as publishing
 from conftest import case
-from jury import CaseVerdict, Verdict, VoteStatus
-from jury._verdict import Ballot, Vote
-from jury.agreement._panel_stats import summarize_agreement
+from jury import Ballot, CaseVerdict, Verdict, Vote, VoteStatus
+from jury.agreement import summarize_agreement
 from jury.agreement._tally import AgreementTally
-from jury.cli._main import main
+from jury.cli import main
 from jury.report._agreement import rubric_metrics
 from jury.runs._records import read_verdicts
 

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jury import Case, Prompt, Rubric, load_rubric
+from jury import Case, load_rubric
+from jury.adapters import Prompt, Rubric
 from jury.adapters._registry import builtin_rubrics
-from jury.cli._main import main
+from jury.cli import main
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = ROOT / "tests" / "golden"

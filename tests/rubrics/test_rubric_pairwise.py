@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from jury import Case, JudgeRequest, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
+from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
+from jury.adapters import JudgeRequest
 from jury.rubrics import position_consistency
 from jury.rubrics._pairwise import PairwiseRubric, from_toml
 from jury.testing import ScriptedModel

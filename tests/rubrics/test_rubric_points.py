@@ -8,17 +8,8 @@ from typing import Any
 
 import pytest
 
-from jury import (
-    Case,
-    JudgeRequest,
-    Juror,
-    Jury,
-    Panel,
-    RubricError,
-    Verdict,
-    VoteStatus,
-    load_rubric,
-)
+from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus, load_rubric
+from jury.adapters import JudgeRequest
 from jury.rubrics._points import PointsRubric, from_toml, quote_occurs
 from jury.testing import ScriptedModel
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from conftest import METRICS, scores
-from jury import Case, JudgeRequest, Juror, Jury, Panel, RubricError, Verdict, load_rubric
+from jury import Case, Juror, Jury, Panel, RubricError, Verdict, load_rubric
+from jury.adapters import JudgeRequest
 from jury.testing import ScriptedModel
 
 ROOT = Path(__file__).parents[2]

@@ -12,10 +12,9 @@ import pytest
 
 from conftest import case, scores
 from jury import Juror, Panel, load_cases, load_panel, load_rubric
-from jury.adapters._prices import price
-from jury.adapters._request import Usage
+from jury.adapters import Usage, price
 from jury.checks import CheckSuite
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._estimate import estimate
 from jury.runs._records import read_verdicts
 from jury.testing import ScriptedModel

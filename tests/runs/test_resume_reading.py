@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_manifest, read_verdicts
 
 CASES = 6

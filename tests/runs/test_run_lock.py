@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from jury._errors import RunLockedError
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._lock import RunLock
 from jury.testing import LoggedRequest, valid_reply
 from served import JURORS, ServerThread

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jury import Verdict, summarize
-from jury.cli._main import main
+from jury.cli import main
 from jury.runs._records import read_manifest, read_verdicts
 from served import JURORS as JUROR_MODELS
 from served import ServerThread
