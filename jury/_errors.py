@@ -10,6 +10,8 @@ Every error aiojury raises or records is one of these::
     │   ├── MissingCredentialError   a provider's key variable is not set (the variable named)
     │   ├── RunRecordError           a run directory that cannot be read (every bad line listed)
     │   ├── RunLockedError           another process is writing the run directory (who, since when)
+    │   ├── LabelsFileError          a labels file with bad lines (every bad line named)
+    │   ├── LabelsLockedError        another `jury label` is writing the labels file
     │   └── MergeError               shards that are not one run cut in pieces (each problem listed)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
     │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
@@ -55,6 +57,8 @@ __all__ = [
     "InvalidRequestError",
     "JuryError",
     "JuryFileError",
+    "LabelsFileError",
+    "LabelsLockedError",
     "MergeError",
     "MissingCredentialError",
     "OverBudget",
@@ -160,6 +164,25 @@ class RunLockedError(ConfigError):
             who += f": {holder['command']})" if holder.get("command") else ")"
         super().__init__(
             f"{run}: {who} is writing this run; wait for it to end, or choose another --out"
+        )
+
+
+class LabelsFileError(ConfigError):
+    """A labels file that cannot be used; `problems` names every bad line ("FILE:LINE: ...")."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("bad labels file:\n  " + "\n  ".join(self.problems))
+
+
+class LabelsLockedError(ConfigError):
+    """Another `jury label` holds the labels file: one writer per file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: another `jury label` is writing this labels file; close it first, "
+            "or give this one another --labels FILE"
         )
 
 

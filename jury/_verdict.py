@@ -320,6 +320,8 @@ class CaseVerdict(BaseModel):
         passed but which the jury failed went wrong at generation. None when it did not fail.
         """
         failed = {c.stage for c in self.checks if c.required and c.outcome is CheckOutcome.FAIL}
+        if "agent" in failed:  # the system under test broke before any other stage ran
+            return "agent"
         for stage in STAGES:
             if stage in failed:
                 return stage

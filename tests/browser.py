@@ -1,7 +1,7 @@
 """Headless Chromium over the DevTools protocol: open a page, drive it as a user would (real
 mouse clicks and typed text, dispatched by the browser's input pipeline), read what it shows,
 collect its console errors and exceptions (a Content-Security-Policy violation is one), and
-take screenshots. Only file:// pages and a loopback debugging port.
+take screenshots. Only file:// pages, pages served on 127.0.0.1, and a loopback debugging port.
 
 Playwright would do the same over the same protocol; this stays on `websockets` (already a test
 dependency) rather than a 50 MB driver package, and uses Debian's chromium as it is.
@@ -160,6 +160,32 @@ class Page:
         await self.send("Input.insertText", text=text)
         await asyncio.sleep(0.05)
 
+    async def press(self, key: str) -> None:
+        """One key pressed and released, as the keyboard sends it (keydown with its text for
+        a character, so that a focused field would receive it)."""
+        special = {
+            "Enter": (13, "\r"),
+            "Escape": (27, ""),
+            "ArrowLeft": (37, ""),
+            "ArrowUp": (38, ""),
+            "ArrowRight": (39, ""),
+            "ArrowDown": (40, ""),
+        }
+        code, text = special[key] if key in special else (ord(key.upper()), key)
+        down = {"key": key, "windowsVirtualKeyCode": code, "text": text}
+        await self.send("Input.dispatchKeyEvent", type="keyDown" if text else "rawKeyDown", **down)
+        await self.send("Input.dispatchKeyEvent", type="keyUp", key=key, windowsVirtualKeyCode=code)
+        await asyncio.sleep(0.05)
+
+    async def wait_for(self, expression: str, timeout: float = 15.0) -> Any:
+        """The value of `expression` once it is truthy (a page that fetches shows late)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = await self.evaluate(expression)
+            if value or time.monotonic() > deadline:
+                return value
+            await asyncio.sleep(0.05)
+
     async def select(self, selector: str, value: str) -> None:
         """Choose an option of a <select> (as Playwright's select_option does: a native
         drop-down is not drawn in headless mode), firing the events a user's choice fires."""
@@ -224,11 +250,17 @@ def _end_group(process: subprocess.Popen[bytes]) -> None:
 
 
 @asynccontextmanager
-async def browser_page(path: Path) -> AsyncIterator[Page]:
-    """Headless Chromium with `path` loaded; the browser is closed on the way out."""
+async def browser_page(path: Path | str) -> AsyncIterator[Page]:
+    """Headless Chromium with `path` (a file, or a loopback ``http://127.0.0.1`` address)
+    loaded; the browser is closed on the way out."""
     from websockets.asyncio.client import connect
 
-    url = await asyncio.to_thread(lambda: path.resolve().as_uri())
+    if isinstance(path, str):
+        url = path
+        if not url.startswith("http://127.0.0.1:"):
+            raise ValueError(f"only loopback pages: {url}")
+    else:
+        url = await asyncio.to_thread(lambda: path.resolve().as_uri())
     with _chromium() as socket_url:
         async with connect(socket_url, max_size=None) as socket:
             page = Page(socket)

@@ -161,3 +161,20 @@ def test_the_path_of_one_case_names_files_that_exist_in_their_layers_folder() ->
     # Every file the section names, in prose too, exists.
     named = set(re.findall(r"`((?:jury|providers|rubrics)/[\w/]+\.py)`", section))
     assert {path for path in named if not (root / path).is_file()} == set()
+
+
+def test_the_release_gate_example_runs_its_agent_and_passes_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jury.cli import main
+
+    section = "## The release gate"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
+    (tmp_path / "golden.jsonl").write_text(block(section, "jsonl"))
+    (tmp_path / "agent.py").write_text(block(section, "python"))
+    command = block(section, "bash").split("#")[0].split()
+    assert command == ["jury", "run", "golden.jsonl", "--agent", "agent.py:answer"]
+    assert main([*command[1:], "--out", "run"]) == 0
+    recorded = json.loads((tmp_path / "run" / "cases.jsonl").read_text())
+    assert recorded["answer"] == "Yes, ORD-102 is within the 30-day window."

@@ -26,7 +26,9 @@ from ._options import (
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from .._verdict import CaseVerdict
     from ..agreement._panel_stats import AgreementSummary, MetricAgreement
+    from ..agreement._people import PeopleAgreement
 
 __all__ = ["register"]
 
@@ -67,6 +69,13 @@ def register(sub: Any) -> None:
     parser.add_argument("--rubric", help="rubric name or file (default: the run's manifest)")
     parser.add_argument(
         "--cases", metavar="FILE", help="cases file whose human labels to compare jurors with"
+    )
+    parser.add_argument(
+        "--labels",
+        action="append",
+        metavar="FILE",
+        help="a labels file (`jury label`; repeatable): agreement between its labellers, and "
+        "each juror against their majority",
     )
     parser.add_argument(
         "--bootstrap",
@@ -138,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
     labels = None
     if args.cases:
         labels = {case.id: case.labels for case in load_cases(args.cases) if case.labels}
+    people = None
+    if args.labels:
+        people, majority = _people(args, name, verdicts)
+        labels = labels or {}
+        for case_id, given in majority.items():
+            labels[case_id] = {**labels.get(case_id, {}), **given}
     summary = run_agreement(
         verdicts,
         metrics,
@@ -164,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
             "undefined": unknown,
             "exit": code,
         }
+        if people is not None:
+            data["people"] = people.model_dump(mode="json")
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return code
@@ -172,12 +189,80 @@ def run(args: argparse.Namespace) -> int:
 
     console = console_for(sys.stdout)
     render(summary, console, top=args.top, run=args.run, rubric=name)
+    if people is not None:
+        render_people(people, console)
     if args.fail_under is not None:
         _render_gate(console, args.fail_under, args.gate_on, below, unknown, code)
     return code
 
 
+def _people(
+    args: argparse.Namespace, rubric_name: str | None, verdicts: Sequence[CaseVerdict]
+) -> tuple[PeopleAgreement, dict[str, dict[str, Any]]]:
+    """The labellers' agreement, and their majority label on each case."""
+    from ..adapters._registry import load_rubric
+    from ..agreement._people import people_agreement
+    from ..agreement._reliability import Bootstrap
+    from ..runs._labels import label_fields, load_labels
+    from ..runs._records import read_cases
+
+    if not rubric_name:
+        raise ConfigError("--labels: the run's manifest names no rubric; give --rubric")
+    rubric = load_rubric(rubric_name)
+    cases = {case.id: case for case in read_cases(args.run)}
+    found, warnings = load_labels(args.labels, cases, rubric)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not found:
+        raise ConfigError(f"--labels: no label in {', '.join(args.labels)}")
+    metrics = {m.name: m for case_id in found for m in label_fields(rubric, cases[case_id])}
+    people = people_agreement(
+        found,
+        metrics,
+        verdicts,
+        bootstrap=Bootstrap(args.bootstrap, args.confidence, args.seed, args.interval),
+    )
+    return people, people.majority
+
+
 # --- the terminal report ----------------------------------------------------------------------
+
+
+def render_people(people: PeopleAgreement, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print()
+    names = ", ".join(people.labellers)
+    console.print(Text(f"Agreement between people ({len(people.labellers)}: {names})", "bold"))
+    table = Table(title_justify="left")
+    for column in ("label", "level", "Cohen kappa", "Fleiss kappa", "alpha", "cases"):
+        table.add_column(column, justify="left" if column in ("label", "level") else "right")
+    for key, found in people.keys.items():
+        table.add_row(
+            escape(key),
+            found.level,
+            "-" if found.cohen_kappa is None else estimate_text(found.cohen_kappa),
+            "-" if found.fleiss_kappa is None else estimate_text(found.fleiss_kappa),
+            estimate_text(found.alpha),
+            str(found.cases),
+        )
+    console.print(table)
+    for key, found in people.keys.items():
+        for who in found.outliers:
+            own = found.disagreement[who] or 0.0
+            jurors = [v for v in found.jurors[who].values() if v is not None]
+            console.print(
+                Text(
+                    f"  {who} disagrees with the other labellers on {key} in {own:.0%} of "
+                    f"{found.compared[who]} cases; the jurors, {min(jurors):.0%} to "
+                    f"{max(jurors):.0%}: check {who}'s labels",
+                    style="yellow",
+                )
+            )
+    if people.ties:
+        console.print(f"  no majority (labellers tied): {escape(', '.join(people.ties))}")
 
 
 def render(

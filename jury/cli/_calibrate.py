@@ -12,7 +12,9 @@ Gold as answer
     pass's score and the stability: the share of juror answers identical in every pass.
 Hand-labelled cases
     Cases with ``labels`` (``{"pass": true}``, or a metric's value such as
-    ``{"correctness": 4}`` or a point's ``"yes"``) are judged as they are; each juror's
+    ``{"correctness": 4}`` or a point's ``"yes"``), or labelled in a labels file (``--labels
+    FILE``, written by `jury label`; several labellers give their majority), are judged as
+    they are; each juror's
     (and the panel's) accuracy and Cohen's kappa against the humans are reported (kappa from
     `jury.agreement`, weighted for ordinal metrics), and ``--save-baseline`` stores them so
     that a later ``--baseline`` run shows drift after a silent model update.
@@ -71,6 +73,13 @@ def register(sub: Any) -> None:
     )
     add_case_arguments(parser, help="cases with golden answers and/or labels")
     add_panel_options(parser)
+    parser.add_argument(
+        "--labels",
+        action="append",
+        metavar="FILE",
+        help="a labels file (`jury label`; repeatable): its labels, the labellers' majority, "
+        "join the cases' own labels",
+    )
     parser.add_argument("--passes", type=int, default=1, help="times to run the gold checks")
     parser.add_argument(
         "--gold-min", type=float, default=0.9, help="points score a golden answer must reach"
@@ -252,6 +261,14 @@ def run(args: argparse.Namespace) -> int:
         cases = source.load()
     finally:
         source.close()
+    if args.labels:
+        from ..adapters._registry import load_rubric
+        from ..runs._labels import with_file_labels
+
+        rubric = load_rubric(panel.rubric, panel.thresholds)
+        cases, said = with_file_labels(cases, args.labels, rubric)
+        for warning in said:
+            print(f"warning: {warning}", file=sys.stderr)
     out = sys.stdout
     for warning in panel_warnings(panel):
         print(f"warning: {warning}", file=sys.stderr)

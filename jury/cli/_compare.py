@@ -126,10 +126,23 @@ def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     if args.runs:
         if len(args.runs) != 2:
             raise ConfigError(f"expected RUN_A RUN_B, got {len(args.runs)} run(s)")
-        return [args.runs[0]], [args.runs[1]]
+        return _repeats([args.runs[0]]), _repeats([args.runs[1]])
     if not args.a or not args.b:
         raise ConfigError("give RUN_A RUN_B, or --a RUN ... --b RUN ...")
-    return list(args.a), list(args.b)
+    return _repeats(args.a), _repeats(args.b)
+
+
+def _repeats(runs: list[str]) -> list[str]:
+    """The runs of a side, a directory of ``jury run --repeat N`` standing for its repeats."""
+    out: list[str] = []
+    for run in runs:
+        path = Path(run)
+        inner = sorted(path.glob("repeat-*"), key=lambda p: (len(p.name), p.name))
+        if not (path / "manifest.json").exists() and inner:
+            out.extend(str(p) for p in inner if (p / "manifest.json").exists())
+        else:
+            out.append(run)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ COMMANDS = (
     "jury.cli._check_quotes",
     "jury.cli._doctor",
     "jury.cli._merge",
+    "jury.cli._label",
 )
 
 EXIT_USAGE = 2

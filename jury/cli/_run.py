@@ -12,17 +12,21 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
+from ..adapters._agent import Agent
 from ..batch._run import batch_jurors
 from ..cases import CaseSource
+from ..cases._case import Case
 from ..cases._subset import Selection, Subset
+from ..engine._agent_step import AgentStep
 from ..engine._cache import SqliteCache, default_cache_dir
 from ..engine._jury import Jury
+from ..panel._agent_spec import AgentSettings
 from ..panel._panel import Panel
 from ..report._progress import RunProgress
 from ..report._publish import publish
@@ -51,6 +55,16 @@ from ._options import (
     report_paths,
     subset_from,
 )
+from ._run_agent import (
+    AnswerNotice,
+    add_agent_arguments,
+    agent_for,
+    agent_record,
+    answers_source,
+    refuse_nothing_to_judge,
+    resumed_agent,
+    same_agent,
+)
 from ._run_batches import (
     batch_run,
     judge_batches,
@@ -59,6 +73,7 @@ from ._run_batches import (
     resumed_arguments,
     same_shard,
 )
+from ._run_repeat import run_repeats
 
 __all__ = ["register"]
 
@@ -146,6 +161,7 @@ def register(sub: Any) -> None:
         "(needs aiojury[otel]; also JURY_OTEL=1)",
     )
     add_check_options(parser)
+    add_agent_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -175,6 +191,7 @@ def open_record(
     redactor: Redactor,
     cache: SqliteCache | None,
     shard: Shard | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
 ) -> RunRecord:
     path, resume = _run_dir(args)
     # The lock first: what the directory holds is only known once no one else writes it.
@@ -182,7 +199,7 @@ def open_record(
     try:
         if resume or (path / "manifest.json").exists():
             manifest = require_manifest(path)
-            _same_run(manifest, source, panel, jury, selection.subset)
+            _same_run(manifest, source, panel, jury, selection.subset, agent)
             same_shard(manifest, shard)
             return RunRecord.resume(path, redactor, lock)
         manifest = build_manifest(
@@ -191,7 +208,7 @@ def open_record(
             rubric=jury.rubric,
             cases_path=args.cases,
             cases_count=selection.count,
-            prompts=prompt_hashes(jury.rubric, selection.cases()),
+            prompts=prompt_hashes(jury.rubric, _answered(selection, agent is not None)),
             jury_file=args.jury,
             cache=str(cache.path) if cache is not None else None,
             redact_patterns=redactor.patterns,
@@ -199,14 +216,30 @@ def open_record(
         )
         manifest["subset"] = selection.record()
         record_options(args, manifest, shard, selection.count, source.format)
+        if agent is not None:
+            # The cases are recorded as the agent answers them, each before it is judged.
+            manifest["agent"] = agent_record(*agent)
+            return RunRecord.create(path, manifest, (), redactor, lock)
         return RunRecord.create(path, manifest, selection.cases(), redactor, lock)
     except BaseException:
         lock.release()
         raise
 
 
+def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
+    """The cases the prompts' hashes are taken from: golden cases, before the agent answers
+    them, with a stand-in answer (the system prompts never depend on it)."""
+    for case in selection.cases():
+        yield case.model_copy(update={"answer": "-"}) if agent and case.answer is None else case
+
+
 def _same_run(
-    manifest: dict[str, Any], source: CaseSource, panel: Panel, jury: Jury, subset: Subset
+    manifest: dict[str, Any],
+    source: CaseSource,
+    panel: Panel,
+    jury: Jury,
+    subset: Subset,
+    agent: tuple[Agent, AgentSettings] | None,
 ) -> None:
     """A resumed run must judge the same cases with the same panel and rubric."""
     changed = []
@@ -220,6 +253,9 @@ def _same_run(
         changed.append("the jury")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
         changed.append("the rubric")
+    agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
+    if agent_changed is not None:
+        changed.append(agent_changed)
     if changed:
         raise ConfigError(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
@@ -233,35 +269,68 @@ async def judge_cases(
     selection: Selection,
     progress: RunProgress,
     on_verdict: Callable[[CaseVerdict], None] | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
+    notice: AnswerNotice | None = None,
 ) -> None:
-    """Judge the cases that have no verdict yet, recording each one as it finishes."""
+    """Judge the cases that have no verdict yet, recording each one as it finishes.
+
+    With an agent, each case is answered first and recorded before it is judged; a case whose
+    answer is recorded (a killed run) is judged from the record, never asked again."""
     finished = record.finished()
-    todo = (case for case in selection.cases() if case.id not in finished)
-    async with jury:
-        async for verdict in jury.evaluate(todo):
-            record.append(verdict)
-            progress.add(verdict)
-            if on_verdict is not None:
-                on_verdict(verdict)
+    pending = record.answered(finished) if agent is not None else {}
+    todo: Iterator[Case] = (
+        pending.get(case.id, case) for case in selection.cases() if case.id not in finished
+    )
+    step: AgentStep | None = None
+    if agent is not None:
+        model, settings = agent
+        step = AgentStep(
+            model,
+            concurrency=settings.agent_concurrency,
+            timeout=settings.agent_timeout,
+            on_answer=record.add_case,
+            needs_agent=lambda case: case.id not in pending,
+        )
+        progress.agent = step.counts
+    elif notice is not None:
+        todo = map(notice.see, todo)
+    try:
+        async with jury:
+            async for verdict in jury.evaluate(todo, agent=step):
+                record.append(verdict)
+                progress.add(verdict)
+                if on_verdict is not None:
+                    on_verdict(verdict)
+    finally:
+        if agent is not None:
+            await agent[0].aclose()
 
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
+    answers_source(args)
     resumed_arguments(args)
+    resumed_agent(args)
     if not args.cases:
         raise ConfigError("give a cases file, or --resume RUN")
     panel = panel_for(args)
     shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
     if shard is not None:
         panel = shard.panel(panel)
+    # Resolved first: a missing file, module or function stops the run before any call.
+    agent, agent_settings = agent_for(args, panel)
+    if args.repeat is not None:
+        return run_repeats(args, run, agent=agent is not None)
     source = case_source(args, panel)
     selection = Selection.of(source, subset_from(args), source.count)
     if shard is not None:
         selection = shard.narrow(selection)
     checks = checks_for(args, panel)
     batch = any(batch_jurors(panel, all_jurors=args.batch))
+    if batch and agent is not None:
+        raise ConfigError("--agent: not in batch mode yet; run the agent online")
     if args.submit_only and not batch:
         raise ConfigError("--submit-only: only in batch mode (--batch, or a [batch] table)")
     if batch and args.max_cost is not None:
@@ -278,6 +347,8 @@ def run(args: argparse.Namespace) -> int:
             )
         finally:
             source.close()
+    if agent is None and not args.resume:
+        refuse_nothing_to_judge(selection.cases())
     from ..panel._warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
@@ -291,7 +362,11 @@ def run(args: argparse.Namespace) -> int:
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
         )
         on_verdict = _otel_hook(args)
-        with open_record(args, jury, panel, source, selection, redactor, cache, shard) as record:
+        calling = (agent, agent_settings) if agent is not None else None
+        notice = AnswerNotice()
+        with open_record(
+            args, jury, panel, source, selection, redactor, cache, shard, calling
+        ) as record:
             done = len(record.finished())
             with RunProgress(selection.count, done=done, mode=args.progress) as progress:
                 if batch:
@@ -303,7 +378,10 @@ def run(args: argparse.Namespace) -> int:
                         )
                     )
                 else:
-                    asyncio.run(judge_cases(jury, record, selection, progress, on_verdict))
+                    asyncio.run(
+                        judge_cases(jury, record, selection, progress, on_verdict, calling, notice)
+                    )
+            notice.say()
             if batch and not result.finished:
                 return print_pending(result, record.path, batched.settings.in_flight)
             _say_resumed(record.path, done, selection.count)

@@ -21,6 +21,7 @@ from .._errors import ConfigError
 from .._logging import Events
 from .._redact import secret_values
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Vote
+from ..adapters._agent import Agent
 from ..adapters._model import JudgeModel
 from ..adapters._registry import family_of, load_rubric, resolve_model
 from ..adapters._request import CallCache, JudgeReply, Usage
@@ -30,8 +31,10 @@ from ..decide._cascade import reducer
 from ..decide._learned import Fits, load_fit
 from ..panel._lifecycle import refuse_retired
 from ..panel._panel import Juror, Panel
+from ._agent_step import AgentStep
 from ._calls import CallLayer
 from ._judging import CaseJudge, Checker
+from ._pipeline import agent_step, pipeline
 from ._stream import VerdictStream
 from ._votes import Seat, Voter
 
@@ -280,15 +283,29 @@ class Jury:
             judges_spared=verdict.judges_spared,
         )
 
-    def evaluate(self, cases: Iterable[Case] | AsyncIterable[Case]) -> VerdictStream:
+    def evaluate(
+        self,
+        cases: Iterable[Case] | AsyncIterable[Case],
+        *,
+        agent: Agent | AgentStep | None = None,
+        agent_concurrency: int = 8,
+        agent_timeout: float = 60.0,
+    ) -> VerdictStream:
         """Judge cases concurrently; the verdicts come as they are ready.
 
         Cases are read lazily, at most `panel.concurrency` at a time, so a file of any size
         streams in bounded memory. Verdicts come in completion order. Leaving ``async for``
         early (break, exception, cancellation) stops every call at once; ``async with
         jury.evaluate(cases) as verdicts:`` makes the end explicit.
+
+        With an `agent` (the system under test) each case is first answered by it (at most
+        `agent_concurrency` calls at once, `agent_timeout` seconds each), then checked and
+        judged: see `jury.engine._pipeline`.
         """
-        return VerdictStream(self.judge, cases, self.panel.concurrency)
+        if agent is None:
+            return VerdictStream(self.judge, cases, self.panel.concurrency)
+        step = agent_step(agent, agent_concurrency, agent_timeout)
+        return pipeline(self.judge, step, cases, self.panel.concurrency)
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:

@@ -44,10 +44,12 @@ class _Run:
         judge: Callable[[Case], Awaitable[CaseVerdict]],
         cases: Iterable[Case] | AsyncIterable[Case],
         concurrency: int,
+        on_input_end: Callable[[], None] | None = None,
     ) -> None:
         self.judge = judge
         self.cases = cases
         self.concurrency = concurrency
+        self.on_input_end = on_input_end
         self.queue: asyncio.Queue[CaseVerdict | _End] = asyncio.Queue(maxsize=concurrency)
         self.tasks: set[asyncio.Task[None]] = set()
         self.runner: asyncio.Task[None] | None = None
@@ -89,6 +91,8 @@ class _Run:
                     task = group.create_task(one(case), name="jury-case")
                     self.tasks.add(task)
                     task.add_done_callback(forget)
+                if self.on_input_end is not None:
+                    self.on_input_end()
         except BaseExceptionGroup as group_error:
             await self.queue.put(_End(_first_jury_error(group_error)))
             return
@@ -108,8 +112,10 @@ class VerdictStream(AsyncIterator[CaseVerdict]):
         concurrency: int,
         *,
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
+        on_input_end: Callable[[], None] | None = None,
     ) -> None:
-        self._run = _Run(judge, cases, concurrency)
+        """`on_input_end` is called once every case is read (and started)."""
+        self._run = _Run(judge, cases, concurrency, on_input_end)
         self._on_close = on_close
 
     def __aiter__(self) -> VerdictStream:

@@ -165,6 +165,18 @@ class Panel(BaseModel):
     providers: dict[str, ProviderLimits] = {}
     #: The model under test (``provider/model``), to warn when a juror shares its family.
     system_under_test: str | None = None
+    #: The system under test, called for each case before its checks and jury (``--agent``):
+    #: ``file.py:function``, ``module:function``, an ``http(s)://`` endpoint or
+    #: ``provider/model``. The keys are `jury.panel._agent_spec.AgentSettings`'s.
+    agent: str | None = None
+    agent_prompt: str | None = None
+    agent_family: str | None = None
+    #: Agent calls at once (apart from the judges' limits), and seconds for one.
+    agent_concurrency: int = Field(default=8, ge=1)
+    agent_timeout: float = Field(default=60.0, gt=0)
+    agent_headers: dict[str, str] = {}
+    agent_body: dict[str, Any] | None = None
+    agent_fields: dict[str, str] = {}
     gate: Gate = Gate()
     #: The rules `jury compare` applies (the ``[compare]`` table).
     compare: CompareRules = CompareRules()

@@ -48,9 +48,11 @@ from typing import Any, TypeVar
 import pytest
 
 from .._verdict import CaseVerdict, Verdict, VoteStatus
+from ..adapters._agent import Agent
 from ..adapters._registry import build_rubric
 from ..adapters._request import CallCache
 from ..cases._case import Case
+from ..engine._agent_step import answer_and_judge
 from ..engine._jury import Jury
 from ..engine._loop_thread import LoopThread
 from ..panel._defaults import default_panel
@@ -183,8 +185,34 @@ class Judge:
         """
         return await self._verdict(self.jury, self._case(case, fields))
 
-    async def _verdict(self, jury: Jury, subject: Case) -> CaseVerdict:
-        verdict = await self.session.run(jury.judge(subject))
+    async def run(
+        self,
+        case: Case | None = None,
+        /,
+        *,
+        agent: Agent | str,
+        agent_timeout: float = 60.0,
+        **fields: Any,
+    ) -> CaseVerdict:
+        """Ask `agent` (an `Agent`, or a SPEC as ``jury run --agent`` takes) about a golden
+        case, then judge its answer: the verdict `jury run --agent` gives that case. An agent
+        that raises, times out or answers nothing FAILs the case at the stage "agent"."""
+        if isinstance(agent, str):
+            from ..panel._agent_spec import resolve_agent
+
+            agent = resolve_agent(agent)
+        subject = self._case(case, fields)
+        jury = self.jury
+        judged = answer_and_judge(jury.judge, subject, agent, agent_timeout)
+        return await self._verdict(jury, subject, judged)
+
+    async def _verdict(
+        self,
+        jury: Jury,
+        subject: Case,
+        judging: Coroutine[Any, Any, CaseVerdict] | None = None,
+    ) -> CaseVerdict:
+        verdict = await self.session.run(judging or jury.judge(subject))
         broken = [
             v for v in verdict.votes if v.status in (VoteStatus.UNAVAILABLE, VoteStatus.INVALID)
         ]

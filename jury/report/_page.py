@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["render_page", "write_page"]
+__all__ = ["render_app", "render_page", "write_page"]
 
 
 def _asset(name: str) -> str:
@@ -58,8 +58,8 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def _assets() -> dict[str, str]:
-    style, script = _asset("report.css"), _asset("report.js")
+def _assets(style_file: str = "report.css", script_file: str = "report.js") -> dict[str, str]:
+    style, script = _asset(style_file), _asset(script_file)
     policy = (
         f"default-src 'none'; script-src {_digest(script)}; style-src {_digest(style)}; "
         "img-src data:; base-uri 'none'; form-action 'none'"
@@ -78,3 +78,12 @@ def write_page(out: TextIO, template: str, **context: Any) -> None:
     whole)."""
     for chunk in _environment().get_template(template).generate(**_assets(), **context):
         out.write(chunk)
+
+
+def render_app(template: str, style: str, script: str, **context: Any) -> tuple[str, str]:
+    """A page served by a local command (`jury label`): (the page, its policy). The policy is
+    the report's with one addition, ``connect-src 'self'``, because the page's script talks
+    to the server that served it, and nowhere else."""
+    assets = _assets(style, script)
+    assets["policy"] += "; connect-src 'self'"
+    return _environment().get_template(template).render(**assets, **context), assets["policy"]

@@ -12,7 +12,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, Protocol, TextIO
 
 from .._verdict import CallStats, CaseVerdict, VoteStatus
 
@@ -36,6 +36,14 @@ def _duration(seconds: float) -> str:
     if seconds >= 60:
         return f"{seconds // 60}m{seconds % 60:02d}s"
     return f"{seconds}s"
+
+
+class AgentCalls(Protocol):
+    """The agent step's counts (`jury.engine` keeps them), read by the progress line."""
+
+    started: int
+    done: int
+    failed: int
 
 
 class RunProgress:
@@ -64,6 +72,9 @@ class RunProgress:
         #: What the calls of the cases judged so far cost.
         self.calls = CallStats()
         self.errors: Counter[str] = Counter()
+        #: The agent's calls, when the run calls the system under test (shown beside the
+        #: judges' calls: a slow agent and slow judges look the same from the case count).
+        self.agent: AgentCalls | None = None
         self.verdicts: Counter[str] = Counter()
         self.mode = self._choose(mode)
         self._started = clock()
@@ -110,7 +121,12 @@ class RunProgress:
             if left > 0:
                 parts.append(f"ETA {_duration(left / rate)}")
         calls = self.calls
-        parts.append(f"calls {calls.attempts} (cached {calls.cache_hits})")
+        agent = self.agent
+        if agent is not None:
+            running = agent.started - agent.done
+            parts.append(f"agent calls {agent.done} ({running} running, {agent.failed} failed)")
+        judge = "judge calls" if agent is not None else "calls"
+        parts.append(f"{judge} {calls.attempts} (cached {calls.cache_hits})")
         parts.append(f"tokens {_tokens(calls.input_tokens)}/{_tokens(calls.output_tokens)}")
         parts.append("cost ?" if calls.cost is None else f"cost ${calls.cost:.4f}")
         if self.errors:

@@ -163,6 +163,10 @@ def _first_choice(juror: Juror, notes: list[str]) -> tuple[str, bool, Pricing, P
     return model.name, model.offline, _pricing(model), _pricing(model, batch=True)
 
 
+#: Why `jury run` refuses a file whose cases all lack an answer (and `jury estimate` notes).
+NO_ANSWER = "no case has an answer: give --agent, or map an answer column"
+
+
 def _times(cost: float | None, samples: int) -> float | None:
     return None if cost is None else cost * samples
 
@@ -195,8 +199,10 @@ def estimate(
         result.jurors.append(row)
     rounds = 1 + panel.reasks
     max_out = panel.max_tokens
+    answered = 0
     for case in cases:
         result.cases += 1
+        answered += case.answer is not None
         if _spared(case, checks, judge_all):
             result.spared += 1
             continue
@@ -221,4 +227,6 @@ def estimate(
                 row.add(_times(least, samples), _times(most, samples))
                 least, most = batched(tokens_in, typical_out), batched(most_in, max_out * rounds)
                 row.add_batch(_times(least, samples), _times(most, samples))
+    if result.cases and not answered:
+        result.notes.append(f"{NO_ANSWER} (`jury run` stops with exit 2 on this file)")
     return result

@@ -5,6 +5,8 @@ A run directory holds::
     manifest.json    versions, command line, jury (as parsed), rubric and prompt hashes, cases
                      file hash, git commit, start (and finish) time
     cases.jsonl      the cases as judged, after redaction: what reports and `jury rescore` read
+                     (a run that calls the agent appends each case once it is answered, with
+                     its answer and trace, before judging it)
     verdicts.jsonl   one `CaseVerdict` per line, appended as each case finishes
     summary.json     the `RunSummary`, at the end
     report.html      the HTML report, at the end
@@ -125,7 +127,12 @@ def panel_record(panel: Panel) -> dict[str, Any]:
 def jury_identity(record: Mapping[str, Any]) -> dict[str, Any]:
     """A recorded jury as it decides verdicts: how its calls travel (batch settings) is not
     part of it, so that a run resumed or merged with other batch settings is the same run."""
-    kept = {k: v for k, v in record.items() if k not in ("batch", "batch_fallback")}
+    # Nor is the agent: the system under test is recorded (and compared) on its own.
+    kept = {
+        k: v
+        for k, v in record.items()
+        if k not in ("batch", "batch_fallback") and not k.startswith("agent")
+    }
     kept["jurors"] = [
         {k: v for k, v in juror.items() if k != "batch"} for juror in record.get("jurors", ())
     ]
@@ -224,6 +231,7 @@ class RunRecord:
         self.manifest = manifest
         self._lock = lock
         self._fd: int | None = None
+        self._cases_fd: int | None = None
         self._synced = time.monotonic()
         self._dirty = False
 
@@ -267,9 +275,9 @@ class RunRecord:
         lock = lock or RunLock(path)
         try:
             manifest = require_manifest(path)
-            verdicts = path / VERDICTS
-            if verdicts.exists():
-                _cut_torn_tail(verdicts)
+            for name in (VERDICTS, CASES):
+                if (path / name).exists():
+                    _cut_torn_tail(path / name)
         except BaseException:
             lock.release()
             raise
@@ -286,14 +294,49 @@ class RunRecord:
             return set()
         return {verdict.case_id for verdict in read_verdicts(self.path)}
 
+    def answered(self, finished: set[str]) -> dict[str, Case]:
+        """The cases the agent answered whose verdict is not recorded (the run was killed
+        between the two): they are judged from the record, never asked again.
+
+        The cases file is rewritten with one line per case, keeping only the cases with a
+        verdict or an answer: a case whose agent failed and whose verdict was lost is asked
+        again, and must not be listed twice."""
+        path = self.path / CASES
+        if not path.exists():
+            return {}
+        lines: dict[str, bytes] = {}
+        pending: dict[str, Case] = {}
+        with open(path, "rb") as handle:
+            for line in handle:
+                data = json.loads(line)
+                case_id = data["id"]
+                if case_id in finished or data.get("answer") is not None:
+                    lines.pop(case_id, None)
+                    lines[case_id] = line
+                if case_id not in finished and data.get("answer") is not None:
+                    pending[case_id] = Case.model_validate(data)
+        tmp = path.with_name(f".{CASES}.tmp")
+        with open(tmp, "wb") as handle:
+            handle.writelines(lines.values())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        return pending
+
+    def add_case(self, case: Case) -> None:
+        """Record a case as the agent answered it, before it is judged: a kill after this
+        line never asks the agent about that case again."""
+        if self._cases_fd is None:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            self._cases_fd = os.open(self.path / CASES, flags, 0o644)
+        _write_line(self._cases_fd, self.redactor.json_line(case))
+        self._dirty = True
+
     def append(self, verdict: CaseVerdict) -> None:
         """Record one finished case. One ``write`` per line: a killed run never holds half."""
         if self._fd is None:
             raise RuntimeError("the run record is closed")
-        line = self.redactor.json_line(verdict)
-        written = os.write(self._fd, line)
-        while written < len(line):  # a short write on a full disk or a signal: finish the line
-            written += os.write(self._fd, line[written:])
+        _write_line(self._fd, self.redactor.json_line(verdict))
         self._dirty = True
         now = time.monotonic()
         if now - self._synced >= FSYNC_INTERVAL:
@@ -302,6 +345,8 @@ class RunRecord:
     def sync(self) -> None:
         if self._fd is not None and self._dirty:
             os.fsync(self._fd)
+            if self._cases_fd is not None:
+                os.fsync(self._cases_fd)
             self._dirty = False
         self._synced = time.monotonic()
 
@@ -310,6 +355,9 @@ class RunRecord:
             self.sync()
             os.close(self._fd)
             self._fd = None
+        if self._cases_fd is not None:
+            os.close(self._cases_fd)
+            self._cases_fd = None
         self._lock.release()
 
     def __enter__(self) -> RunRecord:
@@ -324,6 +372,13 @@ class RunRecord:
         write_atomic(
             self.path / MANIFEST, json.dumps(self.manifest, indent=2, ensure_ascii=False) + "\n"
         )
+
+
+def _write_line(fd: int, line: bytes) -> None:
+    """One ``write`` per line; a short write (a full disk, a signal) is finished."""
+    written = os.write(fd, line)
+    while written < len(line):
+        written += os.write(fd, line[written:])
 
 
 def _cut_torn_tail(path: Path) -> None:

@@ -217,3 +217,71 @@ def test_judged_tests_under_each_async_plugin(
                 "@pytest.mark.asyncio*asyncio_mode = auto*@pytest.mark.anyio*"
             ]
         )
+
+
+AGENT_FILE = """
+import json
+from pathlib import Path
+from jury import Case
+from jury.adapters import AgentReply
+
+RECORDED = {}
+for line in Path(EXAMPLE).read_text().splitlines():
+    case = Case.model_validate(json.loads(line))
+    RECORDED[case.id] = case
+
+
+async def answer(case):
+    if case.id == "edge-return-day30":
+        raise RuntimeError("the policy index is down")
+    known = RECORDED[case.id]
+    return AgentReply(answer=known.answer, trace=known.trace)
+"""
+
+AGENT_TESTS = """
+import json
+from pathlib import Path
+
+import pytest
+from jury import Case
+
+@pytest.mark.jury
+async def test_every_golden_case(judge):
+    out = {}
+    for line in Path("golden.jsonl").read_text().splitlines():
+        verdict = await judge.run(Case.model_validate_json(line), agent="agent.py:answer")
+        out[verdict.case_id] = [verdict.verdict.value, list(verdict.reasons)]
+    Path("plugin.json").write_text(json.dumps(out))
+"""
+
+
+def test_judge_run_with_an_agent_gives_the_verdicts_jury_run_gives_agent_failures_included(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from jury.cli import main
+
+    example = ROOT / "examples" / "shopnest" / "cases.jsonl"
+    golden = []
+    for line in example.read_text().splitlines():
+        record = json.loads(line)
+        record.pop("trace")
+        golden.append(json.dumps(record) + "\n")
+    project.path.joinpath("golden.jsonl").write_text("".join(golden))
+    project.path.joinpath("agent.py").write_text(f"EXAMPLE = {str(example)!r}\n" + AGENT_FILE)
+    project.makepyfile(test_agent=AGENT_TESTS)
+    monkeypatch.chdir(project.path)
+    monkeypatch.setenv("JURY_CACHE_DIR", str(project.path / "cache"))
+    assert main(["run", "golden.jsonl", "--agent", "agent.py:answer", "--out", "run"]) == 1
+    by_run = {}
+    for line in (project.path / "run" / "verdicts.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        by_run[data["case_id"]] = [data["verdict"], list(data.get("reasons", ()))]
+
+    result = run(project, "--jury", "test_agent.py")
+    result.assert_outcomes(passed=1)
+    by_plugin = json.loads((project.path / "plugin.json").read_text())
+    assert by_plugin == by_run
+    assert by_plugin["edge-return-day30"][0] == "FAIL"
+    assert "the policy index is down" in by_plugin["edge-return-day30"][1][0]

@@ -1,0 +1,50 @@
+"""One pipeline: agent -> checks -> jury -> decision, streamed.
+
+Agent calls and judged cases each run within their own bound (the agent step's
+`concurrency`, the panel's), so that a slow agent never holds the judges' slots and slow
+judges never hold the agent's; the stream holds at most both at once, so a file of any size
+streams in bounded memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
+
+from .._verdict import CaseVerdict
+from ..adapters._agent import Agent
+from ..cases._case import Case
+from ._agent_step import AgentStep
+from ._stream import VerdictStream
+
+__all__ = ["agent_step", "pipeline"]
+
+
+def agent_step(agent: Agent | AgentStep, concurrency: int, timeout: float) -> AgentStep:
+    """The step that calls `agent` (an `AgentStep` already built, as `jury run` builds it
+    with its recording, is used as it is)."""
+    if isinstance(agent, AgentStep):
+        return agent
+    return AgentStep(agent, concurrency=concurrency, timeout=timeout)
+
+
+def pipeline(
+    judge: Callable[[Case], Awaitable[CaseVerdict]],
+    step: AgentStep,
+    cases: Iterable[Case] | AsyncIterable[Case],
+    concurrency: int,
+) -> VerdictStream:
+    """Each case answered by the step, then judged by `judge` (at most `concurrency` at once);
+    a case whose agent broke comes out as its FAIL without a judge."""
+    judging = asyncio.Semaphore(concurrency)
+    in_flight = concurrency + step.concurrency
+    step.limit_first(in_flight)
+
+    async def one(case: Case) -> CaseVerdict:
+        answered = await step.run(case)
+        if isinstance(answered, CaseVerdict):
+            return answered
+        async with judging:
+            return await judge(answered)
+
+    return VerdictStream(one, cases, in_flight, on_input_end=step.input_ended)
