@@ -12,7 +12,10 @@ Every error aiojury raises or records is one of these::
     │   ├── RunLockedError           another process is writing the run directory (who, since when)
     │   ├── LabelsFileError          a labels file with bad lines (every bad line named)
     │   ├── LabelsLockedError        another `jury label` is writing the labels file
-    │   └── MergeError               shards that are not one run cut in pieces (each problem listed)
+    │   ├── MergeError               shards that are not one run cut in pieces (each problem listed)
+    │   └── AgentUnreachable         the system under test cannot be reached at all (refused, no
+    │                                such host): raised per call; a run whose first calls all
+    │                                get it stops (exit 2)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
     │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
     │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says,
@@ -23,7 +26,10 @@ Every error aiojury raises or records is one of these::
     │   │   └── QuotaExhaustedError  a quota that no retry clears (no credit, a per-day quota)
     │   └── BatchFailedError         a request that failed in its provider batches as often as the
     │                                settings allow: its vote is unavailable
-    └── InvalidReply                 a reply that breaks the rubric's schema or rules; re-asked
+    ├── InvalidReply                 a reply that breaks the rubric's schema or rules; re-asked
+    └── AgentError                   the system under test failed one case (answered nothing, in
+                                     a shape that cannot be read, too late): the case FAILs at
+                                     the stage "agent"
 
 A provider error never becomes a FAIL: after retries and fallbacks it is an *unavailable*
 vote, and a case short of valid votes is INCONCLUSIVE.
@@ -48,6 +54,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AccountError",
+    "AgentError",
+    "AgentUnreachable",
     "AuthenticationError",
     "BatchFailedError",
     "CallFailed",
@@ -269,6 +277,19 @@ class InvalidReply(JuryError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class AgentUnreachable(ConfigError):
+    """The agent cannot be reached at all (an HTTP endpoint refusing connections, a host that
+    does not resolve). Raised per call, like `AgentError`; when the first calls of a run all
+    raise it the run stops with exit 2 naming it, since no case can be answered. A
+    `ConfigError`, so code that calls one agent outside a run also sees exit 2."""
+
+
+class AgentError(JuryError):
+    """The agent failed one case: it answered nothing, replied in a shape that cannot be read,
+    or too late (the message says which). The system under test broke, unlike a judge: its
+    case FAILs at the stage "agent", with this message kept and shown."""
 
 
 class CallFailed(Exception):

@@ -27,4 +27,12 @@ LIFECYCLE: dict[str, str] = {
     "google": "jury.providers._lifecycle:google",
 }
 
-__all__ = ["BUILTIN", "LIFECYCLE"]
+#: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
+#: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
+AGENTS: dict[str, str] = {
+    "callable": "providers.agents._callable:create",
+    "http": "providers.agents._http:create",
+    "model": "providers.agents._model:create",
+}
+
+__all__ = ["AGENTS", "BUILTIN", "LIFECYCLE"]

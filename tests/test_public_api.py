@@ -60,7 +60,9 @@ PUBLIC = {
 #: The seams: what an adapter, a rubric kind or an agent is built from (and nothing else).
 ADAPTERS = {
     "Agent",
+    "AgentError",
     "AgentReply",
+    "AgentUnreachable",
     "BatchAPI",
     "BatchLimits",
     "BatchOutcome",
@@ -94,6 +96,7 @@ ADAPTERS = {
     "pydantic_reason",
     "register_provider",
     "register_rubric_kind",
+    "reply_from",
     "single",
     "validate_model",
 }
@@ -144,6 +147,20 @@ def test_every_class_of_the_front_door_says_where_to_import_it_from() -> None:
             if isinstance(value, type):
                 assert value.__module__ == module.__name__, name
     assert "jury.CaseVerdict" in repr(jury.CaseVerdict)
+
+
+def test_the_trace_helpers_are_pinned() -> None:
+    import jury.trace
+
+    assert set(jury.trace.__all__) == {
+        "Recording",
+        "cited",
+        "context",
+        "current",
+        "recording",
+        "retrieved",
+        "tool_call",
+    }
 
 
 def test_import_jury_and_its_adapters_seam_imports_no_provider_sdk() -> None:

@@ -45,13 +45,24 @@ code that fences a case's sections, so that nothing inside the case can close th
 **Agents** (the system under test): subclass `Agent` and implement ``respond``, which turns
 a `jury.Case` into an `AgentReply` (the answer, the request's `jury.Trace`, turns, usage,
 cost, latency).
+`reply_from` reads what an agent returned (a string, a mapping in any trace shape the case
+loader reads, an `AgentReply`) into one; it raises `AgentError` for a reply that cannot
+count (an empty answer). `AgentUnreachable` (a `jury.ConfigError`) says the agent cannot be
+reached at all. Agents record their trace with the helpers of `jury.trace`.
 
 **Reference replies**: offline reference jurors ask a rubric for the reply they give
 (``Rubric.reference_reply``), passing a `ReferenceJudge` that measures answers: a `Rating`
 per aspect, a `Judgement` on a statement or a criterion, a `Preference` between two answers.
 """
 
-from .._errors import InvalidReply, InvalidRequestError, RateLimitedError, TransientError
+from .._errors import (
+    AgentError,
+    AgentUnreachable,
+    InvalidReply,
+    InvalidRequestError,
+    RateLimitedError,
+    TransientError,
+)
 from .._verdict import Level, Metric, Score, single
 from ._account import ModelStatus
 from ._agent import Agent, AgentReply
@@ -59,6 +70,7 @@ from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._model import JudgeModel
 from ._prices import batch_price, price
 from ._registry import family_of, register_provider, register_rubric_kind
+from ._reply import reply_from
 from ._request import Finish, JudgeReply, JudgeRequest, Message, Usage
 from ._rubric import (
     Decision,
@@ -76,7 +88,9 @@ from ._rubric import (
 
 __all__ = [
     "Agent",
+    "AgentError",
     "AgentReply",
+    "AgentUnreachable",
     "BatchAPI",
     "BatchLimits",
     "BatchOutcome",
@@ -110,6 +124,7 @@ __all__ = [
     "pydantic_reason",
     "register_provider",
     "register_rubric_kind",
+    "reply_from",
     "single",
     "validate_model",
 ]

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..cases._case import Case, Trace
     from ..cases._turns import Turn
-    from ._request import Usage
+    from ._model import JudgeModel
+    from ._request import JudgeReply, JudgeRequest, Usage
 
 __all__ = ["Agent", "AgentReply"]
 
@@ -55,10 +56,22 @@ class Agent(ABC):
 
     name: str
     family: str | None = None
+    #: Set by an agent that is a model (``provider/model``), which also implements
+    #: `request_for` and `reply_for`: the engine then sends its calls through its own call
+    #: layer (cache, limits, retries, price) instead of calling `respond`.
+    model: JudgeModel | None = None
 
     @abstractmethod
     async def respond(self, case: Case) -> AgentReply:
         """Answer `case`. Raise to fail it: the error is kept and shown with the case."""
+
+    def request_for(self, case: Case) -> JudgeRequest:
+        """The request that asks `model` to answer `case` (agents with a `model` only)."""
+        raise NotImplementedError(f"{self.name} is no model agent")
+
+    def reply_for(self, reply: JudgeReply, cost: float | None = None) -> AgentReply:
+        """The `AgentReply` of `model`'s reply, with its price (agents with a `model` only)."""
+        raise NotImplementedError(f"{self.name} is no model agent")
 
     async def aclose(self) -> None:  # noqa: B027 - most agents hold nothing to close
         """Release what the agent holds (sessions, connections). Called once, at the end."""

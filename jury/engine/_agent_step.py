@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .._errors import ConfigError
+from .._errors import AgentError, AgentUnreachable, ConfigError
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..adapters._agent import Agent, AgentReply
 from ..cases._case import Case
@@ -35,10 +35,6 @@ AGENT_STAGE = "agent"
 _CONNECTION_ERRORS = frozenset(
     {"ClientConnectorError", "ClientConnectionError", "ServerDisconnectedError", "ConnectError"}
 )
-
-
-class AgentUnreachable(ConfigError):
-    """The agent could not be reached at all: the run stops (exit 2) before judging."""
 
 
 @dataclass(slots=True)
@@ -67,7 +63,9 @@ def agent_failure(case: Case, error: str) -> CaseVerdict:
 
 
 def _is_connection_error(exc: BaseException) -> bool:
-    if isinstance(exc, ConnectionError | socket.gaierror):
+    # A built-in agent says so itself (`AgentUnreachable`, per call); a user's callable raises
+    # what its own client raises.
+    if isinstance(exc, AgentUnreachable | ConnectionError | socket.gaierror):
         return True
     return any(cls.__name__ in _CONNECTION_ERRORS for cls in type(exc).__mro__)
 
@@ -149,6 +147,10 @@ class AgentStep:
                     reply: object = await self.agent.respond(case)
             except TimeoutError:
                 return await self._failed(case, f"timed out after {self.timeout:g}s", None)
+            except AgentUnreachable as exc:  # one call that could not connect: see `_failed`
+                return await self._failed(case, str(exc), exc)
+            except AgentError as exc:  # a built-in agent's own words for what went wrong
+                return await self._failed(case, str(exc), exc)
             except ConfigError:
                 raise
             except Exception as exc:

@@ -8,6 +8,7 @@ run` on the example file itself (which holds exactly those answers).
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def test_an_agent_runs_verdicts_equal_those_of_the_file_of_its_answers_case_by_c
     [
         ("raising", "raised ValueError: the order index is empty"),
         ("hanging", "timed out after 0.2s"),
-        ("empty", "returned no answer"),
+        ("empty", "answer is empty"),
     ],
 )
 def test_a_broken_agent_fails_every_case_at_the_agent_stage_in_every_report(
@@ -160,12 +161,36 @@ def test_an_agent_that_cannot_be_reached_stops_the_run_with_exit_2_and_no_verdic
     assert not (tmp_path / "run/verdicts.jsonl").read_text()
 
 
+def test_an_endpoint_that_refuses_connections_stops_the_run_with_exit_2_paying_no_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/ask"
+    code = main(["run", "golden.jsonl", "--agent", url, "--out", "run", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{url} cannot be reached" in err
+    assert not (tmp_path / "run/verdicts.jsonl").read_text()
+
+
+def test_the_shopnest_golden_set_through_the_example_agent_fails_the_cases_built_to_fail(
+    tmp_path: Path,
+) -> None:
+    shopnest = EXAMPLE.parent
+    golden, agent = shopnest / "golden.jsonl", f"{shopnest / 'agent.py'}:answer"
+    assert main(["run", str(golden), "--agent", agent, "--out", "agent-run"]) == 1
+    assert main(["run", str(EXAMPLE), "--out", "recorded"]) == 1
+    assert verdicts(tmp_path / "agent-run") == verdicts(tmp_path / "recorded")
+
+
 @pytest.mark.parametrize(
     ("spec", "said"),
     [
-        ("agent.py:missing", "agent.py has no function missing"),
-        ("nowhere.py:answer", "no file nowhere.py"),
-        ("no_such_package.agent:answer", "cannot import no_such_package.agent"),
+        ("agent.py:missing", "agent.py has no 'missing'"),
+        ("nowhere.py:answer", "no such file"),
+        ("no_such_package.agent:answer", "no module named 'no_such_package.agent'"),
     ],
 )
 def test_an_agent_that_cannot_be_loaded_exits_2_before_anything_is_recorded(

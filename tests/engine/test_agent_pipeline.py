@@ -9,7 +9,8 @@ import pytest
 from conftest import case, panel_of, scores, scripted
 from jury import Case, Jury, Verdict
 from jury.adapters import Agent, AgentReply
-from jury.engine._agent_step import AgentUnreachable, answer_and_judge
+from jury.adapters import AgentUnreachable
+from jury.engine._agent_step import answer_and_judge
 
 
 class Echo(Agent):

@@ -1,0 +1,132 @@
+"""``path/to/file.py:function`` and ``package.module:function``: a Python callable as the agent.
+
+The callable takes one argument, the `jury.Case`, and returns what `jury.adapters.reply_from`
+reads (a string, a mapping in a trace shape, an `AgentReply`), with the jury file's field map
+(``agent_fields``) for a mapping of its own shape. An ``async def`` (or anything
+whose call returns an awaitable) is awaited on the loop; a plain function runs in a worker
+thread (`asyncio.to_thread`), so a blocking agent does not stall the run. Either way the call
+runs inside `jury.trace.recording()`: what it records with `jury.trace`'s helpers, and the
+OpenTelemetry spans it makes, are this case's trace alone (the worker thread runs in a copy
+of the caller's context, so it sees the same recording). An exception it raises is left as
+it is: the engine fails the case at the stage "agent" with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jury.trace
+from jury import Case, ConfigError
+from jury.adapters import Agent, AgentReply, reply_from
+
+__all__ = ["CallableAgent", "create", "load_callable"]
+
+# Files loaded by path, so that two agents naming one file share its module (and its state).
+_files: dict[Path, Any] = {}
+
+
+def _load_file(path: Path) -> Any:
+    # A name of its own per path, registered before it runs: dataclasses and pickling look
+    # the module up in sys.modules by the name its classes carry.
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    name = f"_jury_agent_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_callable(spec: str, base_dir: Path | None = None) -> Callable[..., Any]:
+    """The callable a ``where:function`` SPEC names; `ConfigError` naming what is missing."""
+    where, _, attr = spec.rpartition(":")
+    path = None
+    if where.endswith(".py"):
+        path = Path(where)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        path = path.resolve()
+        if not path.is_file():
+            raise ConfigError(f"agent {spec!r}: no such file: {path}")
+    try:
+        if path is not None:
+            module = _files.get(path)
+            if module is None:
+                module = _files[path] = _load_file(path)
+        else:
+            module = importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name == where or (exc.name and where.startswith(f"{exc.name}.")):
+            raise ConfigError(f"agent {spec!r}: no module named {where!r}") from None
+        raise ConfigError(
+            f"agent {spec!r}: cannot import {where}: ModuleNotFoundError: {exc}"
+        ) from None
+    except Exception as exc:  # the agent's own module failed as it was imported
+        raise ConfigError(
+            f"agent {spec!r}: cannot import {where}: {type(exc).__name__}: {exc}"
+        ) from None
+    found = getattr(module, attr, None)
+    if found is None:
+        raise ConfigError(f"agent {spec!r}: {where} has no {attr!r}")
+    if not callable(found):
+        raise ConfigError(f"agent {spec!r}: {attr} is not a function")
+    return found  # type: ignore[no-any-return]
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    call = getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
+
+
+class CallableAgent(Agent):
+    """A function of the case as the agent (see the module's text)."""
+
+    def __init__(
+        self,
+        name: str,
+        function: Callable[..., Any],
+        *,
+        family: str | None = None,
+        fields: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.family = family
+        self.function = function
+        self.fields = fields
+        self._async = _is_async(function)
+
+    async def respond(self, case: Case) -> AgentReply:
+        with jury.trace.recording() as recorded:
+            if self._async:
+                value = await self.function(case)
+            else:
+                value = await asyncio.to_thread(self.function, case)
+            if inspect.isawaitable(value):
+                value = await value
+        return recorded.applied(reply_from(value, case, self.fields), case)
+
+
+def create(
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    family: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> Agent:
+    """The agent of ``path/to/file.py:function`` or ``package.module:function``; `fields`
+    maps a mapping it returns (as for an HTTP agent's JSON)."""
+    return CallableAgent(spec, load_callable(spec, base_dir), family=family, fields=fields)

@@ -1,0 +1,143 @@
+"""``http://...`` and ``https://...``: an HTTP endpoint as the agent, over aiohttp.
+
+Each case is POSTed as JSON: ``{"id", "question", "metadata"}``, and ``"messages"`` (``[{role,
+content}]``, OpenAI's chat shape) for a conversation. A body template (``agent_body``) replaces
+that body: its strings are filled from the case (`providers.agents._template`; a string that
+is only ``{{messages}}`` becomes the list itself). The golden answer and the expectations are
+never sent.
+
+The reply: JSON (``application/json`` or ``*+json``) is read by `jury.adapters.reply_from`,
+with the field map (``agent_fields``) for shapes of its own; ``text/*`` is the answer. A status
+outside 2xx raises `AgentError` with the status and the first 200 characters of the body; a
+connection that cannot be made at all (refused, a host that does not resolve) raises
+`AgentUnreachable`, so that a run whose first calls all get it stops with exit 2 instead of
+failing every case; a reply slower than the timeout raises `AgentError`. The agent's `latency`
+is the time from the request to the whole reply, unless the reply gives its own. Headers come
+resolved from the jury file (their values never appear in an error or a record).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from jury import Case
+from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, reply_from
+
+from ._template import render_value
+
+if TYPE_CHECKING:
+    import aiohttp
+
+__all__ = ["HttpAgent", "create", "request_body"]
+
+_EXCERPT = 200
+
+
+def _messages(case: Case) -> list[dict[str, str]]:
+    return [{"role": turn.role, "content": turn.content} for turn in case.history]
+
+
+def request_body(case: Case, template: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body `case` is POSTed as (see the module's text)."""
+    if template is not None:
+        filled = render_value(template, case, {"messages": _messages(case)})
+        return filled if isinstance(filled, dict) else {"input": filled}
+    body: dict[str, Any] = {"id": case.id, "question": case.question, "metadata": case.metadata}
+    if case.turns:
+        body["messages"] = _messages(case)
+    return body
+
+
+class HttpAgent(Agent):
+    """An HTTP endpoint as the agent (see the module's text). The session is made on first
+    use, inside the running loop, and closed by `aclose`."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+        fields: dict[str, str] | None = None,
+        timeout: float = 60.0,
+        family: str | None = None,
+    ) -> None:
+        self.name = url
+        self.url = url
+        self.family = family
+        self.timeout = timeout
+        self._headers = dict(headers or {})
+        self._body = body
+        self._fields = fields
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            import aiohttp
+
+            self._session = aiohttp.ClientSession(
+                headers={"Accept": "application/json, text/plain;q=0.9", **self._headers}
+            )
+        return self._session
+
+    async def respond(self, case: Case) -> AgentReply:
+        import aiohttp
+
+        payload = request_body(case, self._body)
+        started = time.perf_counter()
+        try:
+            async with self._client().post(
+                self.url, json=payload, timeout=aiohttp.ClientTimeout(total=self.timeout)
+            ) as response:
+                raw = await response.read()
+                status, kind = response.status, response.content_type
+                charset = response.charset or "utf-8"
+        except aiohttp.ClientConnectorError as exc:
+            # Refused, unresolvable, unroutable: the endpoint is not there at all.
+            raise AgentUnreachable(f"agent {self.url}: cannot connect: {exc.os_error}") from None
+        except TimeoutError:
+            raise AgentError(f"agent {self.url}: no reply within {self.timeout:g}s") from None
+        except aiohttp.ClientError as exc:
+            raise AgentError(f"agent {self.url}: {type(exc).__name__}: {exc}") from None
+        latency = time.perf_counter() - started
+        text = raw.decode(charset, errors="replace")
+        if not 200 <= status < 300:
+            excerpt = " ".join(text.split())[:_EXCERPT] or "(empty body)"
+            raise AgentError(f"agent {self.url}: HTTP {status}: {excerpt}")
+        if kind == "application/json" or kind.endswith("+json"):
+            try:
+                value: Any = json.loads(text)
+            except ValueError as exc:
+                raise AgentError(f"agent {self.url}: the reply is not valid JSON: {exc}") from None
+        elif kind.startswith("text/"):
+            value = text
+        else:
+            raise AgentError(
+                f"agent {self.url}: a reply of type {kind!r}: expected JSON or text/plain"
+            )
+        reply = reply_from(value, case, self._fields)
+        return reply if reply.latency is not None else replace(reply, latency=latency)
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        # aiohttp's connector closes its sockets on the next loop turn.
+        await asyncio.sleep(0)
+        self._session = None
+
+
+def create(
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    body: dict[str, Any] | None = None,
+    fields: dict[str, str] | None = None,
+    timeout: float = 60.0,
+    family: str | None = None,
+) -> Agent:
+    """The agent of an ``http://`` or ``https://`` URL."""
+    return HttpAgent(url, headers=headers, body=body, fields=fields, timeout=timeout, family=family)
