@@ -30,9 +30,9 @@ LIFECYCLE: dict[str, str] = {
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
-    "callable": "providers.agents._callable:create",
-    "http": "providers.agents._http:create",
-    "model": "providers.agents._model:create",
+    "callable": "jury.providers.agents._callable:create",
+    "http": "jury.providers.agents._http:create",
+    "model": "jury.providers.agents._model:create",
 }
 
 __all__ = ["AGENTS", "BUILTIN", "LIFECYCLE"]

@@ -8,8 +8,7 @@ import pytest
 
 from conftest import case, panel_of, scores, scripted
 from jury import Case, Jury, Verdict
-from jury.adapters import Agent, AgentReply
-from jury.adapters import AgentUnreachable
+from jury.adapters import Agent, AgentReply, AgentUnreachable
 from jury.engine._agent_step import answer_and_judge
 
 

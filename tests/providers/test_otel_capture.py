@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     import jury
-    from providers.agents._callable import CallableAgent
+    from jury.providers.agents._callable import CallableAgent
 
     provider = TracerProvider()
     exported = InMemorySpanExporter()  # the application's own telemetry
