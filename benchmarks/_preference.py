@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from jury import Ballot, Case, MetricResult, Verdict
 from jury.adapters import Decision, Metric, Prompt, Rubric, case_fence, validate_model
-from providers.replay import Record
+from jury.providers.replay import Record
 
 DATA_FILE = "pandalm_testset_multirater.jsonl"
 LABEL = {0: "tie", 1: "1", 2: "2"}

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import jury.trace
 from benchmarks._machine import machine
 from jury import Case
-from providers.agents._callable import CallableAgent
+from jury.providers.agents._callable import CallableAgent
 
 SEED = {
     "answer": "ORD-101 was shipped 2 days ago and has not been delivered yet.",

@@ -78,7 +78,7 @@ async def judge_with_sdk(n: int, concurrency: int) -> int:
     import openai
 
     from jury.adapters import JudgeRequest, Message
-    from providers.openai import OpenAIWire
+    from jury.providers.openai import OpenAIWire
 
     rubric = load_rubric("five-metric")
     client = openai.AsyncOpenAI(max_retries=0, http_client=openai.DefaultAioHttpClient())

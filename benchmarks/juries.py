@@ -48,7 +48,7 @@ from jury.agreement._evidence import Labelled, labelled_table
 from jury.agreement._fitting import fit_jury, fit_unsupervised
 from jury.decide._cascade import Decider
 from jury.decide._learned import Fit, value_key
-from providers.replay import Record, write_records
+from jury.providers.replay import Record, write_records
 
 #: USD per million tokens (input, output), per model of the recorded data, list prices of the
 #: time the verdicts were recorded (2023). They set the "cheapest first" order and the cost

@@ -38,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, VoteStatus
 from jury._logging import configure_logging
-from providers.replay import Record, write_records
-from rubrics import position_consistency
-from rubrics._pairwise import PairwiseFile, PairwiseRubric
+from jury.providers.replay import Record, write_records
+from jury.rubrics import position_consistency
+from jury.rubrics._pairwise import PairwiseFile, PairwiseRubric
 
 ROOT = Path(__file__).resolve().parents[1]
 #: One strategy, three model families (the published table has all eight subsets for these).

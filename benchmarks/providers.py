@@ -121,9 +121,9 @@ async def run_bare_sdks(cases: list[Case], concurrency: int) -> int:
     from google import genai
     from google.genai import types
 
-    from providers.anthropic import AnthropicWire
-    from providers.google import GeminiWire
-    from providers.openai import OpenAIWire
+    from jury.providers.anthropic import AnthropicWire
+    from jury.providers.google import GeminiWire
+    from jury.providers.openai import OpenAIWire
 
     rubric = load_rubric("five-metric")
     a_client = anthropic.AsyncAnthropic(max_retries=0, http_client=anthropic.DefaultAioHttpClient())

@@ -7,32 +7,32 @@
 #: ("module:callable", imported on first use), and the family of every model the provider
 #: serves (None where the model's name tells it, as on servers that host many families).
 BUILTIN: dict[str, tuple[str, str | None]] = {
-    "offline": ("providers.offline:create", "offline"),
-    "anthropic": ("providers.anthropic:create", "anthropic"),
-    "openai": ("providers.openai:create", "openai"),
-    "google": ("providers.google:create", "google"),
-    "openai-api": ("providers.openai_compatible:create", None),
-    "ollama": ("providers.openai_compatible:create_ollama", None),
-    "vllm": ("providers.openai_compatible:create_vllm", None),
-    "replay": ("providers.replay:create", "replay"),
+    "offline": ("jury.providers.offline:create", "offline"),
+    "anthropic": ("jury.providers.anthropic:create", "anthropic"),
+    "openai": ("jury.providers.openai:create", "openai"),
+    "google": ("jury.providers.google:create", "google"),
+    "openai-api": ("jury.providers.openai_compatible:create", None),
+    "ollama": ("jury.providers.openai_compatible:create_ollama", None),
+    "vllm": ("jury.providers.openai_compatible:create_vllm", None),
+    "replay": ("jury.providers.replay:create", "replay"),
     # Not a juror: the moderation check's model (``[checks.moderation]``).
-    "openai-moderation": ("providers.openai_moderation:create", "openai"),
+    "openai-moderation": ("jury.providers.openai_moderation:create", "openai"),
 }
 
 #: What each built-in provider knows of its models' lifecycles: "module:function" of (model ID,
-#: day) -> `jury.adapters.ModelStatus` or None (see `providers._lifecycle`).
+#: day) -> `jury.adapters.ModelStatus` or None (see `jury.providers._lifecycle`).
 LIFECYCLE: dict[str, str] = {
-    "anthropic": "providers._lifecycle:anthropic",
-    "openai": "providers._lifecycle:openai",
-    "google": "providers._lifecycle:google",
+    "anthropic": "jury.providers._lifecycle:anthropic",
+    "openai": "jury.providers._lifecycle:openai",
+    "google": "jury.providers._lifecycle:google",
 }
 
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
-    "callable": "providers.agents._callable:create",
-    "http": "providers.agents._http:create",
-    "model": "providers.agents._model:create",
+    "callable": "jury.providers.agents._callable:create",
+    "http": "jury.providers.agents._http:create",
+    "model": "jury.providers.agents._model:create",
 }
 
 __all__ = ["AGENTS", "BUILTIN", "LIFECYCLE"]

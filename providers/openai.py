@@ -13,7 +13,7 @@ says so in `JudgeReply.finish`. A 429 ``insufficient_quota`` (no credit, a spend
 a rate limit: no retry clears it, and it stops the run.
 
 Reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``. The same wire serves every
-OpenAI-compatible server (see `providers.openai_compatible`).
+OpenAI-compatible server (see `jury.providers.openai_compatible`).
 """
 
 from __future__ import annotations

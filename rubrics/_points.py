@@ -3,7 +3,7 @@
 A case lists what a good answer must say (``must``), may say (``optional``), what every answer
 should do (``shared``, defined once in the rubric file and referenced by ID), and what it must
 not say (``penalties``). The judge sees each point by a short ID and answers every one, quoting
-the answer's exact words for a "yes". The score is computed here, never by the judge:
+the answer's exact words for a "yes". The score is computed (`_points_score`), never by the judge:
 
     score = (weights of points met + weights of penalties that apply) / weights of all points
 
@@ -20,13 +20,12 @@ answer to each point.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from jury import Ballot, Case, MetricResult, Point, Verdict
+from jury import Ballot, Case, MetricResult, Point
 from jury.adapters import (
     Decision,
     InvalidReply,
@@ -39,14 +38,11 @@ from jury.adapters import (
 )
 
 from ._common import EVIDENCE_RULES, FILE, build, fingerprint, render_case
+from ._points_score import Item, Need, decision, metric_of
 
 __all__ = ["PointsFile", "PointsRubric", "from_toml", "quote_occurs"]
 
-Need = Literal["must", "optional", "shared", "penalty"]
 Answer = Literal["yes", "no", "cant_tell"]
-#: Worst to best, for a point and for a penalty (for which "yes" is the bad answer).
-_POINT_ORDER: tuple[Score, ...] = ("no", "cant_tell", "yes")
-_PENALTY_ORDER: tuple[Score, ...] = ("yes", "cant_tell", "no")
 
 
 class Weights(BaseModel):
@@ -82,20 +78,6 @@ class PointsFile(BaseModel):
     #: Also require every must point to be met.
     strict: StrictBool = True
     shared: tuple[SharedPoint, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Item:
-    """One point as this case judges it: its short ID for the judge, its need and weight."""
-
-    short: str
-    point: Point
-    need: Need
-    weight: float
-
-    @property
-    def metric(self) -> str:
-        return self.point.id
 
 
 class _PointAnswer(BaseModel):
@@ -166,7 +148,7 @@ class PointsRubric(Rubric):
             raise ValueError(f"point {point.id}: weight {weight:g} must be above 0")
         return float(weight)
 
-    def items(self, case: Case) -> tuple[_Item, ...]:
+    def items(self, case: Case) -> tuple[Item, ...]:
         """The case's points in the order the judge sees them, numbered 1, 2, 3...
 
         Order: the case's `points`, then its `shared` points, then its `penalties`. Raises
@@ -188,7 +170,7 @@ class PointsRubric(Rubric):
         if not given:
             raise ValueError("the case has no points")
         items = tuple(
-            _Item(str(number), point, need, self._weight(point, need))
+            Item(str(number), point, need, self._weight(point, need))
             for number, (point, need) in enumerate(given, start=1)
         )
         ids = [i.metric for i in items]
@@ -200,14 +182,7 @@ class PointsRubric(Rubric):
         return items
 
     def metrics(self, case: Case) -> tuple[Metric, ...]:
-        return tuple(
-            Metric(
-                name=item.metric,
-                level="nominal",
-                values=_PENALTY_ORDER if item.need == "penalty" else _POINT_ORDER,
-            )
-            for item in self.items(case)
-        )
+        return tuple(metric_of(item) for item in self.items(case))
 
     # --- what the judge sees -------------------------------------------------------------
 
@@ -218,7 +193,7 @@ class PointsRubric(Rubric):
             rules=EVIDENCE_RULES, instructions=f"\n{instructions}\n" if instructions else ""
         )
 
-    def schema(self, items: tuple[_Item, ...]) -> dict[str, Any]:
+    def schema(self, items: tuple[Item, ...]) -> dict[str, Any]:
         # One property per short ID, all required: a provider that enforces the schema then
         # guarantees every point is answered exactly once. Each carries its statement as its
         # description, which is also how offline jurors learn what to look for.
@@ -323,66 +298,10 @@ class PointsRubric(Rubric):
             }
         return {"points": points}
 
-    def _outcome(
-        self, items: tuple[_Item, ...], answers: Mapping[str, Score]
-    ) -> tuple[Verdict, float, list[str]]:
-        total = sum(i.weight for i in items if i.need != "penalty")
-        earned = sum(i.weight for i in items if answers[i.metric] == "yes")
-        score = earned / total
-        reasons = [
-            f"must point {i.metric} not met: {i.point.says}"
-            for i in items
-            if i.need == "must" and answers[i.metric] != "yes"
-        ]
-        strict_failed = self.spec.strict and bool(reasons)
-        reasons += [
-            f"penalty {i.metric} applies: {i.point.says}"
-            for i in items
-            if i.need == "penalty" and answers[i.metric] == "yes"
-        ]
-        below = score < self.spec.threshold
-        if below:
-            reasons.append(f"score {score:.2f} < {self.spec.threshold:g}")
-        # Every lost point says what was missed, even on a pass.
-        reasons += [
-            f"{i.need} point {i.metric} not met: {i.point.says}"
-            for i in items
-            if i.need in ("optional", "shared") and answers[i.metric] != "yes"
-        ]
-        verdict = Verdict.FAIL if strict_failed or below else Verdict.PASS
-        return verdict, score, reasons
-
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
-        items = self.items(case)
-        settled = {i.metric: results[i.metric].value for i in items}
-        open_ = [i for i in items if settled[i.metric] is None]
-        if not open_:
-            answers = {k: v for k, v in settled.items() if v is not None}
-            verdict, score, reasons = self._outcome(items, answers)
-            return Decision(verdict, tuple(reasons), score)
-        # Jurors tied on some points and the policy left them open: decide anyway when every
-        # way of settling them gives the same verdict, as the scale kind does at a threshold.
-        metrics = {m.name: m for m in self.metrics(case)}
-        worst: dict[str, Score] = {}
-        best: dict[str, Score] = {}
-        for item in items:
-            value = settled[item.metric]
-            if value is not None:
-                worst[item.metric] = best[item.metric] = value
-                continue
-            tied = sorted(results[item.metric].tied, key=metrics[item.metric].rank)
-            worst[item.metric], best[item.metric] = tied[0], tied[-1]
-        low_verdict, low, low_reasons = self._outcome(items, worst)
-        high_verdict, high, _ = self._outcome(items, best)
-        split = "; ".join(
-            f"jurors split on {i.metric} ({' / '.join(map(str, results[i.metric].tied))})"
-            for i in open_
-        )
-        if low_verdict is high_verdict:
-            return Decision(low_verdict, (*low_reasons, split), low if low == high else None)
-        return Decision(
-            Verdict.INCONCLUSIVE, (f"{split}: the score is between {low:.2f} and {high:.2f}",)
-        )
+        # The score is computed from the panel's answers, never by a judge (`_points_score`).
+        spec = self.spec
+        return decision(self.items(case), results, threshold=spec.threshold, strict=spec.strict)
 
     def with_thresholds(self, thresholds: Mapping[str, float]) -> PointsRubric:
         unknown = set(thresholds) - {"score", "*"}

@@ -44,8 +44,8 @@ RubricFactory = Callable[[dict[str, Any], str], Rubric]
 
 #: The packages whose tables of built-ins the registry reads on first use (`BUILTIN`,
 #: `KINDS`): the engine names no provider and no rubric kind itself.
-PROVIDERS_PACKAGE = "providers"
-RUBRICS_PACKAGE = "rubrics"
+PROVIDERS_PACKAGE = "jury.providers"
+RUBRICS_PACKAGE = "jury.rubrics"
 
 # Providers by the prefix before the first "/" ("module:callable" until first used), and the
 # family of every model a provider serves where it serves one family.
@@ -198,7 +198,7 @@ def family_of(spec: str) -> str:
 
 def builtin_rubrics() -> list[str]:
     """Names of the rubric files shipped in `rubrics/builtin/`."""
-    folder = resources.files("rubrics") / "builtin"
+    folder = resources.files(RUBRICS_PACKAGE) / "builtin"
     return sorted(
         p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
     )
@@ -208,7 +208,7 @@ def _read_rubric_file(name_or_path: str) -> tuple[dict[str, Any], str]:
     path = Path(name_or_path)
     if name_or_path.endswith(".toml") or path.is_file():
         return read_toml(path, lambda reason: RubricError(f"{path}: {reason}")), str(path)
-    entry = resources.files("rubrics") / "builtin" / f"{name_or_path}.toml"
+    entry = resources.files(RUBRICS_PACKAGE) / "builtin" / f"{name_or_path}.toml"
     if not entry.is_file():
         known = builtin_rubrics()
         raise RubricError(
@@ -237,7 +237,7 @@ def build_rubric(
             f"{source}: kind: unknown kind {kind!r}{suggest(kind, _RUBRIC_KINDS)}; "
             f"one of {', '.join(_RUBRIC_KINDS)}"
         )
-    # Every kind takes ``scope``: what the rubric judges of a conversation (`rubrics._scope`).
+    # Every kind takes ``scope``: what the rubric judges of a conversation (`jury.rubrics._scope`).
     scope = data.pop("scope", "conversation")
     if scope not in _RUBRIC_SCOPES:
         raise RubricError(

@@ -16,7 +16,7 @@ What the sources can and cannot settle (read 2026-11-30):
 - ``openai/gpt-5.4-mini-2026-03-17``: a dated snapshot the openai SDK lists without a
   deprecation note, and absent from OpenAI's deprecations page. OpenAI gives generally
   available models at least six months' notice, so none can retire before 2027-05-30.
-  A reasoning model: it is sent no temperature (see `providers.openai.FAMILIES`).
+  A reasoning model: it is sent no temperature (see `jury.providers.openai.FAMILIES`).
 - ``google/gemini-3.5-flash-lite``: Google's stable Flash-Lite, the recommended replacement
   for gemini-2.5-flash (retired 2026-12-01). Google publishes no dated form of its stable IDs
   and names no shutdown date for it ("No shutdown date announced"); no source read states a
@@ -34,7 +34,7 @@ from ._panel import Juror, Panel
 
 __all__ = ["DEFAULT_JURORS", "DEFAULT_MODELS", "OFFLINE_JURORS", "DefaultModel", "default_panel"]
 
-#: The offline reference jurors: three deterministic methods (see `providers.offline`).
+#: The offline reference jurors: three deterministic methods (see `jury.providers.offline`).
 OFFLINE_JURORS = ("offline/reference", "offline/evidence", "offline/facts")
 
 

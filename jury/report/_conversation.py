@@ -3,7 +3,7 @@ tools each assistant turn called (arguments, result, error), and, for a ``scope 
 rubric, the votes each judged turn got; in the terminal, one line.
 
 A turn "failed" where the records say so: a judged turn whose aggregate failed a metric
-(``turn<N>.<metric>``, `rubrics._scope`), or a turn whose tool call returned an error. Other
+(``turn<N>.<metric>``, `jury.rubrics._scope`), or a turn whose tool call returned an error. Other
 checks read every turn at once (``pii``, ``tool_order``...) and do not say which one: no
 turn is named for them.
 """
@@ -24,7 +24,7 @@ __all__ = ["conversation_line", "conversation_view", "failing_turns"]
 
 #: A conversation longer than this opens folded: its summary line says what is in it.
 OPEN_TURNS = 10
-#: A per-turn metric's name: ``turn3.correctness`` (`rubrics._scope`).
+#: A per-turn metric's name: ``turn3.correctness`` (`jury.rubrics._scope`).
 _TURN_METRIC = re.compile(r"turn(\d+)\.(.+)")
 
 

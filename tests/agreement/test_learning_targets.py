@@ -8,7 +8,7 @@ import numpy as np
 from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus, load_rubric
 from jury.agreement._evidence import labelled_table
 from jury.agreement._fitting import fit_jury
-from rubrics._pairwise import PairwiseFile, PairwiseRubric
+from jury.rubrics._pairwise import PairwiseFile, PairwiseRubric
 
 PAIRWISE = PairwiseRubric(
     PairwiseFile(kind="pairwise", name="ab", allow_tie=False, pass_when=("A",))

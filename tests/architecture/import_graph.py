@@ -16,12 +16,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("jury", "providers", "rubrics")
+#: The repository's top-level folders that are subpackages of `jury` (through the links
+#: jury/providers and jury/rubrics, which the scan does not follow: each file is read once).
+SUBPACKAGES = ("providers", "rubrics")
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts[0] in SUBPACKAGES:
+        parts.insert(0, "jury")
     return ".".join(parts)
 
 

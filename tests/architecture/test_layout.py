@@ -63,14 +63,68 @@ def test_no_command_module_imports_another() -> None:
     assert {name: targets for name, targets in crossing.items() if targets} == {}
 
 
+#: The packages of the built-in adapters and rubric kinds, inside `jury` but reached by the
+#: engine only by name.
+IMPLEMENTERS = ("jury.providers", "jury.rubrics")
+
+
+def _inside(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
 def test_the_engine_names_no_provider_or_rubric_module() -> None:
     graph = import_graph()
+    assert any(_inside(name, IMPLEMENTERS) for name in graph)  # the scan found them
     reaching = {
-        name: sorted(t for t in targets if t.split(".")[0] in ("providers", "rubrics"))
+        name: sorted(t for t in targets if _inside(t, IMPLEMENTERS))
         for name, targets in graph.items()
-        if name.split(".")[0] == "jury"
+        if not _inside(name, IMPLEMENTERS)
     }
     assert {name: targets for name, targets in reaching.items() if targets} == {}
+
+
+def _absolute_imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def test_nothing_imports_the_folders_by_their_top_level_names() -> None:
+    # One name per module: `jury.providers.x` imported as `providers.x` too would be a second
+    # module object (its classes fail isinstance checks against the first), and the installed
+    # wheel has no top-level `providers` or `rubrics`.
+    folders = (*PACKAGES, "tests", "benchmarks", "examples")
+    named = {
+        f"{path.relative_to(ROOT)}:{line}": module
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in _absolute_imports(path)
+        if module.split(".")[0] in ("providers", "rubrics")
+    }
+    assert named == {}
+
+
+def test_providers_and_rubrics_import_their_own_modules_relatively() -> None:
+    # Absolute imports inside them name public `jury` modules only, as a third party's would.
+    named = {
+        f"{path.relative_to(ROOT)}:{line}": module
+        for folder in ("providers", "rubrics")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in _absolute_imports(path)
+        if _inside(module, IMPLEMENTERS)
+    }
+    assert named == {}
+
+
+def test_the_links_make_the_folders_subpackages_of_jury() -> None:
+    for folder in ("providers", "rubrics"):
+        link = ROOT / "jury" / folder
+        assert link.is_symlink()
+        assert link.resolve() == (ROOT / folder).resolve()
 
 
 #: The folder allowed past the module size limit: the statistics core (coefficients and
@@ -109,14 +163,16 @@ def test_no_class_is_over_250_lines() -> None:
 
 def test_no_module_path_of_a_provider_or_rubric_kind_is_written_in_the_engine() -> None:
     # Import paths as strings ("providers.openai:create") would bypass the import graph: the
-    # built-ins' tables live in their own packages (`providers.BUILTIN`, `rubrics.KINDS`).
+    # built-ins' tables live in their own packages (`jury.providers.BUILTIN`, `jury.rubrics.KINDS`).
     named: dict[str, list[str]] = {}
     for path in sorted((ROOT / "jury").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
-                and node.value.startswith(("providers.", "rubrics."))
+                and node.value.startswith(
+                    ("providers.", "rubrics.", "jury.providers.", "jury.rubrics.")
+                )
             ):
                 named.setdefault(str(path.relative_to(ROOT)), []).append(node.value)
     assert named == {}

@@ -30,9 +30,9 @@ from jury.adapters import (
     TransientError,
 )
 from jury.adapters._registry import resolve_model
+from jury.providers._wire import HttpStatusError, WireModel
 from jury.testing import FakeProviderServer, Fault
 from jury.testing._batches import BATCHES
-from providers._wire import HttpStatusError, WireModel
 
 TRANSPORTS = ("direct", "sdk")
 

@@ -16,9 +16,9 @@ from conftest import FAKE_KEY, scores
 from jury import Case, CheckOutcome, Juror, Jury, Panel, Verdict
 from jury.adapters import JudgeRequest, Message
 from jury.checks import CheckSettings, CheckSuite
+from jury.providers.openai_moderation import create
 from jury.testing import FakeClock, FakeProviderServer, Fault, LoggedRequest, ScriptedModel
 from jury.testing._openai import MODERATION_CATEGORIES
-from providers.openai_moderation import create
 
 MODEL = "omni-moderation-latest"
 INSULT = "Honestly, only someone with half a brain would order from a shop like this."

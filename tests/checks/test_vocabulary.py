@@ -15,7 +15,7 @@ from jury.checks import (
     find_refusal,
 )
 from jury.checks._pii import find
-from providers.offline import Measures
+from jury.providers.offline import Measures
 
 CHECKS = {c.name: c for c in CheckSuite.from_settings(CheckSettings()).checks}
 

@@ -16,8 +16,8 @@ from jury import load_cases, load_rubric
 from jury.adapters import JudgeRequest
 from jury.adapters._registry import _PROVIDERS
 from jury.cli import main
+from jury.rubrics._points import PointsRubric
 from jury.testing import ScriptedModel
-from rubrics._points import PointsRubric
 
 ROOT = Path(__file__).parents[2]
 POINTS = ROOT / "examples" / "shopnest" / "points.jsonl"

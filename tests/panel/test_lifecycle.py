@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-import providers._lifecycle as lifecycle
+import jury.providers._lifecycle as lifecycle
 from jury import ConfigError, Juror, Jury, Panel, load_panel
 from jury.adapters import ModelStatus, register_provider
 from jury.adapters._registry import model_status
 from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
+from jury.providers._lifecycle_table import ANTHROPIC, GEMINI, OPENAI
 from jury.testing import ScriptedModel
-from providers._lifecycle_table import ANTHROPIC, GEMINI, OPENAI
 
 DAY = date(2026, 11, 30)
 

@@ -6,8 +6,8 @@ import pytest
 
 from jury import Juror, Panel
 from jury.panel._warnings import is_snapshot, panel_warnings
+from jury.providers.replay import Record, ReplayModel
 from jury.testing import ScriptedModel
-from providers.replay import Record, ReplayModel
 
 
 @pytest.mark.parametrize(

@@ -169,7 +169,7 @@ def _threaded(case: Case) -> str:
 
 @pytest.mark.parametrize("function", [_interleaved, _threaded], ids=["async", "sync"])
 async def test_two_hundred_cases_in_flight_never_share_a_trace(function: Any) -> None:
-    from providers.agents._callable import CallableAgent
+    from jury.providers.agents._callable import CallableAgent
 
     agent = CallableAgent("test:agent", function)
     cases = [_case(f"case-{n:03d}") for n in range(200)]

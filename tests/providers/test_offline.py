@@ -9,7 +9,7 @@ import pytest
 
 from jury import Jury, default_panel, load_cases, load_rubric
 from jury.adapters import JudgeRequest, Message
-from providers.offline import OfflineJuror
+from jury.providers.offline import OfflineJuror
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest" / "cases.jsonl"
 CASES = {c.id: c for c in load_cases(EXAMPLE)}

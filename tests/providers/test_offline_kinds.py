@@ -12,8 +12,8 @@ import pytest
 from jury import Ballot, Case, Jury, MetricResult, Verdict, VoteStatus, default_panel, load_cases
 from jury.adapters import Decision, Metric, Prompt, ReferenceJudge, Rubric
 from jury.cli import main
-from providers.offline import check_statement
-from rubrics import quote_occurs
+from jury.providers.offline import check_statement
+from jury.rubrics import quote_occurs
 
 ROOT = Path(__file__).parents[2]
 POINTS = ROOT / "examples" / "shopnest" / "points.jsonl"

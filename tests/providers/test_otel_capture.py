@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     import jury
-    from providers.agents._callable import CallableAgent
+    from jury.providers.agents._callable import CallableAgent
 
     provider = TracerProvider()
     exported = InMemorySpanExporter()  # the application's own telemetry
@@ -91,7 +91,7 @@ def test_each_calls_genai_spans_become_its_own_trace_and_nothing_else() -> None:
 def test_without_an_sdk_provider_nothing_is_captured_and_the_call_still_works() -> None:
     code = (
         "import asyncio, jury\n"
-        "from providers.agents._callable import CallableAgent\n"
+        "from jury.providers.agents._callable import CallableAgent\n"
         "import jury.trace\n"
         "async def a(case):\n"
         "    return 'fine'\n"

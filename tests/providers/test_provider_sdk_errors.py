@@ -14,7 +14,7 @@ from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
 from jury import AuthenticationError, ProviderError
 from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
-from providers._wire import WireModel
+from jury.providers._wire import WireModel
 
 REQUEST = httpx2.Request("POST", "http://127.0.0.1:9/v1/messages")
 
@@ -123,7 +123,7 @@ def test_every_anthropic_exception_maps_to_a_project_error() -> None:
     import anthropic
     from anthropic._error_classes import ERROR_CLASSES, make_status_error
 
-    from providers.anthropic import create
+    from jury.providers.anthropic import create
 
     model = create(ANTHROPIC)
     classes = sdk_exceptions(
@@ -154,7 +154,7 @@ def test_every_anthropic_exception_maps_to_a_project_error() -> None:
 def test_every_openai_exception_maps_to_a_project_error() -> None:
     import openai
 
-    from providers.openai import create
+    from jury.providers.openai import create
 
     model = create(OPENAI)
     classes = sdk_exceptions("openai", ("openai._exceptions",), "OpenAIError")
@@ -187,7 +187,7 @@ def test_every_openai_exception_maps_to_a_project_error() -> None:
 def test_every_google_genai_exception_maps_to_a_project_error() -> None:
     from google.genai import errors
 
-    from providers.google import create
+    from jury.providers.google import create
 
     model = create(GOOGLE)
     classes = [

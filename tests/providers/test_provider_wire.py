@@ -13,8 +13,8 @@ from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 from jury import AuthenticationError, ConfigError, Jury, MissingCredentialError, load_panel
 from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 from jury.adapters._registry import resolve_model
+from jury.providers._wire import WireModel, error_for_status, parse_retry_after
 from jury.testing import retry_after_date
-from providers._wire import WireModel, error_for_status, parse_retry_after
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,8 +14,8 @@ from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel, 
 from jury import QuotaExhaustedError, VoteStatus
 from jury.adapters import JudgeReply, Usage
 from jury.adapters._registry import resolve_model
+from jury.providers._wire import WireModel
 from jury.testing import FakeClock, FakeProviderServer, Fault
-from providers._wire import WireModel
 
 
 @pytest.fixture(params=["sdk", "direct"])
@@ -101,7 +101,7 @@ async def test_a_reply_cut_at_the_limit_is_an_invalid_vote_that_says_so(
 
 
 def test_thinking_that_ate_the_budget_is_read_from_the_reply() -> None:
-    from providers.google import GeminiWire
+    from jury.providers.google import GeminiWire
 
     wire = GeminiWire("http://127.0.0.1:9", "k", "GOOGLE_API_KEY")
     reply = wire.parse(

@@ -11,7 +11,7 @@ import pytest
 from conftest import case, scores
 from jury import ConfigError, Juror, Jury, Panel, Verdict, VoteStatus, load_rubric
 from jury.adapters._registry import resolve_model
-from providers.replay import Record, ReplayModel, load_records, write_records
+from jury.providers.replay import Record, ReplayModel, load_records, write_records
 
 
 def record_file(path: Path, *records: dict[str, Any]) -> Path:

@@ -16,8 +16,8 @@ from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel
 from jury import Case, VoteStatus, load_cases, load_rubric
 from jury.adapters import JudgeRequest, Message
 from jury.adapters._registry import builtin_rubrics, resolve_model
+from jury.providers._wire import WireModel
 from jury.testing import FakeProviderServer
-from providers._wire import WireModel
 
 SDK = {name: metadata.version(name) for name in ("anthropic", "openai", "google-genai")}
 #: Each adapter with models of its families that are sent different settings: the defaults,

@@ -1,4 +1,4 @@
-"""What every SDK transport shares (`providers._wire.SdkTransport`): the client is built on
+"""What every SDK transport shares (`jury.providers._wire.SdkTransport`): the client is built on
 first use, once, and closed once; and the transport a model uses is chosen in one place."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from jury import ConfigError
 from jury.adapters import JudgeReply, JudgeRequest
-from providers._wire import DirectTransport, SdkTransport, Wire, WireModel
+from jury.providers._wire import DirectTransport, SdkTransport, Wire, WireModel
 
 
 class Client:

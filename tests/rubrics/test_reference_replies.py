@@ -12,7 +12,7 @@ import pytest
 
 from jury import Case, load_cases, load_rubric
 from jury.adapters import Judgement, Preference, Rating, Rubric
-from rubrics._criterion import from_toml as criterion_from_toml
+from jury.rubrics._criterion import from_toml as criterion_from_toml
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "shopnest"
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus, load_rubric
+from jury.rubrics._criterion import CriterionRubric, from_toml
 from jury.testing import ScriptedModel
-from rubrics._criterion import CriterionRubric, from_toml
 
 BASE: dict[str, Any] = {
     "kind": "criterion",

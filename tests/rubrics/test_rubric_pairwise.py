@@ -10,9 +10,9 @@ import pytest
 
 from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus
 from jury.adapters import JudgeRequest
+from jury.rubrics import position_consistency
+from jury.rubrics._pairwise import PairwiseRubric, from_toml
 from jury.testing import ScriptedModel
-from rubrics import position_consistency
-from rubrics._pairwise import PairwiseRubric, from_toml
 
 GOOD = "ORD-102 was delivered 20 days ago, so it can still be returned."
 WEAK = "Probably, but check the policy."

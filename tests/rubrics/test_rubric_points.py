@@ -10,8 +10,8 @@ import pytest
 
 from jury import Case, Juror, Jury, Panel, RubricError, Verdict, VoteStatus, load_rubric
 from jury.adapters import JudgeRequest
+from jury.rubrics._points import PointsRubric, from_toml, quote_occurs
 from jury.testing import ScriptedModel
-from rubrics._points import PointsRubric, from_toml, quote_occurs
 
 ANSWER = "Yes. ORD-102 was delivered 20 days ago,\nwithin the 30-day return window."
 

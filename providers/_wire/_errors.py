@@ -1,0 +1,139 @@
+"""The error choke point's parts: the direct transport's HTTP errors, HTTP statuses mapped to
+the project's error tree (DESIGN.md), the server's requested delay, and aiohttp's errors."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jury import AuthenticationError, ProviderError
+from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
+
+__all__ = [
+    "HttpStatusError",
+    "MalformedReplyError",
+    "classify_aiohttp",
+    "error_for_status",
+    "error_message",
+    "headers_of",
+    "parse_retry_after",
+    "rate_limit_headers",
+]
+
+#: Statuses worth another attempt besides 5xx: request timeout, conflict, too early.
+_TRANSIENT_STATUS = frozenset({408, 409, 425})
+
+
+class HttpStatusError(Exception):
+    """The direct transport's error for an HTTP status >= 400 (classified like the SDKs')."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], body: str) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
+class MalformedReplyError(Exception):
+    """A 2xx reply whose body breaks the protocol (not JSON, or missing what it must carry)."""
+
+
+def rate_limit_headers(headers: Iterable[tuple[str, str]] | None) -> dict[str, str] | None:
+    """The rate-limit headers among `headers` (``x-ratelimit-*``, ``anthropic-ratelimit-*``),
+    by lower-case name; None when there is none. The engine's account limiter learns the
+    account's rate from them."""
+    if headers is None:
+        return None
+    found = {k.lower(): v for k, v in headers if "ratelimit" in k.lower()}
+    return found or None
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """The server's requested delay in seconds: ``retry-after-ms``, else ``retry-after`` as
+    seconds or as an HTTP date. None when absent or unreadable."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def headers_of(response: Any) -> Mapping[str, str] | None:
+    headers = getattr(response, "headers", None)
+    return headers if isinstance(headers, Mapping) or hasattr(headers, "get") else None
+
+
+def error_for_status(
+    status: int,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    variable: str | None = None,
+) -> ProviderError:
+    """The project error for an HTTP status (DESIGN.md): 429 rate-limited with its delay;
+    408, 409, 425, 5xx (and 529 overloaded) transient; 401 and 403 authentication; every
+    other 4xx an invalid request that is never retried."""
+    text = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+    if status == 429:
+        return RateLimitedError(
+            text,
+            retry_after=parse_retry_after(headers),
+            status=status,
+            rate_limits=rate_limit_headers(headers.items()) if headers else None,
+        )
+    if status in _TRANSIENT_STATUS or status >= 500:
+        return TransientError(text, status=status)
+    if status in (401, 403):
+        return AuthenticationError(text, variable=variable, status=status)
+    return InvalidRequestError(text, status=status)
+
+
+def error_message(body: Any, limit: int = 300) -> str:
+    """The human part of a provider's error body (``error.message``, else the text)."""
+    if isinstance(body, (bytes, str)):
+        text = body.decode(errors="replace") if isinstance(body, bytes) else body
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text.strip()[:limit]
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            return str(error["message"])[:limit]
+        if isinstance(error, str):
+            return error[:limit]
+    return str(body)[:limit] if body is not None else ""
+
+
+def classify_aiohttp(exc: Exception) -> ProviderError | None:
+    """aiohttp's errors, when aiohttp is loaded (a transport that never imported it raises
+    none of them); None for any other exception."""
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None:
+        return None
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return error_for_status(exc.status, exc.message or "", headers=exc.headers)
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return TransientError(f"reply cut off: {exc}")
+    if isinstance(exc, aiohttp.ClientError):
+        return TransientError(f"{type(exc).__name__}: {exc}".rstrip(": "))
+    return None

@@ -1,0 +1,49 @@
+"""The wire-mapping seam: one provider's protocol (where a request goes, its body from a
+`JudgeRequest`, its reply read into a `JudgeReply`, the provider's own error wording),
+independent of how the bytes travel."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from jury import ProviderError
+from jury.adapters import JudgeReply, JudgeRequest
+
+__all__ = ["Wire"]
+
+
+class Wire(ABC):
+    """One provider's protocol, independent of how the bytes travel."""
+
+    #: The provider prefix ("openai", "anthropic", "google", "openai-api/<service>"...).
+    provider: str
+    #: The variable that holds the key, named in authentication errors.
+    key_variable: str
+    #: Whether the API's ``x-should-retry`` header is obeyed, as its SDK obeys it (`_hints`).
+    retry_hints: bool = False
+
+    @abstractmethod
+    def url(self, model: str) -> str:
+        """Where the direct transport POSTs a request for `model`."""
+
+    @abstractmethod
+    def headers(self) -> dict[str, str]:
+        """The direct transport's headers, the credential included."""
+
+    @abstractmethod
+    def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
+        """The JSON body of one call: exactly what the SDK transport sends too."""
+
+    @abstractmethod
+    def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
+        """Read a reply body; raise `MalformedReplyError` when it breaks the protocol."""
+
+    def error(
+        self, status: int, body: Any, headers: Mapping[str, str] | None
+    ) -> ProviderError | None:
+        """The project error for an error reply this provider words in its own way (a quota
+        that no retry clears, a delay given in the body); None for the usual mapping of
+        `error_for_status`. `body` is the reply's JSON, or its text."""
+        return None
