@@ -25,9 +25,18 @@ from .._errors import ConfigError
 from ..adapters._account import ModelStatus
 
 if TYPE_CHECKING:
+    from ..adapters._agent import Agent
     from ._panel import Panel
 
-__all__ = ["ModelStatus", "lifecycle_warnings", "look_up", "refuse_retired", "statuses", "today"]
+__all__ = [
+    "ModelStatus",
+    "agent_lifecycle",
+    "lifecycle_warnings",
+    "look_up",
+    "refuse_retired",
+    "statuses",
+    "today",
+]
 
 
 def today() -> date:
@@ -98,3 +107,23 @@ def refuse_retired(panel: Panel, on: date | None = None) -> None:
             f"retired model{'s' * (len(retired) > 1)} on the panel (its calls would fail or be "
             f"served by another model; set allow_retired = true to judge anyway):\n  {listed}"
         )
+
+
+def agent_lifecycle(agent: Agent, panel: Panel, on: date | None = None) -> str | None:
+    """The lifecycle rule for a model that is the system under test (an agent made of a
+    ``provider/model``): a retired one is refused unless the panel allows retired models, as
+    a juror's would be; a deprecated one (or a retired one allowed) is a warning."""
+    if agent.model is None:
+        return None
+    from ..adapters._registry import model_status
+
+    status = model_status(agent.model.name, on or today())
+    if status is None or status.state == "active":
+        return None
+    said = f"agent {agent.name}: {status.describe()}"
+    if status.state == "retired" and not panel.allow_retired:
+        raise ConfigError(
+            f"retired model as the agent (its calls would fail or be served by another model; "
+            f"set allow_retired = true to run it anyway): {said}"
+        )
+    return said

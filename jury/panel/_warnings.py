@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ..adapters._agent import Agent
 from ..adapters._model import JudgeModel
 from ..adapters._registry import family_of
 from ._lifecycle import lifecycle_warnings, look_up, today
@@ -63,8 +64,10 @@ def _live_id(model: str | JudgeModel) -> str | None:
     return model.partition("/")[2]
 
 
-def panel_warnings(panel: Panel) -> list[str]:
-    """Every warning the panel deserves, one sentence each (empty when there is none)."""
+def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
+    """Every warning the panel deserves, one sentence each (empty when there is none). The
+    system under test is the jury file's ``system_under_test``, else the `agent` that answers
+    the cases (its family: its model's, or the jury file's ``agent_family``)."""
     warnings: list[str] = []
     by_family: dict[str, list[str]] = {}
     for juror in panel.jurors:
@@ -77,10 +80,14 @@ def panel_warnings(panel: Panel) -> list[str]:
                 f"jurors {', '.join(jurors)} are all of the {family} family: a jury's strength "
                 "is jurors from different families"
             )
-    tested = family_of(panel.system_under_test) if panel.system_under_test else "unknown"
+    tested, named = "unknown", panel.system_under_test
+    if panel.system_under_test:
+        tested = family_of(panel.system_under_test)
+    elif agent is not None and agent.family:
+        tested, named = agent.family, agent.name
     warnings.extend(
         f"juror {juror} is of the {tested} family, like the system under test "
-        f"({panel.system_under_test}): judges tend to prefer answers like their own"
+        f"({named}): judges tend to prefer answers like their own"
         for juror in by_family.get(tested, [])
     )
     day = today()
