@@ -38,7 +38,7 @@ from jury.testing import FakeProviderServer
 JURORS = (
     "anthropic/claude-haiku-4-5-20251001",
     "openai/gpt-4.1-mini-2025-04-14",
-    "google/gemini-2.5-flash",
+    "google/gemini-3.5-flash-lite",
 )
 KEY = "benchmark-key-not-secret"
 
