@@ -111,7 +111,7 @@ def test_a_bad_cases_file_leaves_no_run_and_no_folder_behind(
     cases = tmp_path / "bad.jsonl"
     cases.write_text('{"id": "a", "question": "q", "answer": "x"}\n{"id": "b", "bogus": 1}\n')
     assert main(["run", str(cases), "--out", "deep/er/run"]) == 2
-    assert "line 2: bogus" in capsys.readouterr().err
+    assert "line 2: unknown field bogus" in capsys.readouterr().err
     assert not (tmp_path / "deep").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
 
