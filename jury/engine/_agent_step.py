@@ -20,10 +20,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from .._errors import AgentError, AgentUnreachable, ConfigError
-from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
+from .._errors import AgentError, AgentUnreachable, CallFailed, ConfigError, OverBudget
+from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..adapters._agent import Agent, AgentReply
 from ..cases._case import Case
+from ._calls import CallLayer
 
 __all__ = ["AGENT_STAGE", "AgentStep", "AgentUnreachable", "agent_failure", "answer_and_judge"]
 
@@ -44,6 +45,8 @@ class AgentCounts:
     started: int = 0
     done: int = 0
     failed: int = 0
+    #: USD a model as the agent cost through the call layer (None once a price is unknown).
+    cost: float | None = 0.0
 
 
 def agent_failure(case: Case, error: str) -> CaseVerdict:
@@ -112,6 +115,8 @@ class AgentStep:
         self.on_answer = on_answer
         self.needs_agent = needs_agent
         self.counts = AgentCounts()
+        #: The engine's call layer, for a model as the agent (set by `Jury.evaluate`).
+        self.calls: CallLayer | None = None
         self._slots = asyncio.Semaphore(concurrency)
         #: How many first calls decide whether the agent is reachable.
         self._first = concurrency
@@ -144,7 +149,7 @@ class AgentStep:
             try:
                 async with asyncio.timeout(self.timeout):
                     # An outside agent may return anything: it is checked below, not trusted.
-                    reply: object = await self.agent.respond(case)
+                    reply: object = await self._respond(case)
             except TimeoutError:
                 return await self._failed(case, f"timed out after {self.timeout:g}s", None)
             except AgentUnreachable as exc:  # one call that could not connect: see `_failed`
@@ -168,6 +173,25 @@ class AgentStep:
         if self.on_answer is not None:
             self.on_answer(out)
         return out
+
+    async def _respond(self, case: Case) -> object:
+        """The agent's reply. A model as the agent is asked through the engine's call layer
+        when the step has one (`calls`): the same cache, account limits, retries, price and
+        budget as the judges', so a rerun pays for no answer twice."""
+        if self.agent.model is None or self.calls is None:
+            return await self.agent.respond(case)
+        stats = CallStats()
+        try:
+            reply = await self.calls.caller(self.agent.model).call(
+                self.agent.request_for(case), 0, stats
+            )
+        except CallFailed as exc:  # the system under test's model failed: its case fails
+            raise AgentError(f"its model did not answer: {exc}") from None
+        except OverBudget:
+            raise AgentError("not asked: the run's budget (--max-cost) is spent") from None
+        if self.counts.cost is not None:
+            self.counts.cost = None if stats.cost is None else self.counts.cost + stats.cost
+        return self.agent.reply_for(reply, stats.cost)
 
     async def _failed(self, case: Case, error: str, exc: Exception | None) -> CaseVerdict:
         self.counts.failed += 1

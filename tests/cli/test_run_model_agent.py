@@ -54,6 +54,11 @@ def test_a_prompt_only_dataset_is_answered_by_a_model_agent_and_judged(
     asked = [r for r in served.requests if r.model == AGENT_MODEL]
     assert len(asked) == 2  # once per case, through the real adapter to the fake
     assert "Gate PASSED" in capsys.readouterr().out
+    # Through the judges' call layer, so through their cache: a new run pays no answer twice.
+    assert main([*argv, "--out", "again"]) == 0
+    assert len([r for r in served.requests if r.model == AGENT_MODEL]) == 2
+    lines = (tmp_path / "again/cases.jsonl").read_text().splitlines()
+    assert [json.loads(line)["answer"] for line in lines] == ["Paris.", "Eight."]
 
 
 def test_a_judge_of_the_agents_family_is_warned_about(
