@@ -44,6 +44,8 @@ class AgentCalls(Protocol):
     started: int
     done: int
     failed: int
+    #: USD a model as the agent cost (None: a price unknown).
+    cost: float | None
 
 
 class RunProgress:
@@ -125,6 +127,10 @@ class RunProgress:
         if agent is not None:
             running = agent.started - agent.done
             parts.append(f"agent calls {agent.done} ({running} running, {agent.failed} failed)")
+            if agent.cost is None or agent.cost:  # a model as the agent: its spend, apart
+                parts.append(
+                    "agent cost ?" if agent.cost is None else f"agent cost ${agent.cost:.4f}"
+                )
         judge = "judge calls" if agent is not None else "calls"
         parts.append(f"{judge} {calls.attempts} (cached {calls.cache_hits})")
         parts.append(f"tokens {_tokens(calls.input_tokens)}/{_tokens(calls.output_tokens)}")

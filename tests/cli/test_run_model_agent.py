@@ -53,7 +53,9 @@ def test_a_prompt_only_dataset_is_answered_by_a_model_agent_and_judged(
     assert {case["id"]: case["answer"] for case in recorded} == {"p1": "Paris.", "p2": "Eight."}
     asked = [r for r in served.requests if r.model == AGENT_MODEL]
     assert len(asked) == 2  # once per case, through the real adapter to the fake
-    assert "Gate PASSED" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "Gate PASSED" in said.out
+    assert "agent cost " in said.err  # its spend on a line apart from the judges'
     # Through the judges' call layer, so through their cache: a new run pays no answer twice.
     assert main([*argv, "--out", "again"]) == 0
     assert len([r for r in served.requests if r.model == AGENT_MODEL]) == 2
