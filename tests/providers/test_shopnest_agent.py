@@ -96,8 +96,12 @@ def test_the_agent_served_over_http_fails_exactly_the_same_cases(
         assert url.startswith("http://127.0.0.1:")
         assert url.strip().endswith("/ask")
         golden, replies = asyncio.run(_ask_all(resolve_agent(url.strip(), AgentSettings())))
+        # And as a gate runs it: `jury run GOLDEN --agent URL`, the agent called by the run.
+        argv = ["run", str(EXAMPLE / "golden.jsonl"), "--jury", str(EXAMPLE / "jury.toml")]
+        assert main([*argv, "--agent", url.strip(), "--out", str(tmp_path / "gate")]) == 1
     finally:
         server.terminate()
         server.communicate(timeout=30)
     verdicts = _judge(_answered(golden, replies, tmp_path / "answers.jsonl"), tmp_path / "run")
     assert verdicts == recorded
+    assert _verdicts(tmp_path / "gate") == recorded
