@@ -165,6 +165,6 @@ def test_the_readme_examples_of_a_learned_jury_and_a_cascade_parse() -> None:
     assert (panel.target_agreement, panel.risk) == (0.85, 0.1)
     assert [(j.id, j.tier) for j in panel.jurors] == [
         ("openai/gpt-4.1-2025-04-14", 1),
-        ("google/gemini-2.5-flash", 2),
+        ("google/gemini-3.5-flash-lite", 2),
         ("anthropic/claude-haiku-4-5-20251001", 2),
     ]
