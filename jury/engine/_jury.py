@@ -304,9 +304,7 @@ class Jury:
         """
         if agent is None:
             return VerdictStream(self.judge, cases, self.panel.concurrency)
-        step = agent_step(agent, agent_concurrency, agent_timeout)
-        if step.calls is None:  # a model as the agent shares the judges' call layer
-            step.calls = self._calls
+        step = agent_step(agent, agent_concurrency, agent_timeout, self.panel, self._calls)
         return pipeline(self.judge, step, cases, self.panel.concurrency)
 
 

@@ -14,18 +14,30 @@ from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
 from .._verdict import CaseVerdict
 from ..adapters._agent import Agent
 from ..cases._case import Case
+from ..panel._lifecycle import agent_lifecycle
+from ..panel._panel import Panel
 from ._agent_step import AgentStep
+from ._calls import CallLayer
 from ._stream import VerdictStream
 
 __all__ = ["agent_step", "pipeline"]
 
 
-def agent_step(agent: Agent | AgentStep, concurrency: int, timeout: float) -> AgentStep:
+def agent_step(
+    agent: Agent | AgentStep, concurrency: int, timeout: float, panel: Panel, calls: CallLayer
+) -> AgentStep:
     """The step that calls `agent` (an `AgentStep` already built, as `jury run` builds it
-    with its recording, is used as it is)."""
-    if isinstance(agent, AgentStep):
-        return agent
-    return AgentStep(agent, concurrency=concurrency, timeout=timeout)
+    with its recording, is used as it is). A retired model as the agent is refused, as a
+    juror's would be, and a model as the agent is asked through the judges' call layer."""
+    step = (
+        agent
+        if isinstance(agent, AgentStep)
+        else AgentStep(agent, concurrency=concurrency, timeout=timeout)
+    )
+    agent_lifecycle(step.agent, panel)
+    if step.calls is None:
+        step.calls = calls
+    return step
 
 
 def pipeline(

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from ._panel import Panel
 
 __all__ = [
-    "ModelStatus",
     "agent_lifecycle",
     "lifecycle_warnings",
     "look_up",

@@ -56,6 +56,7 @@ from ..engine._agent_step import answer_and_judge
 from ..engine._jury import Jury
 from ..engine._loop_thread import LoopThread
 from ..panel._defaults import default_panel
+from ..panel._lifecycle import agent_lifecycle
 from ..panel._panel import Panel, load_panel
 
 __all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
@@ -203,6 +204,7 @@ class Judge:
             agent = resolve_agent(agent)
         subject = self._case(case, fields)
         jury = self.jury
+        agent_lifecycle(agent, jury.panel)  # as `jury run` and `Jury.evaluate` refuse it
         judged = answer_and_judge(jury.judge, subject, agent, agent_timeout)
         return await self._verdict(jury, subject, judged)
 

@@ -37,6 +37,7 @@ from .._errors import ConfigError, LabelsFileError, LabelsLockedError
 from .._verdict import Metric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
+from ._lock import can_lock, lock_at_once
 
 __all__ = [
     "LABELS",
@@ -265,18 +266,12 @@ class LabelWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: not locked, as run directories
-            self._fd = fd
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not lock_at_once(fd):
             os.close(fd)
-            raise LabelsLockedError(self.path) from None
+            raise LabelsLockedError(self.path)
         self._fd = fd
-        _cut_torn_tail(self.path)  # only once the file is ours
+        if can_lock():  # only once the file is ours (unlocked elsewhere, as run directories)
+            _cut_torn_tail(self.path)
 
     def append(self, label: Label) -> None:
         line = json.dumps(label.record(), ensure_ascii=False) + "\n"

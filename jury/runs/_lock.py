@@ -11,6 +11,7 @@ stale or not. The file also says who holds it, for the message the second writer
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -22,9 +23,28 @@ from typing import Any
 from .._errors import RunLockedError
 from .._redact import redact
 
-__all__ = ["LOCK", "RunLock", "RunLockedError"]
+__all__ = ["LOCK", "RunLock", "can_lock", "lock_at_once"]
 
 LOCK = ".lock"
+
+
+def can_lock() -> bool:
+    """Whether this platform has ``flock`` (POSIX); elsewhere nothing is locked."""
+    return importlib.util.find_spec("fcntl") is not None
+
+
+def lock_at_once(fd: int) -> bool:
+    """An exclusive ``flock`` on `fd`, taken at once: False when another process holds it.
+    True without locking where the platform has no ``flock``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 class RunLock:
@@ -33,21 +53,19 @@ class RunLock:
     def __init__(self, run: Path) -> None:
         self.run = run
         self._fd: int | None = None
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
+        if not can_lock():  # pragma: no cover - not POSIX
             return
         run.mkdir(parents=True, exist_ok=True)
         fd = os.open(run / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _read(fd)
-            os.close(fd)
-            raise RunLockedError(run, holder) from None
+            locked = lock_at_once(fd)
         except BaseException:
             os.close(fd)
             raise
+        if not locked:
+            holder = _read(fd)
+            os.close(fd)
+            raise RunLockedError(run, holder)
         self._fd = fd
         holder = {
             "pid": os.getpid(),

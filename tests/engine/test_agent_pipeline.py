@@ -160,3 +160,18 @@ def test_the_progress_line_shows_agent_calls_beside_judge_calls() -> None:
     line = progress.line()
     assert "agent calls 4 (1 running, 1 failed)" in line
     assert line.index("agent calls") < line.index("judge calls")
+
+
+async def test_a_retired_model_as_the_agent_is_refused_by_the_library_as_by_the_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jury import ConfigError
+    from jury.panel._agent_spec import resolve_agent
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-secret")
+    # Retired on the suite's day by the project's own lifecycle table.
+    agent = resolve_agent("anthropic/claude-sonnet-4-5-20250929")
+    async with Jury(panel_of(scripted([scores()])), checks=None) as jury:
+        with pytest.raises(ConfigError, match="retired model as the agent"):
+            jury.evaluate([case()], agent=agent)
+    await agent.aclose()
