@@ -3,6 +3,9 @@ their provider has deprecated or retired.
 
 A jury's strength is its diversity (Verga et al. 2024), and a judge tends to prefer answers
 like its own: two jurors of one family, or a juror of the family under test, weaken both.
+A seat is a model and a way of judging: several seats of one model are of one family (and
+one model) however differently they are prompted, and the warnings name them as such, once
+per model rather than once per seat.
 Nothing pins a model's weights but a snapshot ID: an alias ("gpt-4o", "...-latest", an Ollama
 tag) can be re-pointed to another model without notice, which shows up as judge drift. A
 snapshot is told by its date, or by its provider saying it is pinned (`ModelStatus.pinned`:
@@ -20,7 +23,7 @@ from ..adapters._registry import family_of
 from ._lifecycle import lifecycle_warnings, look_up, today
 from ._panel import Juror, Panel
 
-__all__ = ["is_snapshot", "panel_warnings"]
+__all__ = ["is_snapshot", "juror_family", "juror_model", "panel_warnings"]
 
 #: Families that are not LLMs (or not known): the family rules say nothing about them.
 _NOT_LLM = frozenset({"offline", "replay", "scripted", "unknown"})
@@ -44,13 +47,34 @@ def is_snapshot(model_id: str) -> bool:
     return bool(_VERSION.search(name))
 
 
-def _family(juror: Juror) -> str:
+def juror_family(juror: Juror) -> str:
+    """The family of a seat's model: the jury file's ``family``, else the model's own, else
+    what its name tells (`family_of`)."""
     if juror.family:
         return juror.family
     model = juror.model
     if isinstance(model, JudgeModel):
         return model.family if model.family != "unknown" else family_of(model.name)
     return family_of(model)
+
+
+def juror_model(juror: Juror) -> str:
+    """The model a seat judges with, as the jury file names it (``provider/model``)."""
+    return juror.model if isinstance(juror.model, str) else juror.model.name
+
+
+def _named(jurors: list[Juror]) -> str:
+    """Seats by name, and, where several are seats of one model, that model."""
+    shared: dict[str, list[str]] = {}
+    for juror in jurors:
+        shared.setdefault(juror_model(juror), []).append(juror.id)
+    text = ", ".join(juror.id for juror in jurors)
+    many = [(model, seats) for model, seats in shared.items() if len(seats) > 1]
+    if len(shared) == 1 and many:
+        text += f" (seats of one model, {many[0][0]})"
+    elif many:
+        text += " (" + "; ".join(f"{', '.join(s)}: seats of one model, {m}" for m, s in many) + ")"
+    return text
 
 
 def _live_id(model: str | JudgeModel) -> str | None:
@@ -69,31 +93,43 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
     system under test is the jury file's ``system_under_test``, else the `agent` that answers
     the cases (its family: its model's, or the jury file's ``agent_family``)."""
     warnings: list[str] = []
-    by_family: dict[str, list[str]] = {}
+    by_family: dict[str, list[Juror]] = {}
     for juror in panel.jurors:
-        family = _family(juror)
+        family = juror_family(juror)
         if family not in _NOT_LLM:
-            by_family.setdefault(family, []).append(juror.id)
+            by_family.setdefault(family, []).append(juror)
     for family, jurors in by_family.items():
         if len(jurors) > 1:
+            one_model = len({juror_model(j) for j in jurors}) == 1
             warnings.append(
-                f"jurors {', '.join(jurors)} are all of the {family} family: a jury's strength "
-                "is jurors from different families"
+                f"jurors {_named(jurors)} are all of the {family} family: "
+                + (
+                    "ways of judging of one model share its blind spots; "
+                    if one_model
+                    else ""
+                )
+                + "a jury's strength is jurors from different families"
             )
     tested, named = "unknown", panel.system_under_test
     if panel.system_under_test:
         tested = family_of(panel.system_under_test)
     elif agent is not None and agent.family:
         tested, named = agent.family, agent.name
+    # One warning per model: three seats of one model are one judge of that family.
+    like_tested: dict[str, list[Juror]] = {}
+    for juror in by_family.get(tested, []):
+        like_tested.setdefault(juror_model(juror), []).append(juror)
     warnings.extend(
-        f"juror {juror} is of the {tested} family, like the system under test "
-        f"({named}): judges tend to prefer answers like their own"
-        for juror in by_family.get(tested, [])
+        f"{'jurors' if len(seats) > 1 else 'juror'} {_named(seats)} "
+        f"{'are' if len(seats) > 1 else 'is'} of the {tested} family, like the system under "
+        f"test ({named}): judges tend to prefer answers like their own"
+        for seats in like_tested.values()
     )
     day = today()
     # One lookup per model serves both the alias and the lifecycle warnings.
     looked = look_up(panel, day)
     status_of = {(juror, spec): status for juror, spec, status in looked}
+    aliases: dict[str, list[str]] = {}
     for juror in panel.jurors:
         for model in (juror.model, *juror.fallbacks):
             model_id = _live_id(model)
@@ -102,9 +138,14 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
             spec = model.name if isinstance(model, JudgeModel) else model
             status = status_of[juror.id, spec]
             if status is None or not status.pinned:
-                warnings.append(
-                    f"{juror.id}: {model_id} is an alias, not a dated snapshot; it can be "
-                    "re-pointed to another model without notice (use a dated model ID)"
-                )
+                seats = aliases.setdefault(model_id, [])
+                if juror.id not in seats:
+                    seats.append(juror.id)
+    # One warning per alias, naming every seat that uses it.
+    warnings.extend(
+        f"{', '.join(seats)}: {model_id} is an alias, not a dated snapshot; it can be "
+        "re-pointed to another model without notice (use a dated model ID)"
+        for model_id, seats in aliases.items()
+    )
     warnings.extend(lifecycle_warnings(panel, day, looked))
     return warnings
