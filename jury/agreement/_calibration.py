@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..engine._jury import Jury
     from ._panel_stats import LabelAgreement
     from ._ratings import Estimate
+    from ._seats import Seats
 
 __all__ = [
     "PANEL",
@@ -159,8 +160,10 @@ class LabelRatings:
     #: Rater (a juror, or `PANEL`) -> case ID -> rating.
     ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def agreement(self) -> LabelAgreement:
-        """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`)."""
+    def agreement(self, seats: Seats | None = None) -> LabelAgreement:
+        """Accuracy and Cohen's kappa of each rater against the labels (`jury.agreement`);
+        the effective number of judges and the seats' error correlations, over the seats
+        (the panel's own verdict is no seat), knowing which share a model (`seats`)."""
         from ._panel_stats import label_agreement
         from ._ratings import Ratings
 
@@ -175,7 +178,7 @@ class LabelRatings:
             units=units,
             name=self.metric.name,
         )
-        return label_agreement(ratings, self.labels)
+        return label_agreement(ratings, self.labels, seats=seats, besides=(PANEL,))
 
 
 def _rating(key: str, verdict: Verdict | None, scores: Mapping[str, Score]) -> Any:

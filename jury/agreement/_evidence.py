@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
     from ..cases._case import Case
     from ._panel_stats import EffectiveJudges
+    from ._ratings import Ratings
+    from ._seat_errors import SeatErrors
+    from ._seats import Seats
 
 __all__ = [
     "Labelled",
@@ -27,6 +30,7 @@ __all__ = [
     "alone",
     "consistency",
     "effective",
+    "errors",
     "labelled_table",
     "method",
     "naive",
@@ -167,10 +171,8 @@ def consistency(table: Labelled, jurors: Sequence[str]) -> dict[str, tuple[int, 
     return out
 
 
-def effective(table: Labelled, jurors: Sequence[str]) -> EffectiveJudges:
-    """How many independent judges the jurors are worth, by their errors against the labels
-    (`jury.agreement.effective_judges`)."""
-    from ._panel_stats import effective_judges
+def _against_labels(table: Labelled, jurors: Sequence[str]) -> tuple[Ratings, dict[str, str]]:
+    """Each juror's own value on the labelled cases, and those cases' labels."""
     from ._ratings import Ratings
 
     members = [i for i, label in enumerate(table.labels) if label >= 0]
@@ -184,4 +186,25 @@ def effective(table: Labelled, jurors: Sequence[str]) -> EffectiveJudges:
         name=table.target,
     )
     labels = {table.ids[i]: table.keys[table.labels[i]] for i in members}
-    return effective_judges(ratings, labels)
+    return ratings, labels
+
+
+def effective(
+    table: Labelled, jurors: Sequence[str], seats: Seats | None = None
+) -> EffectiveJudges:
+    """How many independent judges the jurors are worth, by their errors against the labels
+    (`jury.agreement.effective_judges`), knowing which seats share a model (`seats`)."""
+    from ._panel_stats import effective_judges
+
+    ratings, labels = _against_labels(table, jurors)
+    return effective_judges(ratings, labels, seats=seats)
+
+
+def errors(table: Labelled, jurors: Sequence[str], seats: Seats | None = None) -> SeatErrors:
+    """Each pair of seats' error correlation against the labels, and the seats that add
+    little (`jury.agreement._seat_errors`)."""
+    from ._panel_stats import with_labels
+    from ._seat_errors import seat_errors
+
+    ratings, labels = _against_labels(table, jurors)
+    return seat_errors(with_labels(ratings, labels), seats)

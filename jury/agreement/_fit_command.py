@@ -21,8 +21,9 @@ from ..panel._panel import Panel
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
+    from ._seats import Seats
 
-__all__ = ["learn", "write_fit"]
+__all__ = ["learn", "write_findings", "write_fit"]
 
 HEADER = """\
 # A learned jury, written by `jury calibrate --fit` (aiojury). A jury file uses it with
@@ -59,6 +60,14 @@ def write_fit(fit: Fits | Fit, path: str | Path) -> None:
     if tomllib.loads(compact) == tomllib.loads(text):
         text = compact
     Path(path).write_text(HEADER.format(name=Path(path).name) + "\n" + text, encoding="utf-8")
+
+
+def write_findings(path: str, found: dict[str, Any], out: Any) -> None:
+    """What calibrate found, as JSON (``--json FILE``)."""
+    import json
+
+    Path(path).write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
+    print(f"findings written to {path}", file=out)
 
 
 def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any) -> list[str]:
@@ -125,6 +134,10 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     if args.unsupervised and max(tiers.values()) > 1:
         raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
     verdicts = _votes(panel, chosen, args.votes)
+    from ._seats import Seats
+
+    seats = Seats.of_panel(panel, verdicts)
+    findings: dict[str, Any] = {}
     fits: list[Fit] = []
     failures: list[str] = []
     for number, target in enumerate(targets):
@@ -138,6 +151,8 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
             out,
             draw=number == 0,
             decides=target == PASS_TARGET or PASS_TARGET not in targets,
+            seats=seats,
+            findings=findings,
         )
         if fit is not None:
             fits.append(fit)
@@ -146,6 +161,8 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
         if args.html and number == 0 and len(targets) > 1:
             print(f"(the trade-off page draws the first target only: {target})", file=out)
     _guarantee_note(panel, targets, tiers, out)
+    if getattr(args, "json", None):
+        write_findings(args.json, {"seats": seats.record(tiers), "targets": findings}, out)
     if failures:
         print(f"FAILED: {'; '.join(failures)}; no fit written", file=out)
         return 1
@@ -198,10 +215,13 @@ def _learn_target(
     *,
     draw: bool,
     decides: bool,
+    seats: Seats | None = None,
+    findings: dict[str, Any] | None = None,
 ) -> tuple[Fit | None, str | None]:
-    """Fit, report and (--select, --html) measure one target: its fit and why it failed."""
+    """Fit, report and (--select, --html) measure one target: its fit and why it failed;
+    what was found of the seats goes into `findings` (for ``--json``)."""
     from ..report._calibration import print_fit, print_selection, tradeoff_page
-    from ._evidence import consistency, effective, labelled_table
+    from ._evidence import consistency, effective, errors, labelled_table
     from ._fitting import fit_jury, fit_unsupervised
     from ._select import cost_per_case, select
 
@@ -223,10 +243,16 @@ def _learn_target(
             folds=args.folds,
         )
     labelled = any(label >= 0 for label in table.labels)
-    worth = effective(table, jurors) if labelled else None
+    worth = effective(table, jurors, seats) if labelled else None
+    shared = errors(table, jurors, seats) if labelled else None
     same = consistency(table, jurors)
     print(f"Target: {target} ({', '.join(table.keys)}); jurors {', '.join(jurors)}", file=out)
-    print_fit(result, same, worth, out)
+    print_fit(result, same, worth, out, shared)
+    if findings is not None:
+        findings[target] = {
+            "effective_judges": worth.model_dump(mode="json") if worth else None,
+            "error_correlation": shared.model_dump(mode="json") if shared else None,
+        }
     if args.select:
         if not labelled:
             raise ConfigError("--select measures held-out accuracy: it needs labels")
@@ -243,7 +269,7 @@ def _learn_target(
         )
         print_selection(ranked, out)
     if args.html and draw:
-        page = tradeoff_page(result, same, worth, f"aiojury calibration · {rubric.name}")
+        page = tradeoff_page(result, same, worth, f"aiojury calibration · {rubric.name}", shared)
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
     return result.fit, result.failure

@@ -5,6 +5,7 @@ run-level summary that reports render."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -28,9 +29,12 @@ from ._reliability import (
     percent_agreement,
     unit_disagreement,
 )
+from ._seat_errors import SeatErrors, seat_errors
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+    from ._seats import Seats
 
 __all__ = [
     "AgreementSummary",
@@ -188,6 +192,15 @@ class EffectiveJudges(BaseModel):
     effective: Estimate
     #: Juror pairs whose error correlation is defined (both errors vary on shared cases).
     pairs: int
+    #: The distinct models and families the jurors (seats) judge with, when the seats' models
+    #: are known (`jury.agreement._seats`); None when not. Three seats of one model are one
+    #: model asked three ways: how independent their errors are is `same_model`.
+    models: int | None = None
+    families: int | None = None
+    #: The mean error correlation over pairs of seats of one model, and of different models
+    #: (undefined where no such pair has a defined correlation).
+    same_model: Estimate | None = None
+    other_models: Estimate | None = None
 
 
 class LabelAgreement(BaseModel):
@@ -201,6 +214,8 @@ class LabelAgreement(BaseModel):
     #: Per juror: share of cases where its rating equals the label.
     accuracy: dict[str, Estimate]
     effective: EffectiveJudges
+    #: Each pair of seats' error correlation, and the seats that add little.
+    errors: SeatErrors | None = None
 
 
 def with_labels(ratings: Ratings, labels: Mapping[str, Score]) -> Ratings:
@@ -245,16 +260,27 @@ def effective_judges(
     *,
     bootstrap: Bootstrap | int | None = None,
     seed: int | None = 0,
+    seats: Seats | None = None,
 ) -> EffectiveJudges:
     """The effective number of independent judges (see `EffectiveJudges`).
 
     Pairs whose errors do not vary on their shared cases (a juror never, or always, wrong
     there) have no correlation and are left out of the mean; the count used is `pairs`.
+    With `seats` (which model each rater judges with), the models and families are counted
+    and the mean error correlation is also given within and between models.
     """
     boot = _as_bootstrap(bootstrap, seed)
     jurors = len(ratings.raters)
     errors = _errors(with_labels(ratings, labels))
     pairs = [(a, b) for a in range(jurors) for b in range(a + 1, jurors)]
+    names = ratings.raters
+    shared = np.array(
+        [seats.same_model(names[a], names[b]) for a, b in pairs] if seats is not None else [],
+        dtype=bool,
+    )
+    known: dict[str, Any] = {}
+    if seats is not None:
+        known = {"models": seats.models(names), "families": seats.families(names)}
     blocks = []
     for a, b in pairs:
         ea, eb = errors[:, a], errors[:, b]
@@ -279,6 +305,15 @@ def effective_judges(
             mean_error_correlation=undefined(name_r, reason),
             effective=undefined(name_n, reason),
             pairs=0,
+            **known,
+            **(
+                {
+                    "same_model": undefined(f"{name_r}[same model]", reason),
+                    "other_models": undefined(f"{name_r}[other models]", reason),
+                }
+                if seats is not None
+                else {}
+            ),
         )
     per_unit = np.hstack(blocks)[keep]
 
@@ -291,8 +326,12 @@ def effective_judges(
         flat = (var_a <= 1e-12 * np.maximum(saa, 1)) | (var_b <= 1e-12 * np.maximum(sbb, 1))
         return np.where(flat | (n < 2), np.nan, r)
 
-    def mean_r(sums: NDArray[np.float64]) -> NDArray[np.float64]:
+    def mean_r(
+        sums: NDArray[np.float64], only: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.float64]:
         r = correlations(sums)
+        if only is not None:
+            r = r[:, only]
         count = (~np.isnan(r)).sum(axis=1)
         total = np.nansum(r, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -306,6 +345,24 @@ def effective_judges(
     total = per_unit.sum(axis=0, keepdims=True)
     defined_pairs = int((~np.isnan(correlations(total))).sum())
     no_pairs = "no pair of jurors has errors that vary on cases both rated"
+    if seats is not None:
+        for key, only, said, none in (
+            ("same_model", shared, "same model", "no two seats share a model"),
+            ("other_models", ~shared, "other models", "every seat judges with one model"),
+        ):
+            statistic = f"{name_r}[{said}]"
+            if not only.any():
+                known[key] = undefined(statistic, none)
+                continue
+            flat = f"no pair of seats of {said} has errors that vary on cases both rated"
+            known[key] = _estimate(
+                statistic,
+                per_unit,
+                partial(mean_r, only=only),
+                units,
+                boot,
+                lambda _, flat=flat: flat,  # type: ignore[misc]
+            )
     return EffectiveJudges(
         jurors=jurors,
         mean_error_correlation=_estimate(name_r, per_unit, mean_r, units, boot, lambda _: no_pairs),
@@ -322,6 +379,7 @@ def effective_judges(
             ),
         ),
         pairs=defined_pairs,
+        **known,
     )
 
 
@@ -332,8 +390,13 @@ def label_agreement(
     weights: Weights | Literal["auto"] = "auto",
     bootstrap: Bootstrap | int | None = None,
     seed: int | None = 0,
+    seats: Seats | None = None,
+    besides: Sequence[str] = (),
 ) -> LabelAgreement:
-    """Each juror against the human labels, and the panel's effective number of judges."""
+    """Each juror against the human labels, the panel's effective number of judges and the
+    error correlation of each pair of seats. Raters in `besides` (the panel's own verdict,
+    reported beside its seats) have a kappa and an accuracy but are no seat: they are left out
+    of the effective number and of the error correlations."""
     boot = _as_bootstrap(bootstrap, seed)
     both = with_labels(ratings, labels)
     chosen = default_weights(ratings) if weights == "auto" else weights
@@ -343,11 +406,16 @@ def label_agreement(
         pair = both.select([juror, HUMAN])
         kappa[juror] = cohen_kappa(pair, weights=chosen, bootstrap=boot)
         accuracy[juror] = percent_agreement(pair, bootstrap=boot)
+    only_seats = ratings
+    for other in besides:
+        if other in only_seats.raters:
+            only_seats = only_seats.without(other)
     return LabelAgreement(
         labelled=int((both.codes[:, -1] >= 0).sum()),
         kappa=kappa,
         accuracy=accuracy,
-        effective=effective_judges(ratings, labels, bootstrap=boot),
+        effective=effective_judges(only_seats, labels, bootstrap=boot, seats=seats),
+        errors=seat_errors(both, seats, besides=besides),
     )
 
 
@@ -466,6 +534,7 @@ def metric_agreement(
     bootstrap: Bootstrap | int | None = None,
     seed: int | None = 0,
     widest: int = 10,
+    seats: Seats | None = None,
 ) -> MetricAgreement:
     boot = _as_bootstrap(bootstrap, seed)
     # The matrix and the leave-one-out alphas are point estimates (with their case counts):
@@ -496,7 +565,7 @@ def metric_agreement(
             )
             for i in order
         ),
-        labels=label_agreement(ratings, labels, bootstrap=boot) if labels else None,
+        labels=label_agreement(ratings, labels, bootstrap=boot, seats=seats) if labels else None,
     )
 
 
@@ -545,6 +614,7 @@ def summarize_agreement(
     seed: int | None = 0,
     widest: int = 10,
     interval: Literal["percentile", "bca"] = "percentile",
+    seats: Seats | None = None,
 ) -> AgreementSummary:
     """The agreement of a run's jurors, for reports: per metric (alpha at the metric's level,
     Fleiss' kappa, AC1, percent agreement, the juror x juror matrix, each juror against the
@@ -552,7 +622,9 @@ def summarize_agreement(
     `labels` (case ID -> ``Case.labels``) are given, and each juror's stability across samples.
 
     `metrics` are the rubric's (declared values and levels); left out, they are inferred from
-    the votes (`infer_metrics`).
+    the votes (`infer_metrics`). `seats` says which model each juror (seat) judges with: the
+    effective number of judges then counts models and families, and each pair of seats'
+    error correlation says whether they share a model.
     """
     verdicts = list(verdicts)
     boot = Bootstrap(bootstrap, confidence, seed, interval)
@@ -568,7 +640,7 @@ def summarize_agreement(
                 for case, given in labels.items()
                 if (value := _label_of(given, metric)) is not None
             }
-        return metric_agreement(ratings, labels=gold, bootstrap=boot, widest=widest)
+        return metric_agreement(ratings, labels=gold, bootstrap=boot, widest=widest, seats=seats)
 
     return AgreementSummary(
         jurors=jurors,

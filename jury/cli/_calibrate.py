@@ -87,6 +87,12 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--other-max", type=float, default=0.2, help="points score another case's gold may reach"
     )
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write what was found of the seats against the labels here: each seat's model, "
+        "the effective number of judges and every pair of seats' error correlation",
+    )
     parser.add_argument("--baseline", metavar="FILE", help="compare label agreement with this")
     parser.add_argument("--save-baseline", metavar="FILE", help="store label agreement here")
     parser.add_argument(
@@ -170,6 +176,7 @@ def _report_labels(
     out: Any,
 ) -> None:
     from ..agreement._calibration import value_of
+    from ..report._calibration import effective_text, print_seat_errors
 
     print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
     for key, entry in table.items():
@@ -188,6 +195,9 @@ def _report_labels(
                 f"kappa {kappa_text}",
                 file=out,
             )
+        print(f"  {key}: {effective_text(found.effective)}", file=out)
+        if found.errors is not None:
+            print_seat_errors(found.errors, out, indent="  ")
     if ignored:
         names = ", ".join(sorted(ignored))
         print(f"  ignored labels (not 'pass' nor a metric of the rubric): {names}", file=out)
@@ -308,9 +318,17 @@ def run(args: argparse.Namespace) -> int:
             )
         code = 1 if bad else (3 if open_ else 0)
     if labelled:
+        from ..agreement._seats import Seats
+
         table, ignored = label_ratings(labelled, verdicts, jury.rubric)
-        agreements = {key: entry.agreement() for key, entry in table.items()}
+        seats = Seats.of_panel(panel, verdicts)
+        agreements = {key: entry.agreement(seats) for key, entry in table.items()}
         _report_labels(table, agreements, ignored, out)
+        if args.json:
+            from ..agreement._fit_command import write_findings
+
+            found = {k: a.model_dump(mode="json") for k, a in agreements.items()}
+            write_findings(args.json, {"seats": seats.record(jury.jurors), "labels": found}, out)
         record = baseline_record(table, agreements, verdicts, jury.rubric)
         if args.baseline:
             try:

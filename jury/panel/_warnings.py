@@ -23,7 +23,7 @@ from ..adapters._registry import family_of
 from ._lifecycle import lifecycle_warnings, look_up, today
 from ._panel import Juror, Panel
 
-__all__ = ["is_snapshot", "juror_family", "juror_model", "panel_warnings"]
+__all__ = ["is_snapshot", "juror_family", "juror_model", "panel_warnings", "seat_table"]
 
 #: Families that are not LLMs (or not known): the family rules say nothing about them.
 _NOT_LLM = frozenset({"offline", "replay", "scripted", "unknown"})
@@ -61,6 +61,15 @@ def juror_family(juror: Juror) -> str:
 def juror_model(juror: Juror) -> str:
     """The model a seat judges with, as the jury file names it (``provider/model``)."""
     return juror.model if isinstance(juror.model, str) else juror.model.name
+
+
+def seat_table(panel: Panel) -> dict[str, dict[str, str]]:
+    """Each seat's model and family, as a run's manifest records them (``seats``): what the
+    analyses of a recorded run know of which seats share a model."""
+    return {
+        juror.id: {"model": juror_model(juror), "family": juror_family(juror)}
+        for juror in panel.jurors
+    }
 
 
 def _named(jurors: list[Juror]) -> str:

@@ -1,6 +1,7 @@
 """The accuracy-coverage trade-off, as `jury calibrate` prints it and as the HTML report draws it
 (an inline SVG: no script, no external asset), with the effective number of independent
-judges and each juror's position consistency."""
+judges, the error correlation of each pair of seats (and the seats that add little) and each
+juror's position consistency."""
 
 from __future__ import annotations
 
@@ -15,9 +16,19 @@ from ..cases._case import Case
 if TYPE_CHECKING:
     from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel_stats import EffectiveJudges
+    from ..agreement._seat_errors import ErrorPair, SeatErrors
     from ..agreement._select import Subset
 
-__all__ = ["Tradeoff", "print_fit", "print_selection", "tradeoff_page", "tradeoff_svg"]
+__all__ = [
+    "Tradeoff",
+    "effective_text",
+    "error_rows",
+    "print_fit",
+    "print_seat_errors",
+    "print_selection",
+    "tradeoff_page",
+    "tradeoff_svg",
+]
 
 Curve = list[tuple[float, float]]
 #: Coverages the printed table reads each curve at.
@@ -35,11 +46,77 @@ def at(points: Curve, coverage: float) -> float | None:
     return below[-1] if below else None
 
 
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def effective_text(effective: EffectiveJudges) -> str:
+    """The effective number of independent judges, of how many seats, models and families."""
+    seats = _plural(effective.jurors, "seat", "seats")
+    if effective.models is not None and effective.families is not None:
+        models = _plural(effective.models, "model", "models")
+        seats += f" ({models}, {_plural(effective.families, 'family', 'families')})"
+    text = (
+        f"effective independent judges {effective.effective} of {seats}; mean error "
+        f"correlation {effective.mean_error_correlation}"
+    )
+    shared = effective.models is not None and effective.models < effective.jurors
+    if shared and effective.same_model is not None and effective.other_models is not None:
+        text += (
+            f"; between seats of one model {effective.same_model}, of different models "
+            f"{effective.other_models}"
+        )
+    return text
+
+
+#: Pairs of seats the terminal lists (every pair is in ``--json`` and the HTML page).
+SHOWN_PAIRS = 10
+
+
+def error_rows(errors: SeatErrors) -> list[ErrorPair]:
+    """The pairs in the order they are shown: defined ones, most correlated first, then the
+    undefined ones."""
+    defined = errors.highest(len(errors.pairs))
+    return defined + [p for p in errors.pairs if p.correlation.value is None]
+
+
+def _pair_text(pair: ErrorPair) -> str:
+    r = pair.correlation
+    value = f"{r.value:.2f}" if r.value is not None else f"undefined ({r.reason})"
+    detail = (
+        f"{pair.items} items; {pair.errors_a} and {pair.errors_b} errors, {pair.both_wrong} shared"
+        if r.value is not None
+        else f"{pair.items} items"
+    )
+    one = "; seats of one model" if pair.same_model else ""
+    return f"{pair.a} ~ {pair.b}: {value} ({detail}{one})"
+
+
+def print_seat_errors(errors: SeatErrors, out: Any, indent: str = "") -> None:
+    """The seats' error correlations (the most correlated first) and the seats that add little."""
+    if not errors.pairs:
+        return
+    print(
+        f"{indent}errors shared between seats (phi of the 0/1 errors on the labelled items both "
+        f"rated; a seat adds little at {errors.threshold:.2f} or more on {errors.min_items} or "
+        "more items):",
+        file=out,
+    )
+    rows = error_rows(errors)
+    for pair in rows[:SHOWN_PAIRS]:
+        print(f"{indent}  {_pair_text(pair)}", file=out)
+    if len(rows) > SHOWN_PAIRS:
+        print(f"{indent}  ... {len(rows) - SHOWN_PAIRS} more pairs (--json FILE)", file=out)
+    for finding in errors.adds_little:
+        print(f"{indent}  {finding.sentence()}", file=out)
+
+
 def print_fit(
     result: FitResult,
     consistency: Mapping[str, tuple[int, int]],
     effective: EffectiveJudges | None,
     out: Any,
+    errors: SeatErrors | None = None,
 ) -> None:
     print(
         f"Learned jury: {result.labelled} labelled cases; fitted on {result.fitted_on}"
@@ -86,9 +163,9 @@ def print_fit(
             cells = "".join(f"{pct(at(points, c)):>9}" for c in COVERAGES)
             print(f"  {name:<28}{cells}", file=out)
     if effective is not None:
-        print(
-            f"effective independent judges: {effective.effective} of {effective.jurors}", file=out
-        )
+        print(effective_text(effective), file=out)
+    if errors is not None:
+        print_seat_errors(errors, out)
     for juror, (same, judged) in sorted(consistency.items()):
         print(
             f"position consistency of {juror}: {pct(same / judged)} ({same} of {judged})", file=out
@@ -208,11 +285,41 @@ def tradeoff_svg(curves: Mapping[str, Curve], width: int = 560, height: int = 32
     return "".join(parts)
 
 
+def errors_html(errors: SeatErrors | None) -> str:
+    """The seats' error correlations as an HTML section (every pair), and the findings."""
+    if errors is None or not errors.pairs:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(p.a)}</td><td>{html.escape(p.b)}</td><td>"
+        + (
+            f"{p.correlation.value:.2f}"
+            if p.correlation.value is not None
+            else f"undefined ({html.escape(p.correlation.reason or '')})"
+        )
+        + f"</td><td>{p.items}</td><td>{p.errors_a}</td><td>{p.errors_b}</td>"
+        f"<td>{p.both_wrong}</td><td>{'yes' if p.same_model else ''}</td></tr>"
+        for p in error_rows(errors)
+    )
+    found = "".join(f"<li>{html.escape(f.sentence())}</li>" for f in errors.adds_little)
+    return (
+        '<section id="seat-errors"><h2>Errors shared between seats</h2>'
+        "<p>The phi coefficient (Pearson's r) of two seats' 0/1 errors against the labels, on "
+        "the labelled items both rated; undefined where a seat made no error there or erred on "
+        f"every one. A seat adds little at {errors.threshold:.2f} or more on "
+        f"{errors.min_items} or more items.</p>"
+        + (f"<ul>{found}</ul>" if found else "")
+        + "<table><tr><th>seat</th><th>seat</th><th>error correlation</th><th>items</th>"
+        "<th>errors</th><th>errors</th><th>both wrong</th><th>one model</th></tr>"
+        f"{rows}</table></section>"
+    )
+
+
 def tradeoff_page(
     result: FitResult,
     consistency: Mapping[str, tuple[int, int]],
     effective: EffectiveJudges | None,
     title: str,
+    errors: SeatErrors | None = None,
 ) -> str:
     """A self-contained page for `jury calibrate --html`."""
     rows = "".join(
@@ -220,10 +327,7 @@ def tradeoff_page(
         for j, (s, n) in sorted(consistency.items())
     )
     worth = (
-        f"<p>Effective independent judges: {html.escape(str(effective.effective))} of "
-        f"{effective.jurors}.</p>"
-        if effective is not None
-        else ""
+        f"<p>E{html.escape(effective_text(effective)[1:])}.</p>" if effective is not None else ""
     )
     if not rows:
         rows = '<tr><td colspan="3">no juror was asked in two presentation orders</td></tr>'
@@ -233,7 +337,7 @@ def tradeoff_page(
         "style-src 'unsafe-inline'; img-src data:\">"
         f'<title>{html.escape(title)}</title></head><body style="font: 14px system-ui">'
         f"<h1>{html.escape(title)}</h1><h2>Accuracy and coverage (held-out cases)</h2>"
-        f"{tradeoff_svg(result.curves)}{worth}"
+        f"{tradeoff_svg(result.curves)}{worth}{errors_html(errors)}"
         "<h2>Position consistency</h2><table><tr><th>juror</th><th>both orders agree</th>"
         f"<th>cases</th></tr>{rows}</table></body></html>"
     )

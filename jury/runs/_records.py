@@ -42,6 +42,7 @@ from ..adapters._model import JudgeModel
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Panel
+from ..panel._warnings import seat_table
 from ._cases_file import CASES, CasesFile
 from ._lock import RunLock
 from ._verdict_file import (
@@ -208,6 +209,8 @@ def build_manifest(
         "git_commit": _git_commit(where),
         "jury_file": jury_file,
         "jury": panel_record(panel),
+        # Which seats share a model (and a family), for the analyses (`jury.agreement._seats`).
+        "seats": seat_table(panel),
         "rubric": {"name": rubric.name, "kind": rubric.kind, "fingerprint": rubric.fingerprint()},
         "prompts": dict(prompts),
         "cases": {
