@@ -153,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
         labels = labels or {}
         for case_id, given in majority.items():
             labels[case_id] = {**labels.get(case_id, {}), **given}
+    from ..agreement._seats import Seats
+
     summary = run_agreement(
         verdicts,
         metrics,
@@ -162,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         widest=args.top,
         interval=args.interval,
+        # Which seats share a model, as the run recorded it.
+        seats=Seats.of_manifest(read_manifest(args.run), verdicts),
     )
     if metrics is None and args.metric:
         summary = summary.model_copy(
@@ -356,13 +360,11 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
             console.print(
                 f"    {escape(name)}: kappa {estimate_text(kappa)}, accuracy {accuracy_text}"
             )
-        effective = labels.effective
-        judges = estimate_text(effective.effective)
-        correlation = estimate_text(effective.mean_error_correlation, False)
-        console.print(
-            f"    effective independent judges {judges} of {effective.jurors} "
-            f"(mean error correlation {correlation})"
-        )
+        from ..report._calibration import effective_text, seat_error_lines
+
+        console.print(f"    {escape(effective_text(labels.effective))}")
+        for line in seat_error_lines(labels.errors) if labels.errors is not None else ():
+            console.print(f"    {escape(line)}")
 
 
 def _render_stability(console: Console, summary: AgreementSummary) -> None:

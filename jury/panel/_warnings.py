@@ -112,11 +112,7 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
             one_model = len({juror_model(j) for j in jurors}) == 1
             warnings.append(
                 f"jurors {_named(jurors)} are all of the {family} family: "
-                + (
-                    "ways of judging of one model share its blind spots; "
-                    if one_model
-                    else ""
-                )
+                + ("ways of judging of one model share its blind spots; " if one_model else "")
                 + "a jury's strength is jurors from different families"
             )
     tested, named = "unknown", panel.system_under_test

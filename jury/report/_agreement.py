@@ -17,6 +17,7 @@ from ..cases._case import Case
 if TYPE_CHECKING:
     from ..agreement._panel_stats import AgreementSummary
     from ..agreement._ratings import Estimate
+    from ..agreement._seats import Seats
 
 __all__ = [
     "CONFIDENCE",
@@ -75,6 +76,7 @@ def run_agreement(
     seed: int | None = SEED,
     widest: int = WIDEST,
     interval: Literal["percentile", "bca"] = "percentile",
+    seats: Seats | None = None,
 ) -> AgreementSummary:
     from ..agreement._panel_stats import summarize_agreement
 
@@ -87,6 +89,7 @@ def run_agreement(
         seed=seed,
         widest=widest,
         interval=interval,
+        seats=seats,
     )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "print_fit",
     "print_seat_errors",
     "print_selection",
+    "seat_error_lines",
     "tradeoff_page",
     "tradeoff_svg",
 ]
@@ -92,23 +93,27 @@ def _pair_text(pair: ErrorPair) -> str:
     return f"{pair.a} ~ {pair.b}: {value} ({detail}{one})"
 
 
-def print_seat_errors(errors: SeatErrors, out: Any, indent: str = "") -> None:
-    """The seats' error correlations (the most correlated first) and the seats that add little."""
+def seat_error_lines(errors: SeatErrors) -> list[str]:
+    """The seats' error correlations (the most correlated first) and the seats that add
+    little, a line each (none when there is no pair of seats)."""
     if not errors.pairs:
-        return
-    print(
-        f"{indent}errors shared between seats (phi of the 0/1 errors on the labelled items both "
-        f"rated; a seat adds little at {errors.threshold:.2f} or more on {errors.min_items} or "
-        "more items):",
-        file=out,
-    )
+        return []
+    lines = [
+        "errors shared between seats (phi of the 0/1 errors on the labelled items both rated; "
+        f"a seat adds little at {errors.threshold:.2f} or more on {errors.min_items} or more "
+        "items):"
+    ]
     rows = error_rows(errors)
-    for pair in rows[:SHOWN_PAIRS]:
-        print(f"{indent}  {_pair_text(pair)}", file=out)
+    lines += [f"  {_pair_text(pair)}" for pair in rows[:SHOWN_PAIRS]]
     if len(rows) > SHOWN_PAIRS:
-        print(f"{indent}  ... {len(rows) - SHOWN_PAIRS} more pairs (--json FILE)", file=out)
-    for finding in errors.adds_little:
-        print(f"{indent}  {finding.sentence()}", file=out)
+        lines.append(f"  ... {len(rows) - SHOWN_PAIRS} more pairs (--json)")
+    lines += [f"  {finding.sentence()}" for finding in errors.adds_little]
+    return lines
+
+
+def print_seat_errors(errors: SeatErrors, out: Any, indent: str = "") -> None:
+    for line in seat_error_lines(errors):
+        print(f"{indent}{line}", file=out)
 
 
 def print_fit(
