@@ -18,8 +18,14 @@ Hand-labelled cases
     (and the panel's) accuracy and Cohen's kappa against the humans are reported (kappa from
     `jury.agreement`, weighted for ordinal metrics), and ``--save-baseline`` stores them so
     that a later ``--baseline`` run shows drift after a silent model update.
+Seats against the labels
+    The effective number of independent judges, of how many seats, models and families, and
+    each pair of seats' error correlation (phi of their 0/1 errors on the labelled cases both
+    rated), naming a seat that adds little (`jury.agreement._seat_errors`); ``--json FILE``
+    writes it all, with each seat's model.
 Panel warnings
-    Two jurors of one family, a juror of the family under test, a model alias.
+    Two jurors of one family (seats of one model named as such), a juror of the family under
+    test, a model alias.
 A learned jury (``--fit FIT.toml``)
     Fits the jury to the hand labels of every labelled target ("pass" and/or the rubric's
     metrics; ``--target a,b`` to choose), all in one run and one fit file (a table per
