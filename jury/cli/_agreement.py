@@ -360,7 +360,7 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
             console.print(
                 f"    {escape(name)}: kappa {estimate_text(kappa)}, accuracy {accuracy_text}"
             )
-        from ..report._calibration import effective_text, seat_error_lines
+        from ..report._seats import effective_text, seat_error_lines
 
         console.print(f"    {escape(effective_text(labels.effective))}")
         for line in seat_error_lines(labels.errors) if labels.errors is not None else ():

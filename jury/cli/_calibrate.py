@@ -182,7 +182,7 @@ def _report_labels(
     out: Any,
 ) -> None:
     from ..agreement._calibration import value_of
-    from ..report._calibration import effective_text, print_seat_errors
+    from ..report._seats import effective_text, print_seat_errors
 
     print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
     for key, entry in table.items():

@@ -12,21 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from .._verdict import CaseVerdict, Verdict, VoteStatus
 from ..cases._case import Case
+from ._seats import effective_text, errors_html, print_seat_errors
 
 if TYPE_CHECKING:
     from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel_stats import EffectiveJudges
-    from ..agreement._seat_errors import ErrorPair, SeatErrors
+    from ..agreement._seat_errors import SeatErrors
     from ..agreement._select import Subset
 
 __all__ = [
     "Tradeoff",
-    "effective_text",
-    "error_rows",
     "print_fit",
-    "print_seat_errors",
     "print_selection",
-    "seat_error_lines",
     "tradeoff_page",
     "tradeoff_svg",
 ]
@@ -45,75 +42,6 @@ def at(points: Curve, coverage: float) -> float | None:
     """The accuracy of the most covering point at or below `coverage` (None: none)."""
     below = [acc for cov, acc in points if cov <= coverage + 1e-9]
     return below[-1] if below else None
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
-def effective_text(effective: EffectiveJudges) -> str:
-    """The effective number of independent judges, of how many seats, models and families."""
-    seats = _plural(effective.jurors, "seat", "seats")
-    if effective.models is not None and effective.families is not None:
-        models = _plural(effective.models, "model", "models")
-        seats += f" ({models}, {_plural(effective.families, 'family', 'families')})"
-    text = (
-        f"effective independent judges {effective.effective} of {seats}; mean error "
-        f"correlation {effective.mean_error_correlation}"
-    )
-    shared = effective.models is not None and effective.models < effective.jurors
-    if shared and effective.same_model is not None and effective.other_models is not None:
-        text += (
-            f"; between seats of one model {effective.same_model}, of different models "
-            f"{effective.other_models}"
-        )
-    return text
-
-
-#: Pairs of seats the terminal lists (every pair is in ``--json`` and the HTML page).
-SHOWN_PAIRS = 10
-
-
-def error_rows(errors: SeatErrors) -> list[ErrorPair]:
-    """The pairs in the order they are shown: defined ones, most correlated first, then the
-    undefined ones."""
-    defined = errors.highest(len(errors.pairs))
-    return defined + [p for p in errors.pairs if p.correlation.value is None]
-
-
-def _pair_text(pair: ErrorPair) -> str:
-    r = pair.correlation
-    value = f"{r.value:.2f}" if r.value is not None else f"undefined ({r.reason})"
-    detail = (
-        f"{pair.items} items; {pair.errors_a} and {pair.errors_b} errors, {pair.both_wrong} shared"
-        if r.value is not None
-        else f"{pair.items} items"
-    )
-    one = "; seats of one model" if pair.same_model else ""
-    return f"{pair.a} ~ {pair.b}: {value} ({detail}{one})"
-
-
-def seat_error_lines(errors: SeatErrors) -> list[str]:
-    """The seats' error correlations (the most correlated first) and the seats that add
-    little, a line each (none when there is no pair of seats)."""
-    if not errors.pairs:
-        return []
-    lines = [
-        "errors shared between seats (phi of the 0/1 errors on the labelled items both rated; "
-        f"a seat adds little at {errors.threshold:.2f} or more on {errors.min_items} or more "
-        "items):"
-    ]
-    rows = error_rows(errors)
-    lines += [f"  {_pair_text(pair)}" for pair in rows[:SHOWN_PAIRS]]
-    if len(rows) > SHOWN_PAIRS:
-        lines.append(f"  ... {len(rows) - SHOWN_PAIRS} more pairs (--json)")
-    lines += [f"  {finding.sentence()}" for finding in errors.adds_little]
-    return lines
-
-
-def print_seat_errors(errors: SeatErrors, out: Any, indent: str = "") -> None:
-    for line in seat_error_lines(errors):
-        print(f"{indent}{line}", file=out)
 
 
 def print_fit(
@@ -290,35 +218,6 @@ def tradeoff_svg(curves: Mapping[str, Curve], width: int = 560, height: int = 32
     return "".join(parts)
 
 
-def errors_html(errors: SeatErrors | None) -> str:
-    """The seats' error correlations as an HTML section (every pair), and the findings."""
-    if errors is None or not errors.pairs:
-        return ""
-    rows = "".join(
-        f"<tr><td>{html.escape(p.a)}</td><td>{html.escape(p.b)}</td><td>"
-        + (
-            f"{p.correlation.value:.2f}"
-            if p.correlation.value is not None
-            else f"undefined ({html.escape(p.correlation.reason or '')})"
-        )
-        + f"</td><td>{p.items}</td><td>{p.errors_a}</td><td>{p.errors_b}</td>"
-        f"<td>{p.both_wrong}</td><td>{'yes' if p.same_model else ''}</td></tr>"
-        for p in error_rows(errors)
-    )
-    found = "".join(f"<li>{html.escape(f.sentence())}</li>" for f in errors.adds_little)
-    return (
-        '<section id="seat-errors"><h2>Errors shared between seats</h2>'
-        "<p>The phi coefficient (Pearson's r) of two seats' 0/1 errors against the labels, on "
-        "the labelled items both rated; undefined where a seat made no error there or erred on "
-        f"every one. A seat adds little at {errors.threshold:.2f} or more on "
-        f"{errors.min_items} or more items.</p>"
-        + (f"<ul>{found}</ul>" if found else "")
-        + "<table><tr><th>seat</th><th>seat</th><th>error correlation</th><th>items</th>"
-        "<th>errors</th><th>errors</th><th>both wrong</th><th>one model</th></tr>"
-        f"{rows}</table></section>"
-    )
-
-
 def tradeoff_page(
     result: FitResult,
     consistency: Mapping[str, tuple[int, int]],
@@ -376,6 +275,8 @@ class Tradeoff:
         self.majority: list[tuple[float | None, bool]] = []
         self.alone: dict[str, list[tuple[float | None, bool]]] = {}
         self.consistency: dict[str, list[int]] = {}
+        #: Per labelled case: each juror with a value, and whether that value was right.
+        self.right: list[dict[str, bool]] = []
 
     label = staticmethod(_label)
 
@@ -403,6 +304,7 @@ class Tradeoff:
             )
             if own is not None:
                 votes[vote.juror] = own
+        self.right.append({juror: said == label for juror, said in votes.items()})
         values = list(votes.values())
         counts = {v: values.count(v) for v in values}
         top = max(counts.values(), default=0)
@@ -428,4 +330,23 @@ class Tradeoff:
             "svg": tradeoff_svg(curves),
             "cases": len(jury),
             "consistency": {j: (s, n) for j, (s, n) in sorted(consistency.items())},
+            "errors": errors_html(self._errors()),
         }
+
+    def _errors(self) -> SeatErrors | None:
+        """The jurors' error correlations on the labelled cases (each rating is "right" or
+        "wrong", each label "right": an error is a rating off the label)."""
+        from ..agreement._panel_stats import with_labels
+        from ..agreement._ratings import Ratings
+        from ..agreement._seat_errors import seat_errors
+
+        jurors = sorted({juror for case in self.right for juror in case})
+        if len(jurors) < 2:
+            return None
+        rows = [
+            [None if j not in case else ("right" if case[j] else "wrong") for j in jurors]
+            for case in self.right
+        ]
+        units = [f"case {i}" for i in range(len(rows))]
+        ratings = Ratings.from_rows(rows, values=("right", "wrong"), raters=jurors, units=units)
+        return seat_errors(with_labels(ratings, dict.fromkeys(units, "right")))

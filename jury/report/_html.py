@@ -128,6 +128,7 @@ def write_html(
     tradeoff = page.tradeoff
     if tradeoff is not None:
         tradeoff["svg"] = Markup(tradeoff["svg"])  # built from escaped text in _calibration
+        tradeoff["errors"] = Markup(tradeoff.get("errors", ""))  # escaped in report._seats
     durations = sorted(page.durations)
     code = summary.exit_code(gate)
     write_page(

@@ -95,6 +95,10 @@ def test_agreement_of_a_run_knows_which_seats_share_a_model_from_its_manifest(
     run = tmp_path / "run"
     main(["run", str(cases), "--jury", str(jury), "--out", str(run), "--progress", "none"])
     capsys.readouterr()
+    report = (run / "report.html").read_text("utf-8")
+    # The run's report shows the seats' shared errors beside the trade-off.
+    assert '<section id="seat-errors"><h2>Errors shared between seats</h2>' in report
+    assert "gpt4+metrics adds little: its errors correlate" in report
     manifest = json.loads((run / "manifest.json").read_text("utf-8"))
     assert set(manifest["seats"]) == {"gpt4+plain", "gpt4+metrics", "palm"}
     assert manifest["seats"]["palm"]["family"] == "replay"
