@@ -26,10 +26,10 @@ those items (on a tie, the one later by name). A seat is named once, beside the 
 correlates with most.
 
 - 0.8: r squared is 0.64, so most of the variation in one seat's errors is the other's. On
-  LLMBar's 419 Natural and Adversarial items (`../shared/data/llmbar`), seats of one model with
-  different prompt strategies correlate 0.62 to 0.99 (median about 0.89), seats of different
-  models 0.15 to 0.86 (median about 0.42): the threshold separates the first from most of the
-  second without making a rule of "one model".
+  LLMBar's 419 Natural and Adversarial items (`benchmarks/seat_errors.py`), seats of one model
+  with different prompt strategies correlate 0.62 to 0.99 (median 0.89, 9 of 12 pairs at 0.8 or
+  more), seats of different models 0.15 to 0.86 (median 0.42, 5 of 54): the threshold separates
+  the first from most of the second without making a rule of "one model".
 - 30 items: by Fisher's z, a phi of 0.8 measured on 30 items has a 95 % interval of about
   [0.62, 0.90], still a strong correlation at its low end; on 15 items it is [0.49, 0.93].
   Below 30 the value is reported with its item count but no finding is drawn from it.
