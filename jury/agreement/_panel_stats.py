@@ -346,15 +346,15 @@ def effective_judges(
     defined_pairs = int((~np.isnan(correlations(total))).sum())
     no_pairs = "no pair of jurors has errors that vary on cases both rated"
     if seats is not None:
-        for key, only, said, none in (
-            ("same_model", shared, "same model", "no two seats share a model"),
-            ("other_models", ~shared, "other models", "every seat judges with one model"),
+        for key, only, said, which, none in (
+            ("same_model", shared, "same model", "one model", "no two seats share a model"),
+            ("other_models", ~shared, "other models", "different models", "one model only"),
         ):
             statistic = f"{name_r}[{said}]"
             if not only.any():
                 known[key] = undefined(statistic, none)
                 continue
-            flat = f"no pair of seats of {said} has errors that vary on cases both rated"
+            flat = f"no pair of seats of {which} has errors that vary on cases both rated"
             known[key] = _estimate(
                 statistic,
                 per_unit,
