@@ -97,7 +97,8 @@ def test_a_seat_adds_little_at_the_threshold_on_enough_items_and_is_named_once()
     r = found.pairs[0].correlation.value
     # (5 * 24 - 1 * 0) / sqrt(6 * 24 * 5 * 25) = 0.894
     assert r == pytest.approx(120 / np.sqrt(6 * 24 * 5 * 25))
-    assert r is not None and r >= THRESHOLD
+    assert r is not None
+    assert r >= THRESHOLD
     assert [(f.seat, f.other) for f in found.adds_little] == [("weaker", "stronger")]
     assert found.adds_little[0].sentence() == (
         f"weaker adds little: its errors correlate {r:.2f} with stronger's (seats of one "
@@ -111,7 +112,8 @@ def test_below_the_minimum_count_the_correlation_is_shown_but_no_finding_is_draw
     columns = {"stronger": data["stronger"], "weaker": data["weaker"]}
     found = seat_errors(labelled(columns, data["labels"], ("FAIL", "PASS")))
     value = found.pairs[0].correlation.value
-    assert value is not None and value > THRESHOLD
+    assert value is not None
+    assert value > THRESHOLD
     assert found.adds_little == ()
 
 
@@ -123,5 +125,6 @@ def test_below_the_threshold_no_seat_is_said_to_add_little() -> None:
     }
     found = seat_errors(labelled(columns, labels, ("FAIL", "PASS")))
     value = found.pairs[0].correlation.value
-    assert value is not None and abs(value) < THRESHOLD
+    assert value is not None
+    assert abs(value) < THRESHOLD
     assert found.adds_little == ()

@@ -66,8 +66,10 @@ def test_two_seats_of_one_model_are_two_sources_of_a_fitted_jury(model: str) -> 
     if model == "weights":
         accuracy = {s.juror: s.accuracy for s in stage.source}
         # Each seat's own record, never the pooled record of its model.
-        assert accuracy[SEATS[0]] is not None and accuracy[SEATS[1]] is not None
-        assert accuracy[SEATS[0]] > accuracy[SEATS[1]] + 0.1
+        first, second = accuracy[SEATS[0]], accuracy[SEATS[1]]
+        assert first is not None
+        assert second is not None
+        assert first > second + 0.1
     names = {m.name for m in result.stages[0].methods}
     assert set(SEATS) <= names
 
@@ -85,7 +87,8 @@ def test_select_ranks_each_seat_of_a_model_as_a_candidate_of_its_own() -> None:
     table = labelled_table(cases, found, RUBRIC, "pass")
     ranked = select(table, list(SEATS), dict.fromkeys(SEATS), model="weights", penalty=None)
     subsets = {s.jurors for s in ranked}
-    assert (SEATS[0],) in subsets and (SEATS[1],) in subsets
+    assert (SEATS[0],) in subsets
+    assert (SEATS[1],) in subsets
     assert tuple(sorted(SEATS[:2])) in subsets
     assert len(subsets) == 7
     alone = {s.jurors[0]: s.accuracy for s in ranked if len(s.jurors) == 1}
@@ -123,14 +126,19 @@ def test_the_effective_number_splits_the_error_correlation_within_and_between_mo
     def r(a: str, b: str) -> float:
         return float(np.corrcoef(errors[a].astype(float), errors[b].astype(float))[0, 1])
 
-    assert worth.same_model is not None and worth.other_models is not None
+    assert worth.same_model is not None
+    assert worth.other_models is not None
     assert worth.same_model.value == pytest.approx(r(SEATS[0], SEATS[1]))
     between = (r(SEATS[0], SEATS[2]) + r(SEATS[1], SEATS[2])) / 2
     assert worth.other_models.value == pytest.approx(between)
     # Two seats copying one coin: their errors correlate far more than across models, and
     # three seats are worth fewer than three independent judges.
-    assert worth.same_model.value > worth.other_models.value + 0.3
-    assert worth.effective.value is not None and worth.effective.value < 3
+    within, across = worth.same_model.value, worth.other_models.value
+    assert within is not None
+    assert across is not None
+    assert within > across + 0.3
+    assert worth.effective.value is not None
+    assert worth.effective.value < 3
 
 
 def test_without_seats_of_one_model_the_split_says_why_it_is_undefined() -> None:
@@ -145,5 +153,6 @@ def test_without_seats_of_one_model_the_split_says_why_it_is_undefined() -> None
     )
     worth = effective(table, list(SEATS), alone)
     assert worth.models == 3
-    assert worth.same_model is not None and worth.same_model.value is None
+    assert worth.same_model is not None
+    assert worth.same_model.value is None
     assert worth.same_model.reason == "no two seats share a model"

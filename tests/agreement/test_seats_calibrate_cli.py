@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from learned_helpers import write_panel
 
 from jury.cli import main
-from learned_helpers import write_panel
 
 GPT = "gpt-4-0613"
 
