@@ -15,6 +15,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
@@ -22,6 +23,7 @@ from .._clock import Clock
 from .._errors import AuthenticationError, ProviderError, RateLimitedError, TransientError
 from ..adapters._batch import BatchAPI, BatchStatus
 from ..adapters._model import JudgeModel
+from ..adapters._request import JudgeReply
 from ..engine._calls import _backoff
 from ..panel._batch_settings import BatchSettings
 from ..panel._panel import RetrySettings
@@ -31,6 +33,9 @@ from ._store import BatchRow, BatchStore
 __all__ = ["OPEN", "Dispatcher", "eta"]
 
 T = TypeVar("T")
+
+#: One request's result as the store keeps it: custom ID, state, reply, error, retryable.
+Outcome = tuple[str, str, JudgeReply | None, str | None, bool]
 
 #: States of a batch that is not over yet.
 OPEN = ("sealed", "creating", "submitted")
@@ -131,9 +136,21 @@ class Dispatcher:
         for row in self._store.batches(("sealed",)):
             if self._clock.monotonic() < self._not_before.get(row.model, 0.0):
                 continue
-            flying = self._store.batches(("creating", "submitted"))
-            if sum(r.model == row.model for r in flying) < self._settings.in_flight:
-                await self._create(row)
+            flying = [
+                r for r in self._store.batches(("creating", "submitted")) if r.model == row.model
+            ]
+            if len(flying) >= self._settings.in_flight:
+                continue
+            # The provider's enqueued-token limit counts every batch of the model in flight:
+            # one more waits until those end (a lone batch always goes).
+            budget = self._batchers[row.model].tokens
+            if (
+                flying
+                and budget is not None
+                and sum(r.tokens for r in flying) + row.tokens > budget
+            ):
+                continue
+            await self._create(row)
 
     async def _create(self, row: BatchRow) -> None:
         api = self._api(row)
@@ -156,12 +173,27 @@ class Dispatcher:
             self._notify(f"batch {row.label} ({row.model}): creating it failed for now: {exc}")
             return
         except ProviderError as exc:
+            if api.too_large(exc) and row.requests > 1:
+                self._store.update(row.label, "sealed", error=str(exc))
+                self._split(row, f"refused for its size: {exc}")
+                return
             self._store.update(row.label, "submitted", error=str(exc))
             self._store.collect(row.label, (), ("errored", f"the batch was refused: {exc}", False))
             self._notify(f"batch {row.label} ({row.model}): refused: {exc}")
             return
+        # Its input file is kept until its results are in: a batch the provider fails for
+        # its size is sent again, cut in two, from it.
         self._submitted(row, status)
-        path.unlink(missing_ok=True)
+
+    def _split(self, row: BatchRow, why: str) -> None:
+        """Send a sealed batch's requests again as two batches (see `BatchStore.split`)."""
+        index = int(row.label.rsplit("-m", 1)[1].split("-", 1)[0])
+        labels = [self._store.next_label(index) for _ in range(2)]
+        made = self._store.split(row.label, labels)
+        self._notify(
+            f"batch {row.label} ({row.model}): {why}; its {row.requests} requests go again "
+            f"as {' and '.join(made)}"
+        )
 
     def _submitted(self, row: BatchRow, status: BatchStatus) -> None:
         self._store.update(
@@ -188,23 +220,75 @@ class Dispatcher:
         self._store.update(row.label, "submitted", status=status.state, counts=dict(status.counts))
         counts = ", ".join(f"{name} {n}" for name, n in status.counts.items())
         self._notify(f"batch {row.label} ({row.model}, {batch_id}): {status.state} · {counts}")
-        if status.ended:
+        if status.ended and status.too_large:
+            self._again_smaller(row, status)
+        elif status.ended:
             await self._collect(row, api, status)
 
-    async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
-        outcomes = []
-        async for outcome in api.results(status):
-            retryable = outcome.kind in ("expired", "canceled") or isinstance(
-                outcome.error, TransientError
-            )
-            error = str(outcome.error) if outcome.error is not None else None
-            outcomes.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
-        if status.failure is not None:
-            missing = ("errored", f"the batch failed: {status.failure}", False)
-        else:
-            missing = ("expired", f"not answered before the batch ended ({status.state})", True)
-        self._store.collect(row.label, outcomes, missing)
+    def _again_smaller(self, row: BatchRow, status: BatchStatus) -> None:
+        """A batch its provider failed for its size alone (OpenAI's enqueued-token limit):
+        nothing of it ran, so it is sent again later, in halves, and the model's next
+        batches are smaller too; never turned into unavailable votes."""
+        batcher = self._batchers[row.model]
+        batcher.smaller(row.tokens)
+        self._not_before[row.model] = self._clock.monotonic() + self._settings.poll
+        why = f"failed for its size ({status.failure})"
+        if not self._store.input(row.label).exists():
+            # Written before input files were kept: its requests are asked again.
+            self._store.collect(row.label, (), ("expired", f"the batch {why}", True))
+            self.collected += 1
+            return
+        self._store.update(row.label, "sealed", provider_id=None, error=status.failure)
+        if row.requests > 1:
+            self._split(row, why)
+            return
+        flying = [r for r in self._store.batches(("creating", "submitted")) if r.model == row.model]
+        if flying:
+            self._notify(f"batch {row.label} ({row.model}): {why}; sent again later")
+            return
+        # One request, alone in flight, is over the limit: no smaller batch will pass.
+        self._store.update(row.label, "submitted")
+        self._store.collect(row.label, (), ("errored", f"the batch {why}", False))
         self.collected += 1
+
+    async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
+        async def read() -> list[Outcome]:
+            found: list[Outcome] = []
+            async for outcome in api.results(status):
+                retryable = outcome.kind in ("expired", "canceled") or isinstance(
+                    outcome.error, TransientError
+                )
+                error = str(outcome.error) if outcome.error is not None else None
+                found.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
+            return found
+
+        outcomes: list[Outcome] = []
+        if status.gone is not None:
+            missing = ("lost", f"the batch's results are gone: {status.gone}", True)
+        else:
+            try:
+                # Reading results is free, and is read whole before anything is written:
+                # read again after a transient error, with the engine's backoff.
+                outcomes = await self._call(row, read)
+            except TransientError as exc:
+                self._notify(
+                    f"batch {row.label} ({row.model}, {status.id}): results not read yet: {exc}"
+                )
+                return
+            except ProviderError as exc:
+                outcomes = []
+                status = replace(status, gone=f"they cannot be read: {exc}")
+            if status.gone is not None:
+                missing = ("lost", f"the batch's results are gone: {status.gone}", True)
+            elif status.failure is not None:
+                missing = ("errored", f"the batch failed: {status.failure}", False)
+            else:
+                missing = ("expired", f"not answered before the batch ended ({status.state})", True)
+        self._store.collect(row.label, outcomes, missing)
+        self._store.input(row.label).unlink(missing_ok=True)
+        self.collected += 1
+        if status.gone is not None:
+            self._notify(f"batch {row.label} ({row.model}, {status.id}): {missing[1]}")
         kinds: dict[str, int] = {}
         for _, kind, *_rest in outcomes:
             kinds[kind] = kinds.get(kind, 0) + 1
