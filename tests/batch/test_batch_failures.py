@@ -15,7 +15,6 @@ from batch_helpers import (
     ANTHROPIC,
     GOOGLE,
     OPENAI,
-    batch_panel,
     inner_bodies,
     make_cases,
     model_id,
@@ -44,9 +43,9 @@ def one_juror(spec: str, **settings: object) -> Panel:
     batch = settings.pop("batch", BatchSettings(poll=0.01))
     return Panel(
         jurors=(Juror(model=spec),),
-        batch=batch,  # type: ignore[arg-type]
+        batch=batch,
         retry=RetrySettings(attempts=2, base_delay=0.01, max_delay=0.05),
-        **settings,  # type: ignore[arg-type]
+        **settings,
     )
 
 
@@ -310,7 +309,8 @@ def test_the_fake_words_the_token_limit_as_the_api_does() -> None:
         "errors": {"object": "list", "data": [_token_limit_error()]},
     }
     parsed = Batch.model_validate(job)
-    assert parsed.errors is not None and parsed.errors.data is not None
+    assert parsed.errors is not None
+    assert parsed.errors.data is not None
     assert parsed.errors.data[0].code == "token_limit_exceeded"
 
 
