@@ -187,9 +187,7 @@ class Dispatcher:
 
     def _split(self, row: BatchRow, why: str) -> None:
         """Send a sealed batch's requests again as two batches (see `BatchStore.split`)."""
-        index = int(row.label.rsplit("-m", 1)[1].split("-", 1)[0])
-        labels = [self._store.next_label(index) for _ in range(2)]
-        made = self._store.split(row.label, labels)
+        made = split_in_two(self._store, row)
         self._notify(
             f"batch {row.label} ({row.model}): {why}; its {row.requests} requests go again "
             f"as {' and '.join(made)}"
@@ -252,51 +250,32 @@ class Dispatcher:
         self.collected += 1
 
     async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
-        async def read() -> list[Outcome]:
-            found: list[Outcome] = []
-            async for outcome in api.results(status):
-                retryable = outcome.kind in ("expired", "canceled") or isinstance(
-                    outcome.error, TransientError
-                )
-                error = str(outcome.error) if outcome.error is not None else None
-                found.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
-            return found
-
         outcomes: list[Outcome] = []
-        if status.gone is not None:
-            missing = ("lost", f"the batch's results are gone: {status.gone}", True)
-        else:
+        if status.gone is None:
             try:
                 # Reading results is free, and is read whole before anything is written:
                 # read again after a transient error, with the engine's backoff.
-                outcomes = await self._call(row, read)
+                outcomes = await self._call(row, partial(read_results, api, status))
             except TransientError as exc:
                 self._notify(
                     f"batch {row.label} ({row.model}, {status.id}): results not read yet: {exc}"
                 )
                 return
             except ProviderError as exc:
-                outcomes = []
+                if exc.status is None:
+                    raise  # not the provider's answer: a bug, not to be hidden
+                # The provider refuses them for good (404, 410...): gone.
                 status = replace(status, gone=f"they cannot be read: {exc}")
-            if status.gone is not None:
-                missing = ("lost", f"the batch's results are gone: {status.gone}", True)
-            elif status.failure is not None:
-                missing = ("errored", f"the batch failed: {status.failure}", False)
-            else:
-                missing = ("expired", f"not answered before the batch ended ({status.state})", True)
+        missing = missing_for(status)
         self._store.collect(row.label, outcomes, missing)
         self._store.input(row.label).unlink(missing_ok=True)
         self.collected += 1
         if status.gone is not None:
             self._notify(f"batch {row.label} ({row.model}, {status.id}): {missing[1]}")
-        kinds: dict[str, int] = {}
-        for _, kind, *_rest in outcomes:
-            kinds[kind] = kinds.get(kind, 0) + 1
-        left = row.requests - len(outcomes)
-        if left:
-            kinds[missing[0]] = kinds.get(missing[0], 0) + left
-        tally = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
-        self._notify(f"batch {row.label} ({row.model}, {status.id}): collected: {tally}")
+        self._notify(
+            f"batch {row.label} ({row.model}, {status.id}): collected: "
+            f"{tally(row, outcomes, missing)}"
+        )
 
     def _api(self, row: BatchRow) -> BatchAPI:
         return self._batchers[row.model].api
@@ -304,26 +283,72 @@ class Dispatcher:
     async def _call(
         self, row: BatchRow, make: Callable[[], Awaitable[T]], *, created: bool = False
     ) -> T:
-        """One call of a batch API, with the engine's retries; a provider's error comes out
-        classified. A call that `created` something is retried only after a 429 (a refusal):
-        after any other failure the batch may exist, and is looked for before it is sent."""
         model = self._models[row.model]
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await make()
-            except Exception as exc:
-                error = model.classify_error(exc)
-            if isinstance(error, AuthenticationError):
-                raise error
-            retry = isinstance(error, RateLimitedError if created else TransientError)
-            if not retry or attempt >= self._retry.attempts:
-                raise error
-            delay = _backoff(self._retry, self._rng, attempt, error)
-            if delay is None:
-                raise error
-            await self._clock.sleep(delay)
+        return await retried(model, self._retry, self._rng, self._clock, make, created=created)
+
+
+async def retried(
+    model: JudgeModel,
+    settings: RetrySettings,
+    rng: random.Random,
+    clock: Clock,
+    make: Callable[[], Awaitable[T]],
+    *,
+    created: bool = False,
+) -> T:
+    """One call of a batch API, with the engine's retries; a provider's error comes out
+    classified. A call that `created` something is retried only after a 429 (a refusal):
+    after any other failure the batch may exist, and is looked for before it is sent."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await make()
+        except Exception as exc:
+            error = model.classify_error(exc)
+        if isinstance(error, AuthenticationError):
+            raise error
+        retry = isinstance(error, RateLimitedError if created else TransientError)
+        if not retry or attempt >= settings.attempts:
+            raise error
+        delay = _backoff(settings, rng, attempt, error)
+        if delay is None:
+            raise error
+        await clock.sleep(delay)
+
+
+def split_in_two(store: BatchStore, row: BatchRow) -> list[str]:
+    """A sealed batch cut in two, under new labels of its model's (`BatchStore.split`)."""
+    index = int(row.label.rsplit("-m", 1)[1].split("-", 1)[0])
+    return store.split(row.label, [store.next_label(index) for _ in range(2)])
+
+
+async def read_results(api: BatchAPI, status: BatchStatus) -> list[Outcome]:
+    """Every request of an ended batch, as the store keeps it."""
+    found: list[Outcome] = []
+    async for outcome in api.results(status):
+        retryable = outcome.kind in ("expired", "canceled") or isinstance(
+            outcome.error, TransientError
+        )
+        error = str(outcome.error) if outcome.error is not None else None
+        found.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
+    return found
+
+
+def missing_for(status: BatchStatus) -> tuple[str, str, bool]:
+    """What the requests of an ended batch without a result get: state, error, retryable."""
+    if status.gone is not None:
+        return ("lost", f"the batch's results are gone: {status.gone}", True)
+    if status.failure is not None:
+        return ("errored", f"the batch failed: {status.failure}", False)
+    return ("expired", f"not answered before the batch ended ({status.state})", True)
+
+
+def tally(row: BatchRow, outcomes: list[Outcome], missing: tuple[str, str, bool]) -> str:
+    kinds = Counter(kind for _, kind, *_rest in outcomes)
+    if row.requests > len(outcomes):
+        kinds[missing[0]] += row.requests - len(outcomes)
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
 
 
 def eta(pending: Iterable[BatchRow], in_flight: int) -> str:
