@@ -28,7 +28,7 @@ from ..engine._calls import _backoff
 from ..panel._batch_settings import BatchSettings
 from ..panel._panel import RetrySettings
 from ._model import Batcher
-from ._store import BatchRow, BatchStore
+from ._store import BatchRow, BatchStore, tokens_of
 
 __all__ = ["OPEN", "Dispatcher", "eta"]
 
@@ -227,15 +227,16 @@ class Dispatcher:
         """A batch its provider failed for its size alone (OpenAI's enqueued-token limit):
         nothing of it ran, so it is sent again later, in halves, and the model's next
         batches are smaller too; never turned into unavailable votes."""
-        batcher = self._batchers[row.model]
-        batcher.smaller(row.tokens)
         self._not_before[row.model] = self._clock.monotonic() + self._settings.poll
         why = f"failed for its size ({status.failure})"
-        if not self._store.input(row.label).exists():
+        path = self._store.input(row.label)
+        if not path.exists():
             # Written before input files were kept: its requests are asked again.
             self._store.collect(row.label, (), ("expired", f"the batch {why}", True))
             self.collected += 1
             return
+        lines = path.read_bytes().splitlines(keepends=True)
+        self._batchers[row.model].smaller(row.tokens or sum(map(tokens_of, lines)))
         self._store.update(row.label, "sealed", provider_id=None, error=status.failure)
         if row.requests > 1:
             self._split(row, why)
