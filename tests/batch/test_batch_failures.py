@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from batch_helpers import (
@@ -26,6 +27,7 @@ from test_batch_wire import batches_of, entries, outcomes
 
 from jury import Juror, Panel, RetrySettings, Verdict, VoteStatus
 from jury.adapters._registry import resolve_model
+from jury.batch._dispatch import Dispatcher
 from jury.batch._store import BatchStore, tokens_of
 from jury.panel._batch_settings import BatchSettings
 from jury.testing import FakeProviderServer, Fault
@@ -74,6 +76,47 @@ async def test_a_batch_over_the_enqueued_token_limit_is_sent_again_smaller_not_u
     passed = [len(job.results) for job in server.batches.jobs.values() if not job.failure]
     assert max(passed) < 12
     assert sum(passed) == 12
+    bodies = inner_bodies(server.batched)
+    assert len(bodies) == len(set(bodies)) == 12
+
+
+@pytest.mark.parametrize("split", ["before", "during"])
+async def test_a_run_killed_while_resending_a_batch_smaller_loses_nothing_and_pays_once(
+    server: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: str
+) -> None:
+    script_jurors(server)
+    cases = make_cases(12)
+    run = tmp_path / "run"
+    server.batches.enqueued = 5 * tokens_of(line_of(OPENAI))
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the process dies there
+
+    with monkeypatch.context() as patch:
+        if split == "before":
+            patch.setattr(Dispatcher, "_split", killed)
+        else:
+            real = BatchStore.split
+
+            def dies_in_split(self: BatchStore, label: str, labels: Any) -> Any:
+                # Its parts written, the transaction that moves the requests not committed,
+                # and nothing committed on the way out.
+                self.commit = killed  # type: ignore[method-assign]
+                self.close = self._db.close  # type: ignore[method-assign]
+                return real(self, label, labels)
+
+            patch.setattr(BatchStore, "split", dies_in_split)
+        with pytest.raises(KeyboardInterrupt):
+            await run_batches(one_juror(OPENAI), cases, run)
+    store = BatchStore(run)
+    rows = [(row.state, row.requests) for row in store.all_batches()]
+    store.close()
+    assert rows == [("sealed", 12)]  # the refused batch, whole, ready to be sent again
+    verdicts, result = await run_batches(one_juror(OPENAI), cases, run)
+    assert result.finished
+    votes = [vote for verdict in verdicts.values() for vote in verdict.votes]
+    assert len(votes) == 12
+    assert all(vote.status is VoteStatus.VALID for vote in votes), [v.error for v in votes]
     bodies = inner_bodies(server.batched)
     assert len(bodies) == len(set(bodies)) == 12
 
