@@ -5,7 +5,11 @@ The `Dispatcher` moves each batch of the run's `BatchStore` through its life (se
 model; a 429 leaves it sealed for the next round), one whose creation may have reached the
 provider is looked for before anything is sent again, a batch in flight is polled, and an
 ended one's results are written into the store in one transaction. Every call to a batch API
-goes through the engine's retries, its errors classified by the model's own `classify_error`.
+goes through the engine's retries, its errors classified by the model's own `classify_error`,
+reading results included (no HTTP error leaves the run). A batch refused or failed for its
+size alone is sent again later in halves; the batches of one model in flight keep to its
+token budget; results the provider no longer has are "lost", which the requests' calls read
+as the run's ``batch_fallback`` says (`jury.batch._model`).
 """
 
 from __future__ import annotations

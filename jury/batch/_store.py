@@ -21,7 +21,11 @@ What a kill at any moment leaves, and what the next run does with it:
   created only if it is not there.
 - *submitted*: polled until it ends; its results are then written in one transaction, so a
   kill while collecting leaves it *submitted* and it is collected again (reading results is
-  free; nothing is sent twice).
+  free; nothing is sent twice). Its input file is kept until then.
+- refused or failed for its size (nothing of it ran): back to *sealed*, committed, then cut
+  in two (`split`): the parts' files are written first, one transaction moves the requests
+  to them and drops the batch, and only then is its file removed. A kill at any point leaves
+  either the whole batch sealed or its parts sealed.
 
 One connection, used from the event loop's thread only; WAL mode, so that a kill loses no
 committed transaction.
