@@ -7,11 +7,15 @@ https://docs.anthropic.com/en/api/creating-message-batches; the SDK's
 
 - ``POST /v1/messages/batches`` ``{"requests": [{"custom_id", "params"}]}``, ``params`` being
   the online call's body; a custom ID matches ``^[a-zA-Z0-9_-]{1,64}$`` and is unique in its
-  batch; at most 100,000 requests and 256 MB a batch;
+  batch; at most 100,000 requests and 256 MB a batch (decimal: 256,000,000 bytes; the docs
+  give no binary unit); a batch over it is refused with 413 ``request_too_large``
+  (https://docs.anthropic.com/en/api/errors) and is sent again in halves;
 - ``GET /v1/messages/batches/{id}``, ``GET /v1/messages/batches?limit=&after_id=`` (newest
   first: ``{data, has_more, first_id, last_id}``), ``POST /v1/messages/batches/{id}/cancel``;
 - ``processing_status`` ``in_progress | canceling | ended``, ``request_counts {processing,
-  succeeded, errored, canceled, expired}``, ``results_url`` once ended;
+  succeeded, errored, canceled, expired}``, ``results_url`` once ended; ``archived_at``, "the
+  time at which the Message Batch was archived and its results became unavailable" (the
+  SDK's ``message_batch.py``): its results are then gone;
 - results: JSONL at ``results_url``, in any order, ``{"custom_id", "result": {"type":
   "succeeded", "message"} | {"type": "errored", "error": {"type": "error", "error": {"type",
   "message"}}} | {"type": "expired"} | {"type": "canceled"}}``.
@@ -143,7 +147,7 @@ class AnthropicBatches(WireBatches):
     ("all usage is charged at 50% of the standard API prices",
     https://docs.anthropic.com/en/docs/build-with-claude/batch-processing#pricing)."""
 
-    limits = BatchLimits(requests=100_000, bytes=256 * 1024 * 1024)
+    limits = BatchLimits(requests=100_000, bytes=256_000_000)
     client: AnthropicBatchClient
 
     def entry(self, custom_id: str, request: JudgeRequest) -> bytes:
@@ -194,6 +198,7 @@ class AnthropicBatches(WireBatches):
 def status_of(batch: Mapping[str, Any]) -> BatchStatus:
     state = str(batch.get("processing_status") or "")
     url = batch.get("results_url")
+    archived = batch.get("archived_at")
     return BatchStatus(
         id=str(batch.get("id") or ""),
         state=state,
@@ -202,6 +207,7 @@ def status_of(batch: Mapping[str, Any]) -> BatchStatus:
         created=seconds(batch.get("created_at")),
         expires=seconds(batch.get("expires_at")),
         results=(str(url),) if url else (),
+        gone=f"archived at {archived}, its results no longer available" if archived else None,
     )
 
 

@@ -112,7 +112,12 @@ class SdkClient(GeminiBatchClient):
         return rest_of(job)
 
     async def get(self, name: str) -> dict[str, Any]:
-        return rest_of(await self._batches().get(name=name))
+        # ``batches.get`` reads the operation into a `BatchJob`, which on the Gemini API
+        # drops ``metadata.batchStats`` and the operation's ``error`` (``_BatchJob_from_mldev``
+        # maps neither): the SDK's public ``operations.get`` reads the same operation, and
+        # an `Operation` of ours keeps it as the API sent it.
+        operation = await self._transport.client().aio.operations.get(raw_operation(name))
+        return dict(operation.raw)
 
     async def page(self, token: str | None) -> dict[str, Any]:
         config: dict[str, Any] = {"page_size": 100, **({"page_token": token} if token else {})}
@@ -124,6 +129,23 @@ class SdkClient(GeminiBatchClient):
 
     async def cancel(self, name: str) -> None:
         await self._batches().cancel(name=name)
+
+
+def raw_operation(name: str) -> Any:
+    """An SDK `Operation` named `name` whose answer keeps the operation's JSON whole."""
+    from google.genai import types
+
+    class RawOperation(types.Operation):
+        def __init__(self, name: str, raw: dict[str, Any] | None = None) -> None:
+            self.name = name
+            self.raw = raw or {}
+
+        @classmethod
+        def from_api_response(cls, api_response: Any, is_vertex_ai: bool = False) -> Any:
+            found = dict(api_response) if isinstance(api_response, Mapping) else {}
+            return cls(str(found.get("name") or name), found)
+
+    return RawOperation(name)
 
 
 _SNAKE = {

@@ -5,7 +5,8 @@ reference/batch; the SDK's ``types/batch.py``, ``types/batch_create_params.py``,
 ``types/file_object.py``):
 
 - input line: ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``, the
-  body being the online call's; at most 50,000 lines and 200 MB a file, one model a file;
+  body being the online call's; at most 50,000 lines and 200 MB a file (decimal: 200,000,000
+  bytes; the docs say "200 MB" and give no binary unit), one model a file;
 - ``POST /v1/files`` (multipart: ``purpose=batch``, ``file``), then ``POST /v1/batches``
   ``{input_file_id, endpoint, completion_window: "24h", metadata}``; ``GET /v1/batches/{id}``,
   ``GET /v1/batches?after=&limit=`` (newest first), ``POST /v1/batches/{id}/cancel``;
@@ -13,7 +14,13 @@ reference/batch; the SDK's ``types/batch.py``, ``types/batch_create_params.py``,
   cancelled``, ``request_counts {total, completed, failed}``;
 - results: ``GET /v1/files/{output_file_id}/content`` and the ``error_file_id``'s, lines
   ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``; a
-  request not run before the window closed is in the error file with code ``batch_expired``.
+  request not run before the window closed is in the error file with code ``batch_expired``;
+  one that timed out inside the batch with ``request_timeout`` (tried again like an expired
+  one: the request itself was never refused);
+- a batch over the account's enqueued-token limit for its model fails as a whole with
+  ``errors.data[].code`` ``token_limit_exceeded`` ("Enqueued prompt tokens per model",
+  https://platform.openai.com/docs/guides/rate-limits; the message reads "...try again once
+  the current jobs have finished"): nothing of it ran, so it is sent again later, in halves.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jury import ProviderError
 from jury.adapters import (
     BatchLimits,
     BatchOutcome,
@@ -45,6 +53,17 @@ ENDPOINT = "/v1/chat/completions"
 #: The batch's mark: our label, so that a batch created just before a crash can be found.
 LABEL = "jury_batch"
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+#: Result codes of a request that never ran (or never finished) for reasons of the batch's,
+#: not its own: another try may succeed.
+NOT_RUN = frozenset({"batch_expired", "request_timeout"})
+#: Codes of a batch failed for its size alone (``Batch.errors.data[].code``).
+TOO_LARGE = frozenset({"token_limit_exceeded"})
+#: The enqueued prompt tokens of one model an account may have in flight: OpenAI's lowest
+#: published batch queue limit for its GPT-5 family (Tier 1, 1,500,000: the limits of each
+#: account are at https://platform.openai.com/settings/organization/limits). An account of a
+#: higher tier raises it with ``[batch] tokens``; a batch still refused for its tokens is sent
+#: again later in halves.
+ENQUEUED_TOKENS = 1_500_000
 
 
 class OpenAIBatchClient(BatchClient):
@@ -143,7 +162,7 @@ class OpenAIBatches(WireBatches):
     half the online price ("50% cost discount compared to synchronous APIs",
     https://platform.openai.com/docs/guides/batch)."""
 
-    limits = BatchLimits(requests=50_000, bytes=200 * 1024 * 1024)
+    limits = BatchLimits(requests=50_000, bytes=200_000_000, tokens=ENQUEUED_TOKENS)
     client: OpenAIBatchClient
 
     def entry(self, custom_id: str, request: JudgeRequest) -> bytes:
@@ -173,6 +192,11 @@ class OpenAIBatches(WireBatches):
     async def cancel(self, batch_id: str) -> BatchStatus:
         return status_of(await self.client.cancel(batch_id))
 
+    def too_large(self, error: ProviderError) -> bool:
+        """An input file over the Files API's limit for a batch: a 413, or a 400 that says
+        the file is too large (the wording is not documented; the fake's own)."""
+        return super().too_large(error) or (error.status == 400 and "too large" in str(error))
+
     async def results(self, status: BatchStatus) -> AsyncIterator[BatchOutcome]:
         for file_id in status.results:
             for line in jsonl(await self.client.content(file_id)):
@@ -182,7 +206,7 @@ class OpenAIBatches(WireBatches):
         custom = str(line.get("custom_id") or "")
         error = line.get("error") or {}
         response = line.get("response") or {}
-        if isinstance(error, Mapping) and error.get("code") == "batch_expired":
+        if isinstance(error, Mapping) and error.get("code") in NOT_RUN:
             return BatchOutcome(custom, "expired")
         if isinstance(error, Mapping) and error.get("code") == "batch_cancelled":
             return BatchOutcome(custom, "canceled")
@@ -204,9 +228,10 @@ def status_of(batch: Mapping[str, Any]) -> BatchStatus:
     counts = {k: int(v) for k, v in (batch.get("request_counts") or {}).items()}
     files = (batch.get("output_file_id"), batch.get("error_file_id"))
     failure = None
+    errors = ((batch.get("errors") or {}).get("data") or []) if state == "failed" else []
     if state == "failed":
-        errors = (batch.get("errors") or {}).get("data") or []
         failure = "; ".join(str(e.get("message") or e.get("code")) for e in errors) or "failed"
+    codes = {e.get("code") for e in errors if isinstance(e, Mapping)}
     return BatchStatus(
         id=str(batch.get("id") or ""),
         state=state,
@@ -215,6 +240,7 @@ def status_of(batch: Mapping[str, Any]) -> BatchStatus:
         created=seconds(batch.get("created_at")),
         expires=seconds(batch.get("expires_at")),
         failure=failure,
+        too_large=bool(codes) and codes <= TOO_LARGE,
         results=tuple(str(file_id) for file_id in files if file_id),
     )
 

@@ -28,10 +28,13 @@ __all__ = ["BatchAPI", "BatchLimits", "BatchOutcome", "BatchStatus"]
 
 @dataclass(frozen=True, slots=True)
 class BatchLimits:
-    """The most one batch may hold: requests, and bytes of input."""
+    """The most one batch may hold: requests, and bytes of input; and `tokens`, the input
+    tokens (estimated) the provider takes enqueued at once for one model, when it limits
+    them (None: it does not)."""
 
     requests: int
     bytes: int
+    tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,12 @@ class BatchStatus:
     created: float | None = None
     expires: float | None = None
     failure: str | None = None
+    #: The batch failed as a whole for its size only (too many tokens enqueued, too many
+    #: bytes): the same requests, sent again later in smaller batches, may well pass.
+    too_large: bool = False
+    #: Why the results of an ended batch can no longer be read (Anthropic archives a batch's
+    #: results: ``archived_at``), when they cannot.
+    gone: str | None = None
     #: Where the provider keeps the results of an ended batch (file IDs, a URL): what
     #: `BatchAPI.results` reads.
     results: tuple[str, ...] = ()
@@ -108,6 +117,11 @@ class BatchAPI(ABC):
     @abstractmethod
     def price(self, reply: JudgeReply) -> float | None:
         """USD for one reply served through a batch, or None when unknown."""
+
+    def too_large(self, error: ProviderError) -> bool:
+        """Whether a create refused with `error` was refused for the batch's size only, so
+        that its halves are sent instead (HTTP 413, "Content Too Large", RFC 9110 15.5.14)."""
+        return error.status == 413
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

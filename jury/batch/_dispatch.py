@@ -5,7 +5,11 @@ The `Dispatcher` moves each batch of the run's `BatchStore` through its life (se
 model; a 429 leaves it sealed for the next round), one whose creation may have reached the
 provider is looked for before anything is sent again, a batch in flight is polled, and an
 ended one's results are written into the store in one transaction. Every call to a batch API
-goes through the engine's retries, its errors classified by the model's own `classify_error`.
+goes through the engine's retries, its errors classified by the model's own `classify_error`,
+reading results included (no HTTP error leaves the run). A batch refused or failed for its
+size alone is sent again later in halves; the batches of one model in flight keep to its
+token budget; results the provider no longer has are "lost", which the requests' calls read
+as the run's ``batch_fallback`` says (`jury.batch._model`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
@@ -22,15 +27,19 @@ from .._clock import Clock
 from .._errors import AuthenticationError, ProviderError, RateLimitedError, TransientError
 from ..adapters._batch import BatchAPI, BatchStatus
 from ..adapters._model import JudgeModel
+from ..adapters._request import JudgeReply
 from ..engine._calls import _backoff
 from ..panel._batch_settings import BatchSettings
 from ..panel._panel import RetrySettings
 from ._model import Batcher
-from ._store import BatchRow, BatchStore
+from ._store import BatchRow, BatchStore, tokens_of
 
 __all__ = ["OPEN", "Dispatcher", "eta"]
 
 T = TypeVar("T")
+
+#: One request's result as the store keeps it: custom ID, state, reply, error, retryable.
+Outcome = tuple[str, str, JudgeReply | None, str | None, bool]
 
 #: States of a batch that is not over yet.
 OPEN = ("sealed", "creating", "submitted")
@@ -131,9 +140,21 @@ class Dispatcher:
         for row in self._store.batches(("sealed",)):
             if self._clock.monotonic() < self._not_before.get(row.model, 0.0):
                 continue
-            flying = self._store.batches(("creating", "submitted"))
-            if sum(r.model == row.model for r in flying) < self._settings.in_flight:
-                await self._create(row)
+            flying = [
+                r for r in self._store.batches(("creating", "submitted")) if r.model == row.model
+            ]
+            if len(flying) >= self._settings.in_flight:
+                continue
+            # The provider's enqueued-token limit counts every batch of the model in flight:
+            # one more waits until those end (a lone batch always goes).
+            budget = self._batchers[row.model].tokens
+            if (
+                flying
+                and budget is not None
+                and sum(r.tokens for r in flying) + row.tokens > budget
+            ):
+                continue
+            await self._create(row)
 
     async def _create(self, row: BatchRow) -> None:
         api = self._api(row)
@@ -156,12 +177,25 @@ class Dispatcher:
             self._notify(f"batch {row.label} ({row.model}): creating it failed for now: {exc}")
             return
         except ProviderError as exc:
+            if api.too_large(exc) and row.requests > 1:
+                self._store.update(row.label, "sealed", error=str(exc))
+                self._split(row, f"refused for its size: {exc}")
+                return
             self._store.update(row.label, "submitted", error=str(exc))
             self._store.collect(row.label, (), ("errored", f"the batch was refused: {exc}", False))
             self._notify(f"batch {row.label} ({row.model}): refused: {exc}")
             return
+        # Its input file is kept until its results are in: a batch the provider fails for
+        # its size is sent again, cut in two, from it.
         self._submitted(row, status)
-        path.unlink(missing_ok=True)
+
+    def _split(self, row: BatchRow, why: str) -> None:
+        """Send a sealed batch's requests again as two batches (see `BatchStore.split`)."""
+        made = split_in_two(self._store, row)
+        self._notify(
+            f"batch {row.label} ({row.model}): {why}; its {row.requests} requests go again "
+            f"as {' and '.join(made)}"
+        )
 
     def _submitted(self, row: BatchRow, status: BatchStatus) -> None:
         self._store.update(
@@ -188,31 +222,65 @@ class Dispatcher:
         self._store.update(row.label, "submitted", status=status.state, counts=dict(status.counts))
         counts = ", ".join(f"{name} {n}" for name, n in status.counts.items())
         self._notify(f"batch {row.label} ({row.model}, {batch_id}): {status.state} · {counts}")
-        if status.ended:
+        if status.ended and status.too_large:
+            self._again_smaller(row, status)
+        elif status.ended:
             await self._collect(row, api, status)
 
-    async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
-        outcomes = []
-        async for outcome in api.results(status):
-            retryable = outcome.kind in ("expired", "canceled") or isinstance(
-                outcome.error, TransientError
-            )
-            error = str(outcome.error) if outcome.error is not None else None
-            outcomes.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
-        if status.failure is not None:
-            missing = ("errored", f"the batch failed: {status.failure}", False)
-        else:
-            missing = ("expired", f"not answered before the batch ended ({status.state})", True)
-        self._store.collect(row.label, outcomes, missing)
+    def _again_smaller(self, row: BatchRow, status: BatchStatus) -> None:
+        """A batch its provider failed for its size alone (OpenAI's enqueued-token limit):
+        nothing of it ran, so it is sent again later, in halves, and the model's next
+        batches are smaller too; never turned into unavailable votes."""
+        self._not_before[row.model] = self._clock.monotonic() + self._settings.poll
+        why = f"failed for its size ({status.failure})"
+        path = self._store.input(row.label)
+        if not path.exists():
+            # Written before input files were kept: its requests are asked again.
+            self._store.collect(row.label, (), ("expired", f"the batch {why}", True))
+            self.collected += 1
+            return
+        lines = path.read_bytes().splitlines(keepends=True)
+        self._batchers[row.model].smaller(row.tokens or sum(map(tokens_of, lines)))
+        self._store.update(row.label, "sealed", provider_id=None, error=status.failure)
+        if row.requests > 1:
+            self._split(row, why)
+            return
+        flying = [r for r in self._store.batches(("creating", "submitted")) if r.model == row.model]
+        if flying:
+            self._notify(f"batch {row.label} ({row.model}): {why}; sent again later")
+            return
+        # One request, alone in flight, is over the limit: no smaller batch will pass.
+        self._store.update(row.label, "submitted")
+        self._store.collect(row.label, (), ("errored", f"the batch {why}", False))
         self.collected += 1
-        kinds: dict[str, int] = {}
-        for _, kind, *_rest in outcomes:
-            kinds[kind] = kinds.get(kind, 0) + 1
-        left = row.requests - len(outcomes)
-        if left:
-            kinds[missing[0]] = kinds.get(missing[0], 0) + left
-        tally = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
-        self._notify(f"batch {row.label} ({row.model}, {status.id}): collected: {tally}")
+
+    async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
+        outcomes: list[Outcome] = []
+        if status.gone is None:
+            try:
+                # Reading results is free, and is read whole before anything is written:
+                # read again after a transient error, with the engine's backoff.
+                outcomes = await self._call(row, partial(read_results, api, status))
+            except TransientError as exc:
+                self._notify(
+                    f"batch {row.label} ({row.model}, {status.id}): results not read yet: {exc}"
+                )
+                return
+            except ProviderError as exc:
+                if exc.status is None:
+                    raise  # not the provider's answer: a bug, not to be hidden
+                # The provider refuses them for good (404, 410...): gone.
+                status = replace(status, gone=f"they cannot be read: {exc}")
+        missing = missing_for(status)
+        self._store.collect(row.label, outcomes, missing)
+        self._store.input(row.label).unlink(missing_ok=True)
+        self.collected += 1
+        if status.gone is not None:
+            self._notify(f"batch {row.label} ({row.model}, {status.id}): {missing[1]}")
+        self._notify(
+            f"batch {row.label} ({row.model}, {status.id}): collected: "
+            f"{tally(row, outcomes, missing)}"
+        )
 
     def _api(self, row: BatchRow) -> BatchAPI:
         return self._batchers[row.model].api
@@ -220,26 +288,72 @@ class Dispatcher:
     async def _call(
         self, row: BatchRow, make: Callable[[], Awaitable[T]], *, created: bool = False
     ) -> T:
-        """One call of a batch API, with the engine's retries; a provider's error comes out
-        classified. A call that `created` something is retried only after a 429 (a refusal):
-        after any other failure the batch may exist, and is looked for before it is sent."""
         model = self._models[row.model]
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await make()
-            except Exception as exc:
-                error = model.classify_error(exc)
-            if isinstance(error, AuthenticationError):
-                raise error
-            retry = isinstance(error, RateLimitedError if created else TransientError)
-            if not retry or attempt >= self._retry.attempts:
-                raise error
-            delay = _backoff(self._retry, self._rng, attempt, error)
-            if delay is None:
-                raise error
-            await self._clock.sleep(delay)
+        return await retried(model, self._retry, self._rng, self._clock, make, created=created)
+
+
+async def retried(
+    model: JudgeModel,
+    settings: RetrySettings,
+    rng: random.Random,
+    clock: Clock,
+    make: Callable[[], Awaitable[T]],
+    *,
+    created: bool = False,
+) -> T:
+    """One call of a batch API, with the engine's retries; a provider's error comes out
+    classified. A call that `created` something is retried only after a 429 (a refusal):
+    after any other failure the batch may exist, and is looked for before it is sent."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await make()
+        except Exception as exc:
+            error = model.classify_error(exc)
+        if isinstance(error, AuthenticationError):
+            raise error
+        retry = isinstance(error, RateLimitedError if created else TransientError)
+        if not retry or attempt >= settings.attempts:
+            raise error
+        delay = _backoff(settings, rng, attempt, error)
+        if delay is None:
+            raise error
+        await clock.sleep(delay)
+
+
+def split_in_two(store: BatchStore, row: BatchRow) -> list[str]:
+    """A sealed batch cut in two, under new labels of its model's (`BatchStore.split`)."""
+    index = int(row.label.rsplit("-m", 1)[1].split("-", 1)[0])
+    return store.split(row.label, [store.next_label(index) for _ in range(2)])
+
+
+async def read_results(api: BatchAPI, status: BatchStatus) -> list[Outcome]:
+    """Every request of an ended batch, as the store keeps it."""
+    found: list[Outcome] = []
+    async for outcome in api.results(status):
+        retryable = outcome.kind in ("expired", "canceled") or isinstance(
+            outcome.error, TransientError
+        )
+        error = str(outcome.error) if outcome.error is not None else None
+        found.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
+    return found
+
+
+def missing_for(status: BatchStatus) -> tuple[str, str, bool]:
+    """What the requests of an ended batch without a result get: state, error, retryable."""
+    if status.gone is not None:
+        return ("lost", f"the batch's results are gone: {status.gone}", True)
+    if status.failure is not None:
+        return ("errored", f"the batch failed: {status.failure}", False)
+    return ("expired", f"not answered before the batch ended ({status.state})", True)
+
+
+def tally(row: BatchRow, outcomes: list[Outcome], missing: tuple[str, str, bool]) -> str:
+    kinds = Counter(kind for _, kind, *_rest in outcomes)
+    if row.requests > len(outcomes):
+        kinds[missing[0]] += row.requests - len(outcomes)
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
 
 
 def eta(pending: Iterable[BatchRow], in_flight: int) -> str:

@@ -34,7 +34,7 @@ from ..adapters._batch import BatchAPI
 from ..adapters._model import JudgeModel
 from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key
 from ..panel._batch_settings import BatchSettings
-from ._store import BatchStore, custom_id
+from ._store import BatchStore, custom_id, tokens_of
 
 __all__ = [
     "BatchCallCache",
@@ -97,6 +97,11 @@ class Batcher:
         self._collect = settings.collect
         self._size = min(settings.size or api.limits.requests, api.limits.requests)
         self._bytes = api.limits.bytes
+        #: The most input tokens (estimated) in one batch: the run's setting, else the
+        #: provider's enqueued-token limit; lowered when the provider refuses a batch for
+        #: its tokens (`smaller`).
+        self.tokens = settings.tokens or api.limits.tokens
+        self._tokens = 0
         self._label: str | None = None
         self._file: IO[bytes] | None = None
         self._count = 0
@@ -105,21 +110,25 @@ class Batcher:
 
     def add(self, key: str, tries: int, case_id: str, request: JudgeRequest) -> None:
         line = self.api.entry(custom_id(key, tries), request) + b"\n"
+        tokens = tokens_of(line)
         if self._file is not None and (
-            self._count >= self._size or self._written + len(line) > self._bytes
+            self._count >= self._size
+            or self._written + len(line) > self._bytes
+            or (self.tokens is not None and self._tokens + tokens > self.tokens)
         ):
             self.seal()
         if self._file is None:
             self._label = self._store.next_label(self._index)
             path = self._store.open_batch(self._label, self.model)
             self._file = open(path, "wb")  # noqa: SIM115 - open until the batch is sealed
-            self._count = self._written = 0
+            self._count = self._written = self._tokens = 0
             self._opened = time.monotonic()
         assert self._label is not None
         self._store.queue(key, tries, self.model, case_id, self._label)
         self._file.write(line)
         self._count += 1
         self._written += len(line)
+        self._tokens += tokens
 
     def due(self) -> bool:
         """Whether the batch being collected has waited long enough to be sent."""
@@ -133,8 +142,16 @@ class Batcher:
         os.fsync(self._file.fileno())
         self._file.close()
         label, self._label, self._file = self._label, None, None
-        self._store.update(label, "sealed", requests=self._count, bytes=self._written)
+        self._store.update(
+            label, "sealed", requests=self._count, bytes=self._written, tokens=self._tokens
+        )
         return label
+
+    def smaller(self, tokens: int) -> None:
+        """A batch of `tokens` was refused for its tokens: batches from now on hold at most
+        half as many."""
+        half = max(1, tokens // 2)
+        self.tokens = half if self.tokens is None else min(self.tokens, half)
 
 
 class BatchedModel(JudgeModel):
@@ -201,6 +218,13 @@ class BatchedModel(JudgeModel):
             return row.reply
         if row.state == "queued":
             return await self._defer()
+        if row.state == "lost":
+            # Answered in its batch, but its results are gone (archived, unreadable): asked
+            # online under ``batch_fallback = "online"`` (paid again), else an unavailable
+            # vote that says why (and the case INCONCLUSIVE if the quorum needs it).
+            if self._fallback_online or self.batcher is None:
+                return await self._online(request, key, row.tries + 1, case_id)
+            raise BatchFailedError(f"batch: {row.error or 'the results are gone'}")
         # Errored, expired or canceled in its batch.
         if not row.retryable or row.tries > self._retries:
             raise BatchFailedError(

@@ -21,7 +21,11 @@ What a kill at any moment leaves, and what the next run does with it:
   created only if it is not there.
 - *submitted*: polled until it ends; its results are then written in one transaction, so a
   kill while collecting leaves it *submitted* and it is collected again (reading results is
-  free; nothing is sent twice).
+  free; nothing is sent twice). Its input file is kept until then.
+- refused or failed for its size (nothing of it ran): back to *sealed*, committed, then cut
+  in two (`split`): the parts' files are written first, one transaction moves the requests
+  to them and drops the batch, and only then is its file removed. A kill at any point leaves
+  either the whole batch sealed or its parts sealed.
 
 One connection, used from the event loop's thread only; WAL mode, so that a kill loses no
 committed transaction.
@@ -30,6 +34,7 @@ committed transaction.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -41,9 +46,14 @@ from typing import Any
 from ..adapters._request import JudgeReply
 from ..engine._cache import _reply_from_json, _reply_json
 
-__all__ = ["BatchRow", "BatchStore", "RequestRow"]
+__all__ = ["BatchRow", "BatchStore", "RequestRow", "tokens_of"]
 
 STORE = "batches.sqlite"
+#: Characters of a request's JSON line taken for one input token: OpenAI's rule of thumb
+#: ("one token generally corresponds to ~4 characters of text for common English text",
+#: https://platform.openai.com/tokenizer), which ``jury estimate`` uses too. An estimate,
+#: for budgets only: the provider counts its own.
+CHARS_PER_TOKEN = 4
 INPUTS = "batches"
 
 _SCHEMA = (
@@ -60,7 +70,8 @@ _SCHEMA = (
         status TEXT,
         counts TEXT,
         expires REAL,
-        error TEXT
+        error TEXT,
+        tokens INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS requests (
         custom_id TEXT PRIMARY KEY,
@@ -110,6 +121,8 @@ class BatchRow:
     counts: dict[str, int]
     expires: float | None
     error: str | None
+    #: Its requests' input tokens, estimated (`jury.batch._model.tokens_of`).
+    tokens: int = 0
 
 
 def _batch_row(row: tuple[Any, ...]) -> BatchRow:
@@ -128,7 +141,13 @@ def _batch_row(row: tuple[Any, ...]) -> BatchRow:
         counts=counts,
         expires=row[10],
         error=row[11],
+        tokens=row[12] or 0,
     )
+
+
+def tokens_of(line: bytes) -> int:
+    """A request's input tokens, estimated from its JSON line's bytes."""
+    return -(-len(line) // CHARS_PER_TOKEN)
 
 
 def custom_id(key: str, tries: int) -> str:
@@ -148,6 +167,10 @@ class BatchStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         for statement in _SCHEMA:
             self._db.execute(statement)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(batches)")}
+        if "tokens" not in columns:
+            # A run directory written before batches counted their tokens.
+            self._db.execute("ALTER TABLE batches ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0")
         self._db.execute("BEGIN")
         self.token = self._meta("token") or self._set_meta("token", secrets.token_hex(4))
         self._db.execute("COMMIT")
@@ -257,7 +280,7 @@ class BatchStore:
         marks = ", ".join("?" for _ in states)
         rows = self._db.execute(
             "SELECT label, model, state, provider_id, requests, bytes, opened, changed, status, "
-            f"counts, expires, error FROM batches WHERE state IN ({marks}) "
+            f"counts, expires, error, tokens FROM batches WHERE state IN ({marks}) "
             "ORDER BY opened",
             tuple(states),
         ).fetchall()
@@ -294,6 +317,56 @@ class BatchStore:
         )
         self._db.execute("RELEASE collecting")
         self.update(label, "collected")
+
+    def split(self, label: str, labels: Sequence[str]) -> list[str]:
+        """Send a batch's requests again as ``len(labels)`` smaller batches, ready to go: a
+        batch its provider refused (or failed) for its size alone, so that nothing of it was
+        run or paid for. Its requests keep their custom IDs and tries; its input file is cut
+        into consecutive parts (its lines are in the order its rows were queued).
+
+        The new input files are written and synced first, then one transaction moves the
+        rows and drops the old batch: a kill before the commit leaves the old batch as it
+        was (the new files are written over when those labels are used), a kill after it
+        leaves the parts sealed. The new batches are labelled by the caller (one per part,
+        from `next_label`, within this same transaction)."""
+        old = self._db.execute("SELECT model FROM batches WHERE label = ?", (label,)).fetchone()
+        lines = self.input(label).read_bytes().splitlines(keepends=True)
+        customs = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT custom_id FROM requests WHERE batch = ? ORDER BY rowid", (label,)
+            )
+        ]
+        if old is None or len(lines) != len(customs) or len(labels) > len(lines):
+            raise RuntimeError(f"batch {label}: its input file does not match its requests")
+        parts = len(labels)
+        bounds = [len(lines) * n // parts for n in range(parts + 1)]
+        made = []
+        for n, new in enumerate(labels):
+            chunk = lines[bounds[n] : bounds[n + 1]]
+            path = self.input(new)
+            with open(path, "wb") as handle:
+                handle.writelines(chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+            made.append((new, chunk, customs[bounds[n] : bounds[n + 1]]))
+        now = time.time()
+        for new, chunk, ids in made:
+            size = sum(len(line) for line in chunk)
+            tokens = sum(tokens_of(line) for line in chunk)
+            self._db.execute(
+                "INSERT INTO batches (label, model, state, requests, bytes, tokens, opened, "
+                "changed) VALUES (?, ?, 'sealed', ?, ?, ?, ?, ?)",
+                (new, old[0], len(chunk), size, tokens, now, now),
+            )
+            self._db.executemany(
+                "UPDATE requests SET batch = ? WHERE custom_id = ? AND batch = ?",
+                ((new, custom, label) for custom in ids),
+            )
+        self._db.execute("DELETE FROM batches WHERE label = ?", (label,))
+        self.commit()
+        self.input(label).unlink(missing_ok=True)
+        return [new for new, _, _ in made]
 
     def rows(self) -> Iterator[tuple[str, str, int, str, str | None, str]]:
         """Every request: custom ID, call address, try, model, batch, state."""

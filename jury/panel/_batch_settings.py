@@ -21,6 +21,10 @@ class BatchSettings(BaseModel):
     poll: float = Field(default=30.0, gt=0)
     #: The most batches of one model in flight at once; the next wait until one ends.
     in_flight: int = Field(default=8, ge=1)
+    #: The most input tokens (estimated at 4 characters a token) in one batch, and in the
+    #: batches of one model in flight at once (default: the provider's enqueued-token
+    #: limit where it has one: OpenAI's, see ``jury.providers._openai_batch``).
+    tokens: int | None = Field(default=None, ge=1)
     #: Times a request that errored or expired inside a batch is tried again before its vote
     #: is unavailable (in the next batch, or online under ``batch_fallback = "online"``).
     retries: int = Field(default=1, ge=0)

@@ -6,13 +6,17 @@ and https://docs.anthropic.com/en/api/creating-message-batches (the SDK's
 ``message_batch_individual_response.py``, ``batch_list_params.py``):
 
 - ``POST /v1/messages/batches`` ``{"requests": [{"custom_id", "params"}]}``: at least one
-  request, at most 100,000 and 256 MB; a custom ID matches ``^[a-zA-Z0-9_-]{1,64}$`` and is
-  unique in its batch (400 otherwise); ``params`` are checked as the Messages API checks a
-  body, but later: a bad one is an errored result, not a refused batch;
+  request, at most 100,000 and 256 MB (read as 256,000,000 bytes: no binary unit given; over
+  it, 413 ``request_too_large``, https://docs.anthropic.com/en/api/errors); a custom ID
+  matches ``^[a-zA-Z0-9_-]{1,64}$`` and is unique in its batch (400 otherwise); ``params``
+  are checked as the Messages API checks a body, but later: a bad one is an errored result,
+  not a refused batch;
 - ``GET /v1/messages/batches?limit=&after_id=&before_id=`` (1 to 1000, default 20, newest
   first: ``{data, has_more, first_id, last_id}``), ``GET .../{id}``, ``POST .../{id}/cancel``;
 - ``processing_status`` ``in_progress | canceling | ended``; ``request_counts`` stay zero but
-  ``processing`` until the batch ends; ``results_url`` once it has;
+  ``processing`` until the batch ends; ``results_url`` once it has; ``archived_at`` once it
+  is archived, "and its results became unavailable" (the SDK's ``message_batch.py``): the
+  results then answer 404 (the status is this fake's choice: the docs name none);
 - ``GET .../{id}/results``: JSONL, ``{"custom_id", "result": {"type": "succeeded",
   "message"} | {"type": "errored", "error": <the error body>} | {"type": "expired"} |
   {"type": "canceled"}}``.
@@ -36,7 +40,7 @@ __all__ = ["AnthropicBatch"]
 
 CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_REQUESTS = 100_000
-MAX_BYTES = 256 * 1024 * 1024
+MAX_BYTES = 256_000_000
 DAY = 24 * 3600
 
 
@@ -121,6 +125,11 @@ class AnthropicBatch(BatchProtocol):
         now = time.time()
         if not job.ended(now):
             return self.error(400, f"Message Batch {job.id} has not ended: no results yet")
+        if "archived" in job.data:
+            return self.error(404, f"Message Batch {job.id} is archived: its results are gone")
+        spoiled = batches.spoiled_download(self, request)
+        if spoiled is not None:
+            return spoiled
         lines = []
         for result in job.final(now):
             if result.kind == "succeeded":
@@ -154,7 +163,7 @@ class AnthropicBatch(BatchProtocol):
             "ended_at": _time(job.cancelled or job.ends) if ended else None,
             "created_at": _time(job.created),
             "expires_at": _time(job.created + DAY),
-            "archived_at": None,
+            "archived_at": _time(job.data["archived"]) if "archived" in job.data else None,
             "cancel_initiated_at": _time(job.cancelled) if job.cancelled else None,
             "results_url": f"{job.data['base']}/v1/messages/batches/{job.id}/results"
             if ended

@@ -11,7 +11,15 @@ shapes it reads and writes, what it refuses. `FakeBatches` owns what they share:
   when it is cancelled, or when a test ends every batch at once (`end`);
 - `faults` makes a share of requests error or expire (chosen by a hash of the request, so the
   same request fares the same in every run), and a share of whole batches expire;
-- ``inject(Fault.http(429, retry_after=...), model=BATCHES)`` refuses the next batch creates.
+- ``inject(Fault.http(429, retry_after=...), model=BATCHES)`` refuses the next batch creates;
+  ``inject(Fault.http(503), model=RESULTS)`` (or ``Fault.drop()``, a connection reset) spoils
+  the next downloads of results (OpenAI's file content, Anthropic's results; "Retrieve file
+  content always fails with 502 Bad gateway" is a thread of its own at
+  https://community.openai.com/tag/batch-api);
+- `enqueued` limits the input tokens a model may have in batches in flight (OpenAI's
+  enqueued-token limit), `archive` archives ended batches (Anthropic: their results gone),
+  and `faults(timed_out=..., fail_batches=...)` makes requests time out (OpenAI) and whole
+  batches fail with an error (Gemini).
 
 Results are kept as the JSON the provider returns, not as objects: a benchmark's hundreds of
 thousands of requests fit in memory.
@@ -33,7 +41,7 @@ from ._log import LoggedRequest, redacted
 from ._protocols import protocol_for
 from ._wire import Ending, Provider, WireProtocol
 
-__all__ = ["BATCHES", "BatchHost", "BatchProtocol", "FakeBatches", "Job", "Result"]
+__all__ = ["BATCHES", "RESULTS", "BatchHost", "BatchProtocol", "FakeBatches", "Job", "Result"]
 
 
 class BatchHost(Protocol):
@@ -64,8 +72,10 @@ class BatchHost(Protocol):
 
 #: The model name under which faults for batch creates are injected.
 BATCHES = "batches"
+#: The model name under which faults for downloads of batch results are injected.
+RESULTS = "batch-results"
 
-Kind = Literal["succeeded", "errored", "expired", "canceled"]
+Kind = Literal["succeeded", "errored", "expired", "canceled", "timed_out"]
 
 
 @dataclass(slots=True)
@@ -106,7 +116,7 @@ class Job:
         counts = {"succeeded": 0, "errored": 0, "expired": 0, "canceled": 0}
         if self.ended(now):
             for result in self.final(now):
-                counts[result.kind] += 1
+                counts["errored" if result.kind == "timed_out" else result.kind] += 1
         return counts
 
 
@@ -130,6 +140,11 @@ class FakeBatches:
         self.errored = 0.0
         self.expired = 0.0
         self.expire_batches = 0.0
+        self.timed_out = 0.0
+        self.fail_batches = 0.0
+        #: The most input tokens (a line's bytes / 4) one model may have in batches not
+        #: ended yet (OpenAI's "enqueued prompt tokens per model"); None: no limit.
+        self.enqueued: int | None = None
         self.jobs: dict[str, Job] = {}
         #: Uploaded and result files (OpenAI): purpose, name and content.
         self.files: dict[str, tuple[str, str, bytes]] = {}
@@ -142,13 +157,18 @@ class FakeBatches:
         expired: float = 0.0,
         expire_batches: float = 0.0,
         delay: float | None = None,
+        timed_out: float = 0.0,
+        fail_batches: float = 0.0,
     ) -> None:
-        """Make shares of requests error (a 500 inside the batch) or expire, and a share of
-        whole batches expire; `delay` sets when new batches end. A provider with no
-        per-request expiry (Gemini) expires only whole batches."""
+        """Make shares of requests error (a 500 inside the batch), expire or time out
+        (OpenAI's ``request_timeout``), and shares of whole batches expire or fail (Gemini's
+        ``BATCH_STATE_FAILED`` with the operation's ``error``); `delay` sets when new batches
+        end. A provider with no per-request expiry (Gemini) expires only whole batches."""
         self.errored = errored
         self.expired = expired
         self.expire_batches = expire_batches
+        self.timed_out = timed_out
+        self.fail_batches = fail_batches
         if delay is not None:
             self.delay = delay
 
@@ -159,6 +179,14 @@ class FakeBatches:
         now = time.time()
         for job in self.jobs.values():
             job.ends = min(job.ends, now)
+
+    def archive(self) -> None:
+        """Archive every ended batch now (Anthropic: ``archived_at`` set, its results gone).
+        Call it on the server's event loop."""
+        now = time.time()
+        for job in self.jobs.values():
+            if job.ended(now):
+                job.data.setdefault("archived", now)
 
     def add_routes(self, app: web.Application, apis: Iterable[BatchProtocol]) -> None:
         for api in apis:
@@ -203,6 +231,19 @@ class FakeBatches:
             response.headers["retry-after"] = f"{fault.retry_after}"
         return response
 
+    def spoiled_download(self, api: BatchProtocol, request: web.Request) -> web.Response | None:
+        """An injected fault for a download of results (``inject(..., model=RESULTS)``): an
+        error status, or a connection reset (``Fault.drop()``)."""
+        fault = self.server.take_fault(RESULTS)
+        if fault is None:
+            return None
+        if fault.kind == "drop":
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=503)  # never written: the connection is gone
+        status = fault.status if fault.kind == "status" else 500
+        return api.error(status, fault.message or f"injected {status}")
+
     def run(
         self, provider: Provider, items: Iterable[tuple[str, str, Any]], *, path: str
     ) -> list[Result]:
@@ -221,11 +262,18 @@ class FakeBatches:
                 received=self.server.elapsed,
                 schema_of=protocol.requested_schema,
             )
-            share = _share(custom_id, body) if self.expired or self.errored else 1.0
+            faulty = self.expired or self.errored or self.timed_out
+            share = _share(custom_id, body) if faulty else 1.0
             if share < self.expired and provider != "google":
                 if self.server.log_requests:
                     self.server.batched.append(logged)
                 results.append(Result(custom_id, "expired", 0, "null"))
+                continue
+            late = self.expired + self.errored + self.timed_out
+            if self.expired + self.errored <= share < late and provider == "openai":
+                if self.server.log_requests:
+                    self.server.batched.append(logged)
+                results.append(Result(custom_id, "timed_out", 0, "null"))
                 continue
             if share < self.expired + self.errored:
                 if self.server.log_requests:
@@ -294,8 +342,19 @@ class FakeBatches:
         if self.expire_batches and _share(job.id, None) < self.expire_batches:
             job.expired = True
             job.results = [Result(r.custom_id, "expired", 0, "null") for r in results]
+        elif self.fail_batches and _share(job.id, None) < self.fail_batches:
+            job.data["error"] = {"code": 13, "message": "injected: the batch failed"}
         self.jobs[job.id] = job
         return job
+
+    def enqueued_now(self, provider: Provider, model: str | None) -> int:
+        """The input tokens of `model`'s batches not ended yet."""
+        now = time.time()
+        return sum(
+            int(job.data.get("tokens", 0))
+            for job in self.jobs.values()
+            if job.provider == provider and job.data.get("model") == model and not job.ended(now)
+        )
 
     def newest(self, provider: Provider) -> list[Job]:
         return [job for job in reversed(self.jobs.values()) if job.provider == provider]

@@ -13,8 +13,11 @@ https://ai.google.dev/api/batch-api (google-genai's ``batches.py``: what
   "state", "name", "output"}, "done"}``, with ``batchStats`` counts as int64 strings;
 - ``GET /v1beta/batches?pageSize=&pageToken=`` lists ``{"operations", "nextPageToken"}``;
   ``POST /v1beta/batches/{id}:cancel`` answers ``{}``;
-- ``state`` ``BATCH_STATE_RUNNING`` until the batch ends ``SUCCEEDED``, ``CANCELLED`` or
-  ``EXPIRED`` (as a whole: no per-request expiry, and no output);
+- ``state`` ``BATCH_STATE_RUNNING`` until the batch ends ``SUCCEEDED``, ``CANCELLED``,
+  ``EXPIRED`` (as a whole: no per-request expiry, and no output) or ``FAILED``, the done
+  operation then carrying its ``error``, a google.rpc ``Status`` {code, message} (the
+  operation's "error result ... in case of failure or cancellation", google-genai's
+  ``types.Operation.error``; ``faults(fail_batches=...)``);
 - ``output.inlinedResponses.inlinedResponses``, in input order: ``{"response", "metadata"}``
   or ``{"error": {"code", "message"}, "metadata"}`` (a google.rpc status).
 """
@@ -136,6 +139,8 @@ class GeminiBatch(BatchProtocol):
             return "BATCH_STATE_RUNNING"
         if job.cancelled is not None and job.cancelled < job.ends:
             return "BATCH_STATE_CANCELLED"
+        if "error" in job.data:
+            return "BATCH_STATE_FAILED"
         return "BATCH_STATE_EXPIRED" if job.expired else "BATCH_STATE_SUCCEEDED"
 
     def render(self, job: Job, *, output: bool) -> dict[str, Any]:
@@ -162,7 +167,10 @@ class GeminiBatch(BatchProtocol):
         }
         if done:
             metadata["endTime"] = _time(job.cancelled or job.ends)
-        return {"name": f"batches/{job.id}", "metadata": metadata, "done": done}
+        operation = {"name": f"batches/{job.id}", "metadata": metadata, "done": done}
+        if state == "BATCH_STATE_FAILED":
+            operation["error"] = job.data["error"]
+        return operation
 
     def _output(self, job: Job) -> str | None:
         if self.state(job) != "BATCH_STATE_SUCCEEDED":

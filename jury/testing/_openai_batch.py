@@ -5,7 +5,8 @@ https://platform.openai.com/docs/api-reference/batch (the SDK's ``types/batch.py
 ``batch_create_params.py``, ``file_object.py``, ``file_create_params.py``):
 
 - ``POST /v1/files`` multipart ``purpose`` and ``file``; a batch input has purpose ``batch``,
-  is JSONL, at most 200 MB;
+  is JSONL, at most 200 MB (read as 200,000,000 bytes: the docs give no binary unit; the
+  400's wording is this fake's own);
 - ``POST /v1/batches``: ``input_file_id`` (a file of purpose batch), ``endpoint``,
   ``completion_window`` ("24h" only), ``metadata`` (16 pairs at most, keys of 64 characters,
   values of 512); the file's lines (``custom_id`` unique, ``method`` POST, ``url`` equal to the
@@ -15,7 +16,15 @@ https://platform.openai.com/docs/api-reference/batch (the SDK's ``types/batch.py
 - results: the output file holds ``{"id", "custom_id", "response": {"status_code": 200,
   "request_id", "body"}, "error": null}``; the error file the requests that failed (their
   status and error body) and those never run, ``"error": {"code": "batch_expired"}`` (or
-  ``batch_cancelled``); a batch with expired requests ends ``expired``.
+  ``batch_cancelled``), and those that timed out, ``"error": {"code": "request_timeout"}``;
+  a batch with expired requests ends ``expired``;
+- the enqueued-token limit (`FakeBatches.enqueued`: "Enqueued prompt tokens per model",
+  https://platform.openai.com/docs/guides/rate-limits): a batch that would take a model's
+  batches in flight over it is accepted, then ``failed`` with ``errors.data`` [{"code":
+  "token_limit_exceeded", "line": null, "param": null, "message"}], the message as the API
+  words it (https://community.openai.com/t/enqueued-token-limit-reached/ and the Azure
+  OpenAI thread at https://learn.microsoft.com/en-us/answers/questions/2285577). The fake
+  counts a line's tokens as its bytes / 4.
 """
 
 from __future__ import annotations
@@ -34,11 +43,12 @@ __all__ = ["OpenAIBatch"]
 
 ENDPOINTS = frozenset({"/v1/chat/completions"})
 PURPOSES = frozenset({"assistants", "batch", "fine-tune", "vision", "user_data", "evals"})
-MAX_BYTES = 200 * 1024 * 1024
+MAX_BYTES = 200_000_000
 MAX_LINES = 50_000
 DAY = 24 * 3600
 _EXPIRED = "This request could not be executed before the completion window expired."
 _CANCELLED = "This request could not be executed before the batch was cancelled."
+_TIMED_OUT = "This request timed out."
 
 
 class OpenAIBatch(BatchProtocol):
@@ -73,7 +83,9 @@ class OpenAIBatch(BatchProtocol):
         if purpose == "batch" and not str(filename or "").endswith(".jsonl"):
             return self.error(400, "Invalid file format for Batch API. Must be .jsonl")
         if purpose == "batch" and len(content) > MAX_BYTES:
-            return self.error(400, f"a batch input file is at most {MAX_BYTES} bytes")
+            return self.error(
+                400, f"File is too large: a batch input file is at most {MAX_BYTES} bytes."
+            )
         file_id = batches.new_id("file-")
         batches.files[file_id] = (purpose, str(filename), content)
         return web.json_response(_file(file_id, batches.files[file_id]))
@@ -93,6 +105,9 @@ class OpenAIBatch(BatchProtocol):
         stored = batches.files.get(request.match_info["file_id"])
         if stored is None:
             return self.error(404, f"No such File object: {request.match_info['file_id']}")
+        spoiled = batches.spoiled_download(self, request) if stored[0] == "batch_output" else None
+        if spoiled is not None:
+            return spoiled
         return web.Response(body=stored[2], content_type="application/octet-stream")
 
     async def create(
@@ -110,6 +125,11 @@ class OpenAIBatch(BatchProtocol):
             return self.error(400, problem)
         lines = batches.files[body["input_file_id"]][2].splitlines()
         items, errors, model = _items(lines, body["endpoint"])
+        tokens = sum(-(-(len(line) + 1) // 4) for line in lines)
+        if not errors and batches.enqueued is not None:
+            held = batches.enqueued_now("openai", model)
+            if held + tokens > batches.enqueued:
+                errors = [_token_limit(model, batches.enqueued, held)]
         job = batches.add(
             "openai",
             [] if errors else batches.run("openai", items, path=body["endpoint"]),
@@ -118,6 +138,7 @@ class OpenAIBatch(BatchProtocol):
             input_file_id=body["input_file_id"],
             metadata=body.get("metadata"),
             model=model,
+            tokens=0 if errors else tokens,
         )
         job.failure = errors
         return web.json_response(self.render(job, batches))
@@ -217,12 +238,12 @@ class OpenAIBatch(BatchProtocol):
         errors: list[str] = []
         for n, result in enumerate(job.final(time.time())):
             head = f'{{"id": "batch_req_{job.id}_{n}", "custom_id": {json.dumps(result.custom_id)}'
-            if result.kind in ("expired", "canceled"):
-                code, message = (
-                    ("batch_expired", _EXPIRED)
-                    if result.kind == "expired"
-                    else ("batch_cancelled", _CANCELLED)
-                )
+            if result.kind in ("expired", "canceled", "timed_out"):
+                code, message = {
+                    "expired": ("batch_expired", _EXPIRED),
+                    "canceled": ("batch_cancelled", _CANCELLED),
+                    "timed_out": ("request_timeout", _TIMED_OUT),
+                }[result.kind]
                 error = json.dumps({"code": code, "message": message})
                 errors.append(f'{head}, "response": null, "error": {error}}}\n')
                 continue
@@ -239,6 +260,15 @@ class OpenAIBatch(BatchProtocol):
                 content = "".join(lines).encode()
                 batches.files[file_id] = ("batch_output", f"{job.id}_{name}.jsonl", content)
                 job.data[name] = file_id
+
+
+def _token_limit(model: str | None, limit: int, held: int) -> dict[str, Any]:
+    message = (
+        f"Enqueued token limit reached for {model} in organization org-fake. Limit: "
+        f"{limit:,} enqueued tokens. Please try again once some in_progress batches have "
+        "been completed."
+    )
+    return {"code": "token_limit_exceeded", "line": None, "message": message, "param": None}
 
 
 def _file(file_id: str, stored: tuple[str, str, bytes]) -> dict[str, Any]:
