@@ -93,6 +93,8 @@ class Family:
 #: Output tokens added for the thinking of a model that cannot (or should not) stop thinking,
 #: on top of the reply's own budget: the room given to OpenAI's reasoning models at low effort.
 THINKING_ROOM = 2048
+#: The efforts ``output_config.effort`` takes (the SDK's types/output_config_param.py).
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _DOCS = "https://platform.claude.com/docs/en/models"
 _LOW = "low"
 #: Families by name pattern, the first match winning (the 5.5 rows before the 5 ones their
@@ -200,20 +202,29 @@ class AnthropicWire(Wire):
         output: dict[str, Any] = {
             "format": {"type": "json_schema", "schema": self._schema(request.schema)}
         }
+        effort = request.effort
+        if effort is not None and effort not in EFFORTS:
+            raise InvalidRequestError(
+                f"anthropic: effort {effort!r} is not one of Claude's ({', '.join(EFFORTS)})"
+            )
+        # A juror that sets an effort asks its model to think at it: thinking is not turned
+        # off (Haiku 5.5 refuses "disabled" at xhigh and max anyway), and gets room.
+        room = THINKING_ROOM if effort is not None else (kind.room if kind is not None else 0)
         body: dict[str, Any] = {
             "model": model,
-            "max_tokens": request.max_tokens + (kind.room if kind is not None else 0),
+            "max_tokens": request.max_tokens + room,
             "system": [
                 {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
             ],
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "output_config": output,
         }
-        if kind is not None:
-            if kind.effort is not None:
-                output["effort"] = kind.effort
+        if effort is None and kind is not None:
+            effort = kind.effort
             if kind.thinking is not None:
                 body["thinking"] = dict(kind.thinking)
+        if effort is not None:
+            output["effort"] = effort
         # The Messages API of this SDK generation takes no sampling temperature (current
         # Claude models fix it); `request.temperature` is not sent.
         return body

@@ -130,7 +130,8 @@ def thinking_rules(model: str) -> ThinkingRules | None:
 def thinking_refusal(body: dict[str, Any], model: str) -> Refusal | None:
     """What the model's family refuses of the request's thinking, effort, last turn and tool
     choice; the messages are those the API sends (opus-5-5/whats-new-opus-5-5, fable-5-1)."""
-    thinking = body.get("thinking") if isinstance(body.get("thinking"), dict) else {}
+    given = body.get("thinking")
+    thinking: dict[str, Any] = given if isinstance(given, dict) else {}
     kind = thinking.get("type")
     if kind == "enabled":
         # The SDK's ThinkingConfigEnabledParam: "Must be ≥1024 and less than `max_tokens`."
@@ -145,13 +146,12 @@ def thinking_refusal(body: dict[str, Any], model: str) -> Refusal | None:
     choice = body.get("tool_choice")
     forced = isinstance(choice, dict) and choice.get("type") in ("tool", "any")
     thinks = kind in ("enabled", "adaptive") or (kind is None and rules is not None)
-    if forced and thinks:
-        # "Tool use with thinking only supports tool_choice: auto (the default) or none"
-        # (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "Extended
-        # thinking with tool use"); Opus 5.5, Sonnet 5.5 and Fable 5.1, whose thinking is on
-        # whatever the request says, answer so with their own words below.
-        if rules is None or not rules.no_forced_tool:
-            return Refusal("Thinking may not be enabled when tool_choice forces tool use.")
+    # "Tool use with thinking only supports tool_choice: auto (the default) or none"
+    # (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "Extended
+    # thinking with tool use"); Opus 5.5, Sonnet 5.5 and Fable 5.1, whose thinking is on
+    # whatever the request says, answer so with their own words below.
+    if forced and thinks and (rules is None or not rules.no_forced_tool):
+        return Refusal("Thinking may not be enabled when tool_choice forces tool use.")
     if rules is None:
         return None
     effort = str((body.get("output_config") or {}).get("effort") or rules.effort)
