@@ -93,6 +93,11 @@ class Family:
 #: Output tokens added for the thinking of a model that cannot (or should not) stop thinking,
 #: on top of the reply's own budget: the room given to OpenAI's reasoning models at low effort.
 THINKING_ROOM = 2048
+#: The largest ``max_tokens`` the SDK sends without streaming: it refuses a request that "may
+#: take longer than 10 minutes", 3600 s x max_tokens / 128,000 (anthropic/_base_client.py,
+#: ``_calculate_nonstreaming_timeout``). The direct transport holds to it too, so that both
+#: send the same requests.
+NON_STREAMING_MAX_TOKENS = 21_333
 #: The efforts ``output_config.effort`` takes (the SDK's types/output_config_param.py).
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _DOCS = "https://platform.claude.com/docs/en/models"
@@ -210,6 +215,12 @@ class AnthropicWire(Wire):
         # A juror that sets an effort asks its model to think at it: thinking is not turned
         # off (Haiku 5.5 refuses "disabled" at xhigh and max anyway), and gets room.
         room = THINKING_ROOM if effort is not None else (kind.room if kind is not None else 0)
+        if request.max_tokens + room > NON_STREAMING_MAX_TOKENS:
+            raise InvalidRequestError(
+                f"anthropic: max_tokens {request.max_tokens} (+{room} to think) is above the "
+                f"{NON_STREAMING_MAX_TOKENS:,} a request without streaming may ask for: lower "
+                "the juror's max_tokens"
+            )
         body: dict[str, Any] = {
             "model": model,
             "max_tokens": request.max_tokens + room,
