@@ -32,6 +32,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
@@ -123,12 +124,19 @@ FAMILIES: tuple[Family, ...] = (
     # visible output ... prefer a lower effort level with thinking on" (opus-5/migration-guide).
     Family("claude-opus-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/opus-5/migration-guide"),
     # Sonnet 5: adaptive by default, effort low to max (default high), as Opus 5.
-    Family("claude-sonnet-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/sonnet-5-5/migration-guide"),
+    Family(
+        "claude-sonnet-5*",
+        None,
+        _LOW,
+        THINKING_ROOM,
+        "https://apidog.com/blog/claude-sonnet-5-5-vs-sonnet-5/ (Anthropic's table, as quoted)",
+    ),
 )
 #: The patterns of the families that are told not to think (kept for callers of 0.1).
 THINKING_OFF: tuple[str, ...] = tuple(f.pattern for f in FAMILIES if f.thinking is not None)
 
 
+@lru_cache(maxsize=64)
 def family(model: str) -> Family | None:
     """The family of a Claude model that thinks by default, or None for one that does not
     (Claude 4.x and earlier think only when asked to)."""
