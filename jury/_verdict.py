@@ -100,7 +100,8 @@ class CallStats:
     reply was paid for when it was made); None once any paid call's price is unknown.
     `served_by` lists the models that replied, in the order they first did. `batched` counts
     the replies that came through a provider batch, and `batch_saving` what those calls would
-    have cost more online (USD; None once a price is unknown).
+    have cost more online (USD; None once a price is unknown). `thinking_tokens` is the part of
+    `output_tokens` the models spent thinking, where their providers say.
     """
 
     attempts: int = 0
@@ -114,6 +115,7 @@ class CallStats:
     served_by: tuple[str, ...] = ()
     batched: int = 0
     batch_saving: float | None = 0.0
+    thinking_tokens: int = 0
 
     def add(self, other: CallStats) -> None:
         self.attempts += other.attempts
@@ -122,6 +124,7 @@ class CallStats:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.cached_tokens += other.cached_tokens
+        self.thinking_tokens += other.thinking_tokens
         self.latency_s += other.latency_s
         self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
         if other.batched:

@@ -82,8 +82,26 @@ _CLAUDE_4 = (
     "data/events/2026-06-15-anthropic-sonnet-4-opus-4-retirement.json)"
 )
 
+_OPUS_5_5 = (
+    "https://platform.claude.com/docs/en/models/opus-5-5/overview (Latest; released "
+    "2026-09-22); named by the README's juror settings"
+)
+_SONNET_5_5 = (
+    "https://platform.claude.com/docs/en/models/sonnet-5-5/overview (Latest; released 2026-09-28)"
+)
+
 ANTHROPIC: tuple[Row, ...] = (
     Row("claude-haiku-5-5", None, None, _HAIKU_5_5, _READ),
+    Row("claude-opus-5-5", None, None, _OPUS_5_5, _TODAY),
+    Row(
+        "claude-sonnet-5-5",
+        None,
+        None,
+        _SONNET_5_5,
+        _TODAY,
+        "tentative retirement not sooner than 2027-09-28 (as transcribed in "
+        "https://apidog.com/blog/claude-sonnet-5-5-vs-sonnet-5/)",
+    ),
     Row("claude-haiku-4-5-20251001", None, "claude-haiku-5-5", _HAIKU_4_5, _TODAY),
     Row("claude-haiku-4-5", None, "claude-haiku-5-5", _HAIKU_4_5, _TODAY),
     Row("claude-sonnet-4-5-20250929", date(2026, 11, 30), "claude-sonnet-5-5", _SONNET_4_5, _TODAY),

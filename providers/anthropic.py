@@ -8,10 +8,18 @@ schema). Anthropic's structured outputs take no numeric bounds, so ``minimum``/`
 move into the description, as the SDK's own `transform_schema` does; the engine still checks
 the range.
 
-Models that think by default are told not to (`THINKING_OFF`): a verdict needs no thinking,
-and thinking counts against ``max_tokens``. A reply cut at the limit (``stop_reason:
-"max_tokens"``) or refused (``"refusal"``) says so in `JudgeReply.finish`; a 429 for a spend
-limit is a quota no retry clears, and stops the run.
+Models that think by default are sent what their family takes (`FAMILIES`): thinking counts
+against ``max_tokens``, and a verdict needs little of it. Where thinking can be turned off and
+the docs do not advise against it (Claude Haiku 5.5), it is; the others (Opus 5.5, Sonnet 5.5,
+Fable 5.x, Mythos 5.x, Opus 5, Sonnet 5) are asked for ``output_config.effort: "low"`` and get
+`THINKING_ROOM` output tokens on top of the reply's own budget. None of them takes a manual
+thinking budget (``thinking: {type: "enabled"}``) any more, none is sent ``disabled`` where it
+answers 400 to it, none is sent a prefill or a forced ``tool_choice`` (the reply's form comes
+from ``output_config.format``, a JSON schema, and re-asks end with a user turn). The thinking
+tokens of a reply (``usage.output_tokens_details.thinking_tokens``) are read into
+`Usage.thinking_tokens`, so that a vote cut at the limit says how much of it went on thinking.
+A reply cut at the limit (``stop_reason: "max_tokens"``) or refused (``"refusal"``) says so in
+`JudgeReply.finish`; a 429 for a spend limit is a quota no retry clears, and stops the run.
 
 Reads ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
 """
@@ -22,7 +30,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
@@ -48,10 +58,14 @@ from ._wire import (
 
 __all__ = [
     "API_VERSION",
+    "FAMILIES",
     "THINKING_OFF",
+    "THINKING_ROOM",
     "AnthropicJudge",
     "AnthropicWire",
+    "Family",
     "create",
+    "family",
     "strict_schema",
 ]
 
@@ -63,11 +77,72 @@ KEY_VARIABLE = "ANTHROPIC_API_KEY"
 _SCHEMA_CACHE = 64
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 
-#: Model families that think unless told not to, by name pattern. "What happens when you omit
-#: `thinking` depends on the model" (the SDK's types/thinking_config_param.py); Claude Haiku
-#: 5.5 thinks adaptively by default and can be turned off (its overview,
-#: https://platform.claude.com/docs/en/models/haiku-5-5/overview, read 2026-11-30).
-THINKING_OFF: tuple[str, ...] = ("claude-haiku-5*",)
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """What a family of Claude models that thinks by default is sent: a ``thinking`` setting
+    (None: the field is left out, and the model thinks adaptively), an ``output_config.effort``
+    (None: not sent), and the output tokens added to ``max_tokens`` for its thinking."""
+
+    pattern: str
+    thinking: dict[str, str] | None
+    effort: str | None
+    room: int
+    source: str
+
+
+#: Output tokens added for the thinking of a model that cannot (or should not) stop thinking,
+#: on top of the reply's own budget: the room given to OpenAI's reasoning models at low effort.
+THINKING_ROOM = 2048
+#: The largest ``max_tokens`` the SDK sends without streaming: it refuses a request that "may
+#: take longer than 10 minutes", 3600 s x max_tokens / 128,000 (anthropic/_base_client.py,
+#: ``_calculate_nonstreaming_timeout``). The direct transport holds to it too, so that both
+#: send the same requests.
+NON_STREAMING_MAX_TOKENS = 21_333
+#: The efforts ``output_config.effort`` takes (the SDK's types/output_config_param.py).
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_DOCS = "https://platform.claude.com/docs/en/models"
+_LOW = "low"
+#: Families by name pattern, the first match winning (the 5.5 rows before the 5 ones their
+#: patterns also match). "Which `type` values are accepted, and what happens when you omit
+#: `thinking`, depend on the model" (the SDK's types/thinking_config_param.py); read 2026-12-01.
+FAMILIES: tuple[Family, ...] = (
+    # Thinking always on; disabled and a budget are a 400; effort controls it (default medium).
+    Family("claude-opus-5-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/opus-5-5/whats-new-opus-5-5"),
+    # Thinking on by default; disabled and a budget are a 400 ("between_tools" turns off only
+    # up-front thinking, and is not offered where effort says enough); default effort high.
+    Family("claude-sonnet-5-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/sonnet-5-5/migration-guide"),
+    # Adaptive by default at medium; disabled is taken at low, medium and high effort.
+    Family("claude-haiku-5*", {"type": "disabled"}, None, 0, f"{_DOCS}/haiku-5-5/overview"),
+    # Fable 5.1 / Mythos 5.1 and Fable 5 / Mythos 5: adaptive always on (default effort high);
+    # disabled and a budget are a 400 (fable-5-1/whats-new-fable-5-1; Bedrock's adaptive
+    # thinking page for Fable 5 and Mythos 5).
+    Family("claude-fable-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/fable-5-1/whats-new-fable-5-1"),
+    Family("claude-mythos-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/fable-5-1/whats-new-fable-5-1"),
+    # Opus 5 takes disabled at effort high or below, but "with thinking disabled, the model
+    # may occasionally output tool calls as plain text or include internal XML tags in its
+    # visible output ... prefer a lower effort level with thinking on" (opus-5/migration-guide).
+    Family("claude-opus-5*", None, _LOW, THINKING_ROOM, f"{_DOCS}/opus-5/migration-guide"),
+    # Sonnet 5: adaptive by default, effort low to max (default high), as Opus 5.
+    Family(
+        "claude-sonnet-5*",
+        None,
+        _LOW,
+        THINKING_ROOM,
+        "https://apidog.com/blog/claude-sonnet-5-5-vs-sonnet-5/ (Anthropic's table, as quoted)",
+    ),
+)
+#: The patterns of the families that are told not to think (kept for callers of 0.1).
+THINKING_OFF: tuple[str, ...] = tuple(f.pattern for f in FAMILIES if f.thinking is not None)
+
+
+@lru_cache(maxsize=64)
+def family(model: str) -> Family | None:
+    """The family of a Claude model that thinks by default, or None for one that does not
+    (Claude 4.x and earlier think only when asked to)."""
+    return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), None)
+
+
 _STOP: dict[str, Finish] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
@@ -136,19 +211,39 @@ class AnthropicWire(Wire):
         return entry[1]
 
     def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
+        kind = family(model)
+        output: dict[str, Any] = {
+            "format": {"type": "json_schema", "schema": self._schema(request.schema)}
+        }
+        effort = request.effort
+        if effort is not None and effort not in EFFORTS:
+            raise InvalidRequestError(
+                f"anthropic: effort {effort!r} is not one of Claude's ({', '.join(EFFORTS)})"
+            )
+        # A juror that sets an effort asks its model to think at it: thinking is not turned
+        # off (Haiku 5.5 refuses "disabled" at xhigh and max anyway), and gets room.
+        room = THINKING_ROOM if effort is not None else (kind.room if kind is not None else 0)
+        if request.max_tokens + room > NON_STREAMING_MAX_TOKENS:
+            raise InvalidRequestError(
+                f"anthropic: max_tokens {request.max_tokens} (+{room} to think) is above the "
+                f"{NON_STREAMING_MAX_TOKENS:,} a request without streaming may ask for: lower "
+                "the juror's max_tokens"
+            )
         body: dict[str, Any] = {
             "model": model,
-            "max_tokens": request.max_tokens,
+            "max_tokens": request.max_tokens + room,
             "system": [
                 {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
             ],
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "output_config": {
-                "format": {"type": "json_schema", "schema": self._schema(request.schema)}
-            },
+            "output_config": output,
         }
-        if any(fnmatchcase(model, pattern) for pattern in THINKING_OFF):
-            body["thinking"] = {"type": "disabled"}
+        if effort is None and kind is not None:
+            effort = kind.effort
+            if kind.thinking is not None:
+                body["thinking"] = dict(kind.thinking)
+        if effort is not None:
+            output["effort"] = effort
         # The Messages API of this SDK generation takes no sampling temperature (current
         # Claude models fix it); `request.temperature` is not sent.
         return body
@@ -180,6 +275,9 @@ class AnthropicWire(Wire):
                 output_tokens=int(usage.get("output_tokens") or 0),
                 cached_tokens=read,
                 cache_write_tokens=written,
+                # Part of output_tokens ("Always <= output_tokens": the SDK's
+                # types/output_tokens_details.py).
+                thinking_tokens=_thinking_tokens(usage),
             ),
             parsed=parsed,
             finish=_STOP.get(str(data.get("stop_reason")), "stop"),
@@ -218,6 +316,12 @@ class AnthropicWire(Wire):
                 status=429,
             )
         return None
+
+
+def _thinking_tokens(usage: Mapping[str, Any]) -> int:
+    details = usage.get("output_tokens_details")
+    found = details.get("thinking_tokens") if isinstance(details, Mapping) else None
+    return int(found) if isinstance(found, int) else 0
 
 
 class AnthropicSdkTransport(SdkTransport):

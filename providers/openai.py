@@ -148,7 +148,9 @@ class OpenAIWire(Wire):
         if request.temperature is not None and (kind is None or kind.temperature):
             body["temperature"] = request.temperature
         if kind is not None and kind.reasoning:
-            body["reasoning_effort"] = REASONING_EFFORT
+            # The juror's own effort, when it sets one ("none" to "xhigh": the SDK's
+            # types/shared/reasoning_effort.py).
+            body["reasoning_effort"] = request.effort or REASONING_EFFORT
         if request.seed is not None:
             body["seed"] = request.seed
         if self.response_format == "json_schema":

@@ -51,6 +51,9 @@ class JudgeRequest:
     temperature: float | None = 0.0
     max_tokens: int = 1024
     seed: int | None = None
+    #: How hard a thinking model is to think ("low", "high"...), as the juror set it; None
+    #: leaves it to the adapter, which picks per model family.
+    effort: str | None = None
     #: The fields below travel with the request but are never sent: offline reference
     #: jurors read the case and ask the rubric for their reply, and replayed jurors look up
     #: the recorded reply.
@@ -147,9 +150,17 @@ def call_key(model: str, request: JudgeRequest, sample: int) -> str:
     piece by piece, the schema from a memo, which gives the very same text.
     """
     messages = _KEY_JSON([[m.role, m.content] for m in request.messages])
-    tail = _KEY_JSON(
-        [request.schema_name, request.temperature, request.max_tokens, request.seed, sample]
-    )
+    fields: list[Any] = [
+        request.schema_name,
+        request.temperature,
+        request.max_tokens,
+        request.seed,
+        sample,
+    ]
+    if request.effort is not None:
+        # Only when set, so that the addresses of calls made before effort existed hold.
+        fields.append(request.effort)
+    tail = _KEY_JSON(fields)
     payload = (
         f"[{_KEY_JSON(model)},{_system_json(request.system)},{messages},"
         f"{_schema_json(request.schema)},{tail[1:]}"

@@ -291,6 +291,7 @@ class SqliteCache:
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "seed": request.seed,
+            **({"effort": request.effort} if request.effort is not None else {}),
             "rubric": request.rubric.name if request.rubric is not None else "",
             "prompt": request.prompt,
             "sample": request.sample,

@@ -189,6 +189,7 @@ class Caller:
         stats.input_tokens += usage.input_tokens
         stats.output_tokens += usage.output_tokens
         stats.cached_tokens += usage.cached_tokens
+        stats.thinking_tokens += usage.thinking_tokens
         served = reply.model or self.model.name
         if not stats.served_by:
             one = self._served.get(served)

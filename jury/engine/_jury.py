@@ -199,6 +199,8 @@ class Jury:
             if juror.temperature is not None
             else self.panel.temperature,
             offline=all(m.offline for m in models),
+            max_tokens=juror.max_tokens,
+            effort=juror.effort,
         )
 
     @property

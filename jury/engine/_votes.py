@@ -59,6 +59,9 @@ class Seat:
     temperature: float
     #: Every model of the seat is an offline reference juror or a replay.
     offline: bool
+    #: The juror's own output budget and thinking effort (None: the panel's, the adapter's).
+    max_tokens: int | None = None
+    effort: str | None = None
 
     @property
     def models(self) -> tuple[JudgeModel, ...]:
@@ -199,8 +202,9 @@ class Voter:
                 schema=prompt.schema,
                 schema_name=prompt.schema_name,
                 temperature=seat.temperature,
-                max_tokens=self.max_tokens,
+                max_tokens=seat.max_tokens or self.max_tokens,
                 seed=sample if seat.samples > 1 else None,
+                effort=seat.effort,
                 case=case,
                 rubric=self.rubric,
                 prompt=prompt.key,
@@ -212,7 +216,7 @@ class Voter:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 return self.rubric.read(case, prompt, data)
             except InvalidReply as exc:
-                ending, mendable = self._ending(reply)
+                ending, mendable = self._ending(reply, request.max_tokens)
                 reason = f"{ending}: {exc.reason}" if ending else exc.reason
                 if not mendable or reasks >= self.reasks:
                     return reason
@@ -223,7 +227,7 @@ class Voter:
                 said = (Message("assistant", reply.text),) if reply.text.strip() else ()
                 messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
 
-    def _ending(self, reply: JudgeReply) -> tuple[str, bool]:
+    def _ending(self, reply: JudgeReply, max_tokens: int | None = None) -> tuple[str, bool]:
         """How a reply ended short ("" when it did not), and whether asking again can mend
         it. A refusal or a filter answers the same request the same way. A reply cut at the
         output limit is asked again (shorter) when it got to write something; one cut before
@@ -233,8 +237,8 @@ class Voter:
             return "", True
         thinking = reply.usage.thinking_tokens
         words = template.format(
-            max_tokens=self.max_tokens,
-            thinking=f", {thinking} of the tokens spent thinking" if thinking else "",
+            max_tokens=max_tokens or self.max_tokens,
+            thinking=_thought(reply) if thinking else "",
         )
         return words, reply.finish == "length" and bool(reply.text.strip())
 
@@ -289,6 +293,16 @@ class Voter:
             details=dict(closest.details),
             samples=tuple(samples),
         )
+
+
+def _thought(reply: JudgeReply) -> str:
+    """How much of a cut reply's output went on thinking, and, when most of it did (the
+    budget went on thinking, not on the reply), what to change."""
+    usage = reply.usage
+    said = f", {usage.thinking_tokens} of the {usage.output_tokens} output tokens spent thinking"
+    if usage.thinking_tokens * 2 >= usage.output_tokens:
+        said += ": the budget went on thinking (raise the juror's max_tokens or lower its effort)"
+    return said
 
 
 def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:

@@ -25,6 +25,9 @@ __all__ = [
     "load_panel",
 ]
 
+#: The effort levels the providers name (Anthropic: low to max; OpenAI: none to xhigh).
+Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+
 _STRICT = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
@@ -49,6 +52,13 @@ class Juror(BaseModel):
     tier: int = Field(default=1, ge=1)
     #: Through the provider's batch API (True), online (False), or as the panel says (None).
     batch: bool | None = None
+    #: The reply's output budget for this juror (overrides the panel's `max_tokens`). A model
+    #: that thinks gets its adapter's room for thinking on top (anthropic/openai FAMILIES).
+    max_tokens: int | None = Field(default=None, ge=1)
+    #: How hard a thinking model thinks (overrides its adapter's choice, "low" for most):
+    #: Anthropic's ``output_config.effort`` (low to max), OpenAI's ``reasoning_effort``
+    #: (none to xhigh). None: the adapter's choice.
+    effort: Effort | None = None
 
     @field_validator("model")
     @classmethod

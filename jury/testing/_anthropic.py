@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._anthropic_thinking import thinking_refusal, thinking_rules
 from ._wire import (
     THINKING,
     Ending,
@@ -60,11 +61,6 @@ _CACHE_MINIMUM = (
 )
 _CACHE_DEFAULT = 1024
 _VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
-#: Models that think unless the request turns thinking off ("what happens when you omit
-#: `thinking` depends on the model", the SDK's types/thinking_config_param.py): Claude Haiku 5.5
-#: thinks adaptively by default (https://platform.claude.com/docs/en/models/haiku-5-5/overview)
-#: at medium effort.
-_THINKS_BY_DEFAULT = ("claude-haiku-5*",)
 
 
 def _supported_schema(schema: Any) -> str | None:
@@ -166,7 +162,7 @@ class AnthropicMessages(WireProtocol):
             problem = _supported_schema(fmt.get("schema"))
             if problem:
                 return Refusal(f"output_config.format.schema: {problem}")
-        return None
+        return thinking_refusal(body, logged.model)
 
     def thinking_tokens(self, logged: LoggedRequest) -> int:
         thinking = logged.body.get("thinking") or {}
@@ -175,8 +171,14 @@ class AnthropicMessages(WireProtocol):
             return 0
         if kind == "enabled":
             return int(thinking.get("budget_tokens") or 0)
-        effort = (logged.body.get("output_config") or {}).get("effort") or "medium"
-        thinks = kind == "adaptive" or any(fnmatchcase(logged.model, p) for p in _THINKS_BY_DEFAULT)
+        if kind == "between_tools":
+            # Only "progress updates" between tool calls: a request with no tools thinks not
+            # at all, "the same as disabled on Claude Sonnet 5" (whats-new-sonnet-5-5).
+            return 0
+        rules = thinking_rules(logged.model)
+        effort = (logged.body.get("output_config") or {}).get("effort")
+        effort = effort or (rules.effort if rules is not None else "high")
+        thinks = kind == "adaptive" or rules is not None
         return THINKING.get(str(effort), 0) if thinks else 0
 
     def output_limit(self, body: dict[str, Any]) -> int | None:
@@ -234,6 +236,13 @@ class AnthropicMessages(WireProtocol):
                 "output_tokens": tokens.output,
                 "cache_creation_input_tokens": tokens.written,
                 "cache_read_input_tokens": tokens.cached,
+                # "Number of output tokens the model generated as internal reasoning ... Always
+                # <= output_tokens" (the SDK's types/output_tokens_details.py).
+                **(
+                    {"output_tokens_details": {"thinking_tokens": tokens.thinking}}
+                    if tokens.thinking
+                    else {}
+                ),
             },
         }
 

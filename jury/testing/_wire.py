@@ -44,7 +44,15 @@ Ending = Literal["stop", "length", "refusal", "filtered"]
 #: Thinking tokens a model spends at each effort level, in this fake: invented, but in the
 #: order of magnitude the providers document, so that a request that leaves a thinking model
 #: at its default effort with a judge's output budget gets a reply cut at the limit.
-THINKING = {"none": 0, "minimal": 32, "low": 256, "medium": 1024, "high": 4096, "xhigh": 8192}
+THINKING = {
+    "none": 0,
+    "minimal": 32,
+    "low": 256,
+    "medium": 1024,
+    "high": 4096,
+    "xhigh": 8192,
+    "max": 16384,
+}
 
 
 @dataclass(frozen=True, slots=True)
