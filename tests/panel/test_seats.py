@@ -84,7 +84,7 @@ def test_rules_on_a_rubric_that_is_not_pairwise_is_refused_in_the_file_and_the_l
     pairwise = text.replace("five-metric", "pairwise-preference")
     assert load_panel(write(tmp_path, pairwise)).jurors[0].strategy == "rules"
     with pytest.raises(ConfigError, match="pairwise rubrics only"):
-        Jury(Panel(jurors=(Juror(model=ScriptedModel({"reason": "r"}), strategy="rules"),)))
+        Jury(Panel(jurors=(Juror(model=ScriptedModel([{"reason": "r"}]), strategy="rules"),)))
 
 
 def test_an_offline_juror_refuses_a_strategy_rather_than_ignore_it() -> None:
