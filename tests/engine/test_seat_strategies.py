@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from conftest import case
 from jury import Juror, Jury, Panel, VoteStatus
-from jury.adapters import JudgeReply, JudgeRequest, Strategy, register_strategy
+from jury.adapters import JudgeReply, JudgeRequest, Strategy, _strategy, register_strategy
 from jury.testing import ScriptedModel, valid_reply
 
 PAIRWISE = case(answer="Yes, within 30 days.", answer_b="No.")
@@ -116,7 +118,12 @@ def test_a_cached_reply_gives_back_what_the_strategy_wrote() -> None:
     )
 
 
-def test_a_third_partys_strategy_is_registered_from_public_names() -> None:
+def test_a_third_partys_strategy_is_registered_from_public_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Registered for this test only.
+    _strategy._strategies()
+    monkeypatch.setattr(_strategy, "_STRATEGIES", dict(_strategy._STRATEGIES))
     register_strategy(
         Strategy(
             name="devil",
