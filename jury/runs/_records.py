@@ -115,7 +115,17 @@ def panel_record(panel: Panel) -> dict[str, Any]:
     data = panel.model_dump(mode="json", exclude={"jurors"})
     data["jurors"] = [
         {
-            **juror.model_dump(mode="json", exclude={"model", "fallbacks"}, exclude_none=True),
+            # A plain seat is recorded as jurors were before strategies, so that a run
+            # recorded then resumes and merges with one recorded now.
+            **juror.model_dump(
+                mode="json",
+                exclude={
+                    "model",
+                    "fallbacks",
+                    *(("strategy",) if juror.strategy == "plain" else ()),
+                },
+                exclude_none=True,
+            ),
             "model": _model_name(juror.model),
             "fallbacks": [_model_name(f) for f in juror.fallbacks],
         }
