@@ -1,8 +1,9 @@
 """`jury prompts CASES --snapshot DIR [--check]`: pin the exact bytes every judge is sent.
 
-A snapshot holds one text file per (rubric, case, juror: a seat, with its strategy): ``DIR/<rubric>/<case>/<juror>.txt``
-with the juror's sampling settings and, for each of the rubric's prompts, the system text, the
-user text (the rendered case) and the reply schema, verbatim. Without ``--check`` the snapshot
+A snapshot holds one text file per (rubric, case, juror): ``DIR/<rubric>/<case>/<juror>.txt``
+with the juror's sampling settings (and its strategy, when it is not plain) and, for each of
+the rubric's prompts as the seat's strategy asks them, the system text, the user text (the
+rendered case) and the reply schema, verbatim. Without ``--check`` the snapshot
 is (re)written; with it, any difference is printed as a unified diff and the command exits 1,
 so a reworded prompt or a changed rendering is a reviewed change, never a silent one.
 Exit 0 when the snapshot matches, 2 on a usage error (no snapshot to check against).

@@ -114,3 +114,5 @@ def test_two_seats_of_one_model_send_their_pinned_prompts_and_record_what_they_w
     assert "what it wrote before its verdict" in page
     assert html.escape(OWN_ANSWER) in page
     assert html.escape(QUESTIONS.splitlines()[1]) in page
+    # The prompt link of the strategy seat says it saw more than the rubric's prompt.
+    assert "with its strategy's (metrics_reference) instructions and fields" in page
