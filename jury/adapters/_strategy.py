@@ -31,7 +31,9 @@ _BUILTINS_PACKAGE = "jury.rubrics"
 PLAIN = "plain"
 
 
-@dataclass(frozen=True)
+# eq=False: a strategy is itself (hashed by identity), so that a seat holding one stays
+# hashable though its fields are a mapping.
+@dataclass(frozen=True, eq=False)
 class Strategy:
     """A way of judging: instructions added to the rubric's, and the fields the judge
     writes before its verdict.
