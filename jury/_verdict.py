@@ -87,6 +87,9 @@ class Ballot:
     #: What this ballot alone decides, set on a juror's samples when the case is decided, so
     #: that stability (identical verdicts across samples) can be read from the record.
     verdict: Verdict | None = None
+    #: What the juror's strategy had it write before its verdict (its questions, its own
+    #: answer, its reasoning), by field (`jury.adapters.Strategy`); empty for ``plain``.
+    generated: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -172,6 +175,10 @@ class Vote(BaseModel):
     calls: CallStats = Field(default_factory=CallStats)
     #: A deterministic reference juror or a replayed record, not a live LLM judge.
     offline: bool = False
+    #: What the juror's strategy had it write before its verdict (its questions, its own
+    #: answer, its reasoning), by field; ``<prompt>.<field>`` when the rubric asks several
+    #: prompts (pairwise: ``AB.questions``, ``BA.questions``). Empty for ``plain``.
+    generated: dict[str, str] = {}
 
     @property
     def served_by(self) -> str | None:

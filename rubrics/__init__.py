@@ -23,4 +23,22 @@ SCOPES: dict[str, str | None] = {
     "turn": "jury.rubrics._scope:per_turn",
 }
 
-__all__ = ["KINDS", "SCOPES", "PositionConsistency", "position_consistency", "quote_occurs"]
+#: The built-in strategies a seat may judge with (``strategy = "..."``): the `Strategy`
+#: ("module:attribute", imported on first use). `jury.adapters`' strategy registry reads it.
+STRATEGIES: dict[str, str] = {
+    "plain": "jury.rubrics._strategies:PLAIN",
+    "rules": "jury.rubrics._strategies:RULES",
+    "metrics": "jury.rubrics._strategies:METRICS",
+    "reference": "jury.rubrics._strategies:REFERENCE",
+    "metrics_reference": "jury.rubrics._strategies:METRICS_REFERENCE",
+    "cot": "jury.rubrics._strategies:COT",
+}
+
+__all__ = [
+    "KINDS",
+    "SCOPES",
+    "STRATEGIES",
+    "PositionConsistency",
+    "position_consistency",
+    "quote_occurs",
+]

@@ -42,6 +42,11 @@ wrong in the words a judge is re-asked with; a rule the schema cannot state rais
 `InvalidReply`. A rubric file that cannot work raises `jury.RubricError`. `case_fence` gives the
 code that fences a case's sections, so that nothing inside the case can close them.
 
+**Strategies** (a way of judging, so that a seat is a model and a strategy): a `Strategy`
+adds instructions after a rubric's system text and names the fields the judge writes before
+its verdict (its questions, its own answer, its reasoning), which come first in the reply
+schema and are kept with the vote; `register_strategy` makes ``strategy = "<name>"`` use it.
+
 **Agents** (the system under test): subclass `Agent` and implement ``respond``, which turns
 a `jury.Case` into an `AgentReply` (the answer, the request's `jury.Trace`, turns, usage,
 cost, latency).
@@ -85,6 +90,7 @@ from ._rubric import (
     pydantic_reason,
     validate_model,
 )
+from ._strategy import Strategy, register_strategy
 
 __all__ = [
     "Agent",
@@ -114,6 +120,7 @@ __all__ = [
     "ReferenceJudge",
     "Rubric",
     "Score",
+    "Strategy",
     "TransientError",
     "Usage",
     "batch_price",
@@ -124,6 +131,7 @@ __all__ = [
     "pydantic_reason",
     "register_provider",
     "register_rubric_kind",
+    "register_strategy",
     "reply_from",
     "single",
     "validate_model",

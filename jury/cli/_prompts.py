@@ -1,8 +1,9 @@
 """`jury prompts CASES --snapshot DIR [--check]`: pin the exact bytes every judge is sent.
 
 A snapshot holds one text file per (rubric, case, juror): ``DIR/<rubric>/<case>/<juror>.txt``
-with the juror's sampling settings and, for each of the rubric's prompts, the system text, the
-user text (the rendered case) and the reply schema, verbatim. Without ``--check`` the snapshot
+with the juror's sampling settings (and its strategy, when it is not plain) and, for each of
+the rubric's prompts as the seat's strategy asks them, the system text, the user text (the
+rendered case) and the reply schema, verbatim. Without ``--check`` the snapshot
 is (re)written; with it, any difference is printed as a unified diff and the command exits 1,
 so a reworded prompt or a changed rendering is a reviewed change, never a silent one.
 Exit 0 when the snapshot matches, 2 on a usage error (no snapshot to check against).
@@ -24,6 +25,7 @@ from .._errors import ConfigError
 from .._redact import Redactor
 from ..adapters._registry import load_rubric
 from ..adapters._rubric import Rubric
+from ..adapters._strategy import strategy_named
 from ..cases._case import Case
 from ..panel._panel import Juror, Panel
 
@@ -71,13 +73,21 @@ def render_snapshot(rubric: Rubric, case: Case, juror: Juror, panel: Panel) -> s
     """The snapshot text of one (rubric, case, juror). Lengths in the headers make it exact:
     no text inside a prompt can pass for a header."""
     temperature = juror.temperature if juror.temperature is not None else panel.temperature
+    # The strategy is named only when there is one: a plain seat's file is as it always was.
+    way = "" if juror.strategy == "plain" else f" · strategy {juror.strategy}"
     lines = [
-        f"# rubric {rubric.name} ({rubric.kind}) · case {case.id} · juror {juror.id}",
+        f"# rubric {rubric.name} ({rubric.kind}) · case {case.id} · juror {juror.id}{way}",
         f"# temperature {temperature:g} · max_tokens {panel.max_tokens} · "
         f"samples {panel.samples_for(juror)}",
     ]
+    strategy = strategy_named(juror.strategy)
+    refused = strategy.refuses(rubric)
+    if refused is not None:
+        lines.append(f"=== the seat cannot judge with this rubric: {refused}")
+        return "\n".join(lines) + "\n"
     try:
-        prompts = rubric.prompts(case)
+        # The bytes the seat is sent: its strategy's instructions and fields included.
+        prompts = strategy.apply(rubric, rubric.prompts(case))
     except ValueError as exc:
         lines.append(f"=== the rubric cannot judge this case: {exc}")
         return "\n".join(lines) + "\n"

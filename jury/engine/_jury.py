@@ -26,6 +26,7 @@ from ..adapters._model import JudgeModel
 from ..adapters._registry import family_of, load_rubric, resolve_model
 from ..adapters._request import CallCache, JudgeReply, Usage
 from ..adapters._rubric import Rubric
+from ..adapters._strategy import strategy_named
 from ..cases._case import Case
 from ..decide._cascade import reducer
 from ..decide._learned import Fits, load_fit
@@ -124,6 +125,7 @@ class Jury:
     def _bind(self, rubric: Rubric) -> None:
         """Build the vote and case layers for `rubric` over this jury's call layer."""
         panel = self.panel
+        _refuse_strategies(self._seats, rubric)
         voter = Voter(
             rubric,
             reasks=panel.reasks,
@@ -201,6 +203,7 @@ class Jury:
             offline=all(m.offline for m in models),
             max_tokens=juror.max_tokens,
             effort=juror.effort,
+            strategy=strategy_named(juror.strategy),
         )
 
     @property
@@ -332,6 +335,21 @@ def _is_suite(checks: Checker | None) -> TypeGuard[CheckSuite]:
 def _runner(checks: Checker | None) -> Checker | None:
     """How the case layer runs the checks: a suite whose checks ask a model is awaited."""
     return checks.run if _is_suite(checks) and checks.is_async else checks
+
+
+def _refuse_strategies(seats: Sequence[Seat], rubric: Rubric) -> None:
+    """`ConfigError` for a seat whose strategy cannot judge with `rubric`."""
+    for seat in seats:
+        refused = seat.strategy.refuses(rubric)
+        if seat.offline and (seat.strategy.fields or seat.strategy.instructions_for(rubric)):
+            # An offline juror measures the answers itself: it reads no instructions and
+            # writes no questions or answer of its own, so a strategy would be a label only.
+            refused = (
+                f"strategy {seat.strategy.name!r}: an offline juror judges by its own "
+                "measures and follows no strategy; remove the strategy"
+            )
+        if refused is not None:
+            raise ConfigError(f"juror {seat.id}: {refused}")
 
 
 def _price_unknown(model: JudgeModel) -> bool:

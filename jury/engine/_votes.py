@@ -9,8 +9,8 @@ the call layer's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import AccountError, CallFailed, InvalidReply, OverBudget
@@ -20,6 +20,7 @@ from .._verdict import Ballot, CallStats, Vote, VoteStatus
 from ..adapters._model import JudgeModel
 from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import Prompt, Rubric, parse_reply
+from ..adapters._strategy import PLAIN, Strategy
 from ..cases._case import Case
 from ..decide._core import Aggregation, aggregate, sample_verdicts
 from ..panel._panel import Juror
@@ -40,6 +41,9 @@ _ENDINGS = {
     "refusal": "the judge refused to answer",
     "filtered": "the provider's safety filter blocked the reply",
 }
+
+#: The rubric's own prompt, for a seat built without a strategy.
+_PLAIN = Strategy(PLAIN)
 
 #: Asks one model for one ballot: the vote layer's `Voter._ballot`.
 AskBallot = Callable[[Caller, "Fallback", Case, Prompt, int, CallStats], Awaitable[Ballot | str]]
@@ -62,6 +66,8 @@ class Seat:
     #: The juror's own output budget and thinking effort (None: the panel's, the adapter's).
     max_tokens: int | None = None
     effort: str | None = None
+    #: How the seat judges: the prompts it is sent, and what it writes before its verdict.
+    strategy: Strategy = _PLAIN
 
     @property
     def models(self) -> tuple[JudgeModel, ...]:
@@ -149,6 +155,7 @@ class Voter:
         chain = Fallback(seat, self._ballot, self._on_failover)
         per_sample: list[Ballot] = []
         try:
+            prompts = seat.strategy.apply(self.rubric, prompts)
             for sample in range(seat.samples):
                 ballots: list[tuple[Prompt, Ballot]] = []
                 for prompt in prompts:
@@ -157,6 +164,7 @@ class Voter:
                         return _cast(chain, stats, VoteStatus.INVALID, error=outcome)
                     ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, ballots)
+                generated = _generated(ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
@@ -166,7 +174,10 @@ class Voter:
                         VoteStatus.ABSTAINED,
                         reason=combined,
                         details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
+                        generated=generated,
                     )
+                if generated != combined.generated:
+                    combined = replace(combined, generated=generated)
                 per_sample.append(combined)
         except Unavailable as exc:
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
@@ -214,7 +225,9 @@ class Voter:
             chain.last_reply = reply.text
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
-                return self.rubric.read(case, prompt, data)
+                generated, data = seat.strategy.read(data)
+                ballot = self.rubric.read(case, prompt, data)
+                return replace(ballot, generated=generated) if generated else ballot
             except InvalidReply as exc:
                 ending, mendable = self._ending(reply, request.max_tokens)
                 reason = f"{ending}: {exc.reason}" if ending else exc.reason
@@ -260,6 +273,7 @@ class Voter:
                 verdict=self.rubric.verdict_of(case, ballot.scores),
                 reason=ballot.reason,
                 details=dict(ballot.details),
+                generated=dict(ballot.generated),
             )
         # Each sample's own verdict is kept for the juror's stability (jury.agreement).
         samples = list(sample_verdicts(self.rubric, case, samples))
@@ -291,6 +305,7 @@ class Voter:
             verdict=self.rubric.verdict_of(case, scores),
             reason=closest.reason,
             details=dict(closest.details),
+            generated=dict(closest.generated),
             samples=tuple(samples),
         )
 
@@ -303,6 +318,15 @@ def _thought(reply: JudgeReply) -> str:
     if usage.thinking_tokens * 2 >= usage.output_tokens:
         said += ": the budget went on thinking (raise the juror's max_tokens or lower its effort)"
     return said
+
+
+def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
+    """What the seat's strategy wrote before its verdicts, over one sample's prompts: each
+    field by its name, or as ``<prompt>.<field>`` when the rubric asks several (pairwise
+    asks both orders, and each order writes its own)."""
+    if len(ballots) == 1:
+        return ballots[0][1].generated
+    return {f"{p.key}.{name}": text for p, b in ballots for name, text in b.generated.items()}
 
 
 def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:

@@ -37,8 +37,13 @@ class Juror(BaseModel):
     model_config = _STRICT
 
     model: str | JudgeModel
-    #: How the juror is named in reports; defaults to the model's name.
+    #: How the juror is named in reports; defaults to the model's name, followed by
+    #: ``+<strategy>`` for a strategy other than ``plain``.
     name: str | None = None
+    #: The way this seat judges (`jury.adapters.Strategy`): ``plain`` (the rubric's own
+    #: prompt), ``rules``, ``metrics``, ``reference``, ``metrics_reference``, ``cot``, or one
+    #: registered with `jury.adapters.register_strategy`.
+    strategy: str = "plain"
     weight: float = Field(default=1.0, gt=0)
     #: Samples per case for this juror (overrides the panel's).
     samples: int | None = Field(default=None, ge=1)
@@ -67,11 +72,26 @@ class Juror(BaseModel):
             raise ValueError(f"expected 'provider/model', got {value!r}")
         return value
 
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        from ..adapters._strategy import known_strategies
+
+        known = known_strategies()
+        if value not in known:
+            from .._problems import suggest
+
+            raise ValueError(
+                f"unknown strategy {value!r}{suggest(value, known)}; known: {', '.join(known)}"
+            )
+        return value
+
     @property
     def id(self) -> str:
         if self.name:
             return self.name
-        return self.model if isinstance(self.model, str) else self.model.name
+        model = self.model if isinstance(self.model, str) else self.model.name
+        return model if self.strategy == "plain" else f"{model}+{self.strategy}"
 
 
 class RetrySettings(BaseModel):
@@ -237,6 +257,21 @@ class Panel(BaseModel):
             raise ValueError(f"tiers must run 1, 2, ... without a gap; got {tiers}")
         return self
 
+    @model_validator(mode="after")
+    def _one_seat_each(self) -> Panel:
+        # A seat's name keys its records, fits and reports: two seats of one name (the same
+        # model with the same strategy) would be counted as one juror.
+        first: dict[str, int] = {}
+        for index, juror in enumerate(self.jurors):
+            if juror.id in first:
+                raise ValueError(
+                    f"jurors[{index}] is the seat {juror.id!r} again (jurors[{first[juror.id]}] "
+                    "is the same model with the same strategy); give it another strategy, or "
+                    "a 'name' to seat the same model twice"
+                )
+            first[juror.id] = index
+        return self
+
     @property
     def tiers(self) -> int:
         return max(juror.tier for juror in self.jurors)
@@ -317,7 +352,27 @@ def load_panel(path: str | Path) -> Panel:
     problem = thresholds_problem(panel)
     if problem is not None:
         raise JuryFileError(str(path), *problem)
+    refused = strategy_problems(panel)
+    if refused:
+        raise JuryFileError(str(path), refused)
     return panel
+
+
+def strategy_problems(panel: Panel) -> list[tuple[str, str]]:
+    """(key, reason) for each seat whose strategy cannot judge with the panel's rubric
+    (``rules`` on a rubric that is not pairwise)."""
+    if all(juror.strategy == "plain" for juror in panel.jurors):
+        return []
+    from ..adapters._registry import load_rubric
+    from ..adapters._strategy import strategy_named
+
+    rubric = load_rubric(panel.rubric)
+    found = []
+    for index, juror in enumerate(panel.jurors):
+        reason = strategy_named(juror.strategy).refuses(rubric)
+        if reason is not None:
+            found.append((f"jurors[{index}].strategy", reason))
+    return found
 
 
 def thresholds_problem(panel: Panel) -> tuple[str, str] | None:

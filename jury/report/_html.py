@@ -96,6 +96,8 @@ class Cards:
                 prompt=prompt["anchor"] if prompt is not None else None,
                 position=position,
             )
+            for vote in view["votes"]:  # the prompt a strategy seat saw had more to it
+                vote["strategy"] = self.book.strategies.get(vote["juror"])
             view["conversation"] = conversation_view(case, verdict)
             yield view
 

@@ -36,6 +36,9 @@ class PromptBook:
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
     shared: dict[str, dict[str, str]] = field(default_factory=dict)
     missing: str = ""
+    #: The seats that judged with a strategy other than plain (seat -> strategy): their
+    #: prompts are the rubric's with the strategy's additions, pinned by `jury prompts`.
+    strategies: dict[str, str] = field(default_factory=dict)
 
     def share(self, kind: str, text: str) -> str:
         digest = hashlib.sha256(text.encode()).hexdigest()
@@ -53,12 +56,22 @@ def _recorded_rubric(manifest: Mapping[str, Any]) -> Rubric:
     return load_rubric(name, panel.thresholds)
 
 
+def _strategy_seats(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """Each seat of the run's jury that had a strategy (a plain seat records none)."""
+    seats = {}
+    for juror in manifest.get("jury", {}).get("jurors", ()):
+        strategy = juror.get("strategy", "plain") if isinstance(juror, dict) else "plain"
+        if strategy != "plain":
+            seats[juror.get("name") or f"{juror.get('model')}+{strategy}"] = strategy
+    return seats
+
+
 def prompt_book(
     manifest: Mapping[str, Any], cases: Iterable[Case], rubric: Rubric | None = None
 ) -> PromptBook:
     """The prompts of `cases`, rendered with `rubric` (the run's, when the caller still holds
     it: `jury run`) or with the rubric the manifest names (loaded here)."""
-    book = PromptBook()
+    book = PromptBook(strategies=_strategy_seats(manifest))
     try:
         rubric = _recorded_rubric(manifest) if rubric is None else rubric
     except (ConfigError, ValueError, KeyError, OSError) as exc:

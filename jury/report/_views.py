@@ -157,6 +157,9 @@ def _vote_view(
         "offline": vote.offline,
         "batched": vote.calls.batched,
         "prompt": prompt,
+        # What the seat's strategy had it write before its verdict (its questions, its own
+        # answer, its reasoning), shown with its vote.
+        "generated": dict(vote.generated),
     }
 
 

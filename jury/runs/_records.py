@@ -111,12 +111,19 @@ def _model_name(model: str | JudgeModel) -> str:
     return model if isinstance(model, str) else model.name
 
 
+#: What a juror's record leaves out (its models are recorded by name), by whether it is plain.
+_NOT_RECORDED = ({"model", "fallbacks"}, {"model", "fallbacks", "strategy"})
+
+
 def panel_record(panel: Panel) -> dict[str, Any]:
     """The panel as JSON; in-code judge models are recorded by name."""
     data = panel.model_dump(mode="json", exclude={"jurors"})
     data["jurors"] = [
         {
-            **juror.model_dump(mode="json", exclude={"model", "fallbacks"}, exclude_none=True),
+            # A plain seat is recorded as before strategies: older runs resume and merge.
+            **juror.model_dump(
+                mode="json", exclude=_NOT_RECORDED[juror.strategy == "plain"], exclude_none=True
+            ),
             "model": _model_name(juror.model),
             "fallbacks": [_model_name(f) for f in juror.fallbacks],
         }
