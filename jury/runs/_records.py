@@ -111,7 +111,8 @@ def _model_name(model: str | JudgeModel) -> str:
     return model if isinstance(model, str) else model.name
 
 
-#: What a juror's record leaves out (its models are recorded by name), by whether it is plain.
+#: What a juror's record leaves out (its models are recorded by name), by whether it is plain:
+#: a plain seat is recorded as before strategies, so older runs resume and merge.
 _NOT_RECORDED = ({"model", "fallbacks"}, {"model", "fallbacks", "strategy"})
 
 
@@ -120,7 +121,6 @@ def panel_record(panel: Panel) -> dict[str, Any]:
     data = panel.model_dump(mode="json", exclude={"jurors"})
     data["jurors"] = [
         {
-            # A plain seat is recorded as before strategies: older runs resume and merge.
             **juror.model_dump(
                 mode="json", exclude=_NOT_RECORDED[juror.strategy == "plain"], exclude_none=True
             ),
@@ -231,7 +231,7 @@ def build_manifest(
 
 
 class RunRecord:
-    """A run directory being written. Use `create` for a new run and `resume` for a killed one."""
+    """A run directory being written: `create` a new run, `resume` a killed one."""
 
     def __init__(
         self, path: Path, redactor: Redactor, manifest: dict[str, Any], lock: RunLock
@@ -310,11 +310,9 @@ class RunRecord:
 
     def answered(self, finished: set[str]) -> dict[str, Case]:
         """The cases the agent answered whose verdict is not recorded (the run was killed
-        between the two): they are judged from the record, never asked again.
-
-        The cases file is rewritten with one line per case, keeping only the cases with a
-        verdict or an answer: a case whose agent failed and whose verdict was lost is asked
-        again, and must not be listed twice."""
+        between the two): they are judged from the record, never asked again. The cases file
+        is rewritten with one line per case, keeping only the cases with a verdict or an
+        answer: a case whose agent failed and whose verdict was lost is asked again, once."""
         path = self.path / CASES
         if not path.exists():
             return {}
