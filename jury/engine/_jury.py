@@ -50,6 +50,42 @@ PANEL_CHECKS: Literal["panel"] = "panel"
 _PROBE_REPLY = JudgeReply(text="", model="", usage=Usage(1, 1))
 
 
+def seats_of(panel: Panel, calls: CallLayer) -> tuple[Seat, ...]:
+    """The panel's jurors as the vote layer's seats, each with its callers in fallback order."""
+    firsts = [_as_model(juror.model) for juror in panel.jurors]
+    families = {
+        juror.family or family(model) for juror, model in zip(panel.jurors, firsts, strict=True)
+    }
+    return tuple(
+        _seat(panel, calls, juror, first, families)
+        for juror, first in zip(panel.jurors, firsts, strict=True)
+    )
+
+
+def _seat(
+    panel: Panel, calls: CallLayer, juror: Juror, first: JudgeModel, panel_families: set[str]
+) -> Seat:
+    fallbacks = [_as_model(f) for f in juror.fallbacks]
+    if panel.fallback_order == "family":
+        # A jury's strength is its diversity: try alternates of a family not already on
+        # the panel first (stable, so the listed order decides among equals).
+        fallbacks.sort(key=lambda m: family(m) in panel_families)
+    models = (first, *fallbacks)
+    return Seat(
+        juror=juror,
+        id=juror.id,
+        callers=tuple(calls.caller(model) for model in models),
+        weight=juror.weight,
+        family=juror.family or family(first),
+        samples=panel.samples_for(juror),
+        temperature=juror.temperature if juror.temperature is not None else panel.temperature,
+        offline=all(m.offline for m in models),
+        max_tokens=juror.max_tokens,
+        effort=juror.effort,
+        strategy=strategy_named(juror.strategy),
+    )
+
+
 def _as_model(spec: str | JudgeModel) -> JudgeModel:
     return resolve_model(spec) if isinstance(spec, str) else spec
 
@@ -104,7 +140,7 @@ class Jury:
         if _is_suite(self.checks):
             # Its model checks (moderation) ask through this jury's call layer.
             self.checks = self.checks.bind(self._calls)
-        self._seats = self._resolve(panel)
+        self._seats = seats_of(panel, self._calls)
         ids = [seat.id for seat in self._seats]
         if len(set(ids)) != len(ids):
             raise ConfigError("two jurors have the same name; give one of them a 'name'")
@@ -172,39 +208,6 @@ class Jury:
                 "calibrate again"
             )
         return fit
-
-    def _resolve(self, panel: Panel) -> tuple[Seat, ...]:
-        firsts = [_as_model(juror.model) for juror in panel.jurors]
-        families = {
-            juror.family or family(model) for juror, model in zip(panel.jurors, firsts, strict=True)
-        }
-        return tuple(
-            self._seat(juror, first, families)
-            for juror, first in zip(panel.jurors, firsts, strict=True)
-        )
-
-    def _seat(self, juror: Juror, first: JudgeModel, panel_families: set[str]) -> Seat:
-        fallbacks = [_as_model(f) for f in juror.fallbacks]
-        if self.panel.fallback_order == "family":
-            # A jury's strength is its diversity: try alternates of a family not already on
-            # the panel first (stable, so the listed order decides among equals).
-            fallbacks.sort(key=lambda m: family(m) in panel_families)
-        models = (first, *fallbacks)
-        return Seat(
-            juror=juror,
-            id=juror.id,
-            callers=tuple(self._calls.caller(model) for model in models),
-            weight=juror.weight,
-            family=juror.family or family(first),
-            samples=self.panel.samples_for(juror),
-            temperature=juror.temperature
-            if juror.temperature is not None
-            else self.panel.temperature,
-            offline=all(m.offline for m in models),
-            max_tokens=juror.max_tokens,
-            effort=juror.effort,
-            strategy=strategy_named(juror.strategy),
-        )
 
     @property
     def seats(self) -> tuple[Seat, ...]:
