@@ -169,6 +169,15 @@ class Vote(BaseModel):
     calls: CallStats = Field(default_factory=CallStats)
     #: A deterministic reference juror or a replayed record, not a live LLM judge.
     offline: bool = False
+    #: How sure the juror was of its verdict: the probability of `verdict`, read from the
+    #: reply's token log-probabilities (``logprobs = true``) or, without them, the share of
+    #: its samples that reached it (``samples = N``); None when neither was there.
+    probability: float | None = None
+    #: The whole distribution behind `probability`: verdict ("PASS", "FAIL", "INCONCLUSIVE",
+    #: "abstained") -> probability.
+    distribution: dict[str, float] = {}
+    #: Where `probability` came from: "logprobs" or "samples".
+    probability_from: str | None = None
 
     @property
     def served_by(self) -> str | None:

@@ -87,6 +87,8 @@ ADAPTERS = {
     "Rubric",
     "Score",
     "TransientError",
+    "TOP_LOGPROBS",
+    "TokenLogprob",
     "Usage",
     "batch_price",
     "case_fence",

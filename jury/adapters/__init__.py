@@ -71,7 +71,7 @@ from ._model import JudgeModel
 from ._prices import batch_price, price
 from ._registry import family_of, register_provider, register_rubric_kind
 from ._reply import reply_from
-from ._request import Finish, JudgeReply, JudgeRequest, Message, Usage
+from ._request import TOP_LOGPROBS, Finish, JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
 from ._rubric import (
     Decision,
     Judgement,
@@ -114,6 +114,8 @@ __all__ = [
     "ReferenceJudge",
     "Rubric",
     "Score",
+    "TOP_LOGPROBS",
+    "TokenLogprob",
     "TransientError",
     "Usage",
     "batch_price",

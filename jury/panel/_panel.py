@@ -49,6 +49,11 @@ class Juror(BaseModel):
     tier: int = Field(default=1, ge=1)
     #: Through the provider's batch API (True), online (False), or as the panel says (None).
     batch: bool | None = None
+    #: Ask the judge for its reply's token log-probabilities, from which the vote's
+    #: `probability` is read (OpenAI models that take ``logprobs``, Gemini models that offer
+    #: ``responseLogprobs``, OpenAI-compatible servers). A model that cannot give them is
+    #: warned about when the panel loads, and is not sent the ask.
+    logprobs: bool = False
 
     @field_validator("model")
     @classmethod

@@ -1,0 +1,204 @@
+"""Soft confidence: the probability of a juror's verdict, not just the verdict.
+
+Where the provider gave the reply's token log-probabilities (`JudgeReply.logprobs`), the
+value of each field of the structured reply (``"pass": true``, ``"winner": "1"``, a score) is
+found in the reply text, the tokens that spell it are summed (log-probabilities add along a
+sequence), and the alternatives the provider listed at its first token give the other values
+the judge might have written. Each alternative reply is read by the rubric itself, so the
+distribution is over what the rubric makes of it (a pairwise "1" in the B-first order is B),
+then over the verdict the rubric decides, through `Rubric.combine` for rubrics that ask more
+than one prompt (both pairwise orders: an alternative pair whose orders disagree abstains).
+
+An alternative is exact for a value of one token (the usual case: ``true``, ``4``, ``"1"``);
+for a longer value the rest of its tokens are taken as the judge wrote them. Alternatives the
+rubric refuses (out of the schema) are dropped and the rest renormalised: under strict
+structured outputs the provider could not have sampled them. Fields inside arrays (per-point
+answers) are not read; a reply with nothing readable gives no distribution.
+
+Where there are no log-probabilities, a juror sampled several times (``samples = N``) gives
+the share of its samples that reached each verdict (Wang et al.'s self-consistency).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from json.decoder import scanstring
+from typing import Any
+
+from .._errors import InvalidReply
+from .._verdict import Ballot, Verdict
+from ..adapters._request import TokenLogprob
+from ..adapters._rubric import Prompt, Rubric
+from ..cases._case import Case
+
+__all__ = ["ABSTAINED", "field_spans", "outcomes", "sample_share", "value_odds", "verdict_odds"]
+
+#: The key of the mass of alternative replies that make the juror abstain.
+ABSTAINED = "abstained"
+#: Combinations of alternative values read per prompt, at most (fields x alternatives).
+_MOST = 256
+_WHITE = " \t\n\r"
+
+
+def field_spans(text: str) -> dict[str, tuple[int, int, bool]] | None:
+    """Where each top-level field's value is in a JSON object's text: ``key -> (start, end,
+    is_string)``, the span inside the quotes for a string. None when the text is not one
+    JSON object."""
+    decoder = json.JSONDecoder()
+    at = len(text) - len(text.lstrip(_WHITE))
+    if not text.startswith("{", at):
+        return None
+    spans: dict[str, tuple[int, int, bool]] = {}
+    at += 1
+    try:
+        while True:
+            while at < len(text) and text[at] in _WHITE + ",":
+                at += 1
+            if text.startswith("}", at):
+                return spans
+            if not text.startswith('"', at):
+                return None
+            key, at = scanstring(text, at + 1)
+            while text[at] in _WHITE:
+                at += 1
+            if text[at] != ":":
+                return None
+            at += 1
+            while text[at] in _WHITE:
+                at += 1
+            _, end = decoder.raw_decode(text, at)
+            quoted = text[at] == '"'
+            spans[key] = (at + 1, end - 1, True) if quoted else (at, end, False)
+            at = end
+    except (ValueError, IndexError):
+        return None
+
+
+def value_odds(
+    text: str, tokens: Sequence[TokenLogprob], span: tuple[int, int, bool]
+) -> dict[str, tuple[Any, float]] | None:
+    """The values the judge might have written in `span`, as ``literal -> (value,
+    probability)`` (not normalised), the written one included. None when the tokens do not
+    spell the text or cover the span."""
+    start, end, quoted = span
+    offsets, at = [], 0
+    for token in tokens:
+        offsets.append((at, at + len(token.token)))
+        at += len(token.token)
+    if at != len(text) or end <= start:
+        return None
+    covering = [i for i, (a, b) in enumerate(offsets) if b > start and a < end]
+    if not covering:
+        return None
+    first, last = covering[0], covering[-1]
+    rest = sum(tokens[i].logprob for i in covering[1:])
+    odds: dict[str, tuple[Any, float]] = {}
+
+    def add(literal: str, logprob: float) -> None:
+        try:
+            value = literal if quoted else json.loads(literal)
+        except ValueError:
+            return
+        if quoted and ('"' in literal or "\\" in literal):
+            return
+        known = odds.get(literal)
+        odds[literal] = (value, (known[1] if known else 0.0) + math.exp(logprob))
+
+    add(text[start:end], tokens[first].logprob + rest)
+    a, b = offsets[first]
+    before = text[a:start]
+    after = text[end:b] if first == last else ""
+    tail = "" if first == last else text[b:end]
+    for alternative, logprob in tokens[first].top:
+        if alternative == tokens[first].token or not alternative.startswith(before):
+            continue
+        core = alternative[len(before) :]
+        if after:
+            if not core.endswith(after):
+                continue
+            core = core[: len(core) - len(after)]
+        if core:
+            add(core + tail, logprob + rest)
+    return odds
+
+
+def outcomes(
+    rubric: Rubric,
+    case: Case,
+    prompt: Prompt,
+    data: Any,
+    text: str,
+    tokens: Sequence[TokenLogprob],
+) -> list[tuple[Ballot, float]] | None:
+    """The ballots the judge's reply might have been, each with its probability (summing to
+    1), from the log-probabilities of its fields' values; None when none can be read."""
+    spans = field_spans(text)
+    if spans is None or not isinstance(data, Mapping):
+        return None
+    properties = prompt.schema.get("properties") or {}
+    choices: list[tuple[str, list[tuple[Any, float]]]] = []
+    for key, span in spans.items():
+        if key not in data or not _closed(properties.get(key)):
+            continue
+        odds = value_odds(text, tokens, span)
+        if odds is not None and len(odds) > 1:
+            choices.append((key, list(odds.values())))
+    if not choices:
+        # Nothing had alternatives: the judge was sure of every value it wrote (or the
+        # provider listed none), which is a probability of 1 only if the tokens were read.
+        return [(rubric.read(case, prompt, data), 1.0)] if tokens else None
+    read: list[tuple[Ballot, float]] = []
+    for combination in itertools.islice(itertools.product(*(c for _, c in choices)), _MOST):
+        variant = dict(data)
+        weight = 1.0
+        for (key, _), (value, probability) in zip(choices, combination, strict=True):
+            variant[key] = value
+            weight *= probability
+        try:
+            read.append((rubric.read(case, prompt, variant), weight))
+        except InvalidReply:
+            continue
+    total = sum(weight for _, weight in read)
+    if total <= 0:
+        return None
+    return [(ballot, weight / total) for ballot, weight in read]
+
+
+def _closed(schema: Any) -> bool:
+    """Whether a field takes one of a few values (a flag, a number, an enum), whose
+    alternatives mean something; free text (the reason) does not."""
+    if not isinstance(schema, Mapping):
+        return False
+    return "enum" in schema or schema.get("type") in ("boolean", "integer", "number")
+
+
+def verdict_odds(
+    rubric: Rubric, case: Case, per_prompt: Sequence[tuple[Prompt, list[tuple[Ballot, float]]]]
+) -> dict[str, float]:
+    """The distribution over the juror's verdict (and `ABSTAINED`) that the prompts' possible
+    ballots give, combined by the rubric as the real ones are."""
+    odds: dict[str, float] = {}
+    lists = [[(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt]
+    for combination in itertools.islice(itertools.product(*lists), _MOST):
+        weight = math.prod(w for _, _, w in combination)
+        combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
+        key = (
+            ABSTAINED
+            if isinstance(combined, str)
+            else str(rubric.verdict_of(case, combined.scores).value)
+        )
+        odds[key] = odds.get(key, 0.0) + weight
+    total = sum(odds.values())
+    return {key: value / total for key, value in sorted(odds.items())} if total > 0 else {}
+
+
+def sample_share(verdicts: Sequence[Verdict | None]) -> dict[str, float]:
+    """The share of a juror's samples that reached each verdict."""
+    counted: dict[str, float] = {}
+    for verdict in verdicts:
+        key = ABSTAINED if verdict is None else str(verdict.value)
+        counted[key] = counted.get(key, 0.0) + 1.0
+    return {key: n / len(verdicts) for key, n in sorted(counted.items())}
