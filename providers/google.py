@@ -58,7 +58,15 @@ from ._wire import (
     read_key,
 )
 
-__all__ = ["FAMILIES", "Family", "GeminiWire", "GoogleJudge", "create", "family", "logprobs_refusal"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "GeminiWire",
+    "GoogleJudge",
+    "create",
+    "family",
+    "logprobs_refusal",
+]
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"

@@ -246,7 +246,9 @@ def _token_logprobs(given: Any) -> tuple[TokenLogprob, ...] | None:
             TokenLogprob(
                 str(item["token"]),
                 float(item["logprob"]),
-                tuple((str(t["token"]), float(t["logprob"])) for t in item.get("top_logprobs") or ()),
+                tuple(
+                    (str(t["token"]), float(t["logprob"])) for t in item.get("top_logprobs") or ()
+                ),
             )
             for item in content
         )

@@ -106,6 +106,7 @@ ADAPTERS = {
 #: Test helpers shipped as product: the fake provider server, scripted judges, clocks.
 TESTING = {
     "Clock",
+    "Confident",
     "FakeClock",
     "FakeProviderServer",
     "Fault",

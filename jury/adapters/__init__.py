@@ -87,6 +87,7 @@ from ._rubric import (
 )
 
 __all__ = [
+    "TOP_LOGPROBS",
     "Agent",
     "AgentError",
     "AgentReply",
@@ -114,7 +115,6 @@ __all__ = [
     "ReferenceJudge",
     "Rubric",
     "Score",
-    "TOP_LOGPROBS",
     "TokenLogprob",
     "TransientError",
     "Usage",

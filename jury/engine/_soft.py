@@ -25,7 +25,6 @@ import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
-from json.decoder import scanstring
 from typing import Any
 
 from .._errors import InvalidReply
@@ -61,7 +60,9 @@ def field_spans(text: str) -> dict[str, tuple[int, int, bool]] | None:
                 return spans
             if not text.startswith('"', at):
                 return None
-            key, at = scanstring(text, at + 1)
+            key, at = decoder.raw_decode(text, at)
+            if not isinstance(key, str):
+                return None
             while text[at] in _WHITE:
                 at += 1
             if text[at] != ":":
@@ -181,7 +182,9 @@ def verdict_odds(
     """The distribution over the juror's verdict (and `ABSTAINED`) that the prompts' possible
     ballots give, combined by the rubric as the real ones are."""
     odds: dict[str, float] = {}
-    lists = [[(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt]
+    lists = [
+        [(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt
+    ]
     for combination in itertools.islice(itertools.product(*lists), _MOST):
         weight = math.prod(w for _, _, w in combination)
         combined = rubric.combine(case, [(p, b) for p, b, _ in combination])

@@ -228,11 +228,6 @@ class Voter:
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 ballot = self.rubric.read(case, prompt, data)
-                if reply.logprobs:
-                    read = outcomes(self.rubric, case, prompt, data, reply.text, reply.logprobs)
-                    if read is not None:
-                        chain.soft[prompt.key, sample] = read
-                return ballot
             except InvalidReply as exc:
                 ending, mendable = self._ending(reply)
                 reason = f"{ending}: {exc.reason}" if ending else exc.reason
@@ -244,6 +239,12 @@ class Voter:
                 # re-asked without it.
                 said = (Message("assistant", reply.text),) if reply.text.strip() else ()
                 messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
+                continue
+            if reply.logprobs:
+                read = outcomes(self.rubric, case, prompt, data, reply.text, reply.logprobs)
+                if read is not None:
+                    chain.soft[prompt.key, sample] = read
+            return ballot
 
     def _ending(self, reply: JudgeReply) -> tuple[str, bool]:
         """How a reply ended short ("" when it did not), and whether asking again can mend

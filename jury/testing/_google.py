@@ -156,12 +156,18 @@ def _logprobs_result(
     ids: dict[str, int] = {}
 
     def candidate(token: str, logprob: float) -> dict[str, Any]:
-        return {"token": token, "tokenId": ids.setdefault(token, len(ids)), "logProbability": logprob}
+        return {
+            "token": token,
+            "tokenId": ids.setdefault(token, len(ids)),
+            "logProbability": logprob,
+        }
 
     return {
         "avgLogprobs": sum(t.logprob for t in tokens) / max(len(tokens), 1),
         "logprobsResult": {
-            "topCandidates": [{"candidates": [candidate(a, lp) for a, lp in t.top]} for t in tokens],
+            "topCandidates": [
+                {"candidates": [candidate(a, lp) for a, lp in t.top]} for t in tokens
+            ],
             "chosenCandidates": [candidate(t.text, t.logprob) for t in tokens],
         },
     }

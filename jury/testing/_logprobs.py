@@ -33,9 +33,7 @@ class Confident(dict[str, Any]):
     letters without the quotes) and their probabilities; the value the reply wrote must be
     among them. Served with log-probabilities only to a request that asks for them."""
 
-    def __init__(
-        self, reply: Mapping[str, Any], odds: Mapping[str, Mapping[str, float]]
-    ) -> None:
+    def __init__(self, reply: Mapping[str, Any], odds: Mapping[str, Mapping[str, float]]) -> None:
         super().__init__(reply)
         self.odds = {key: dict(values) for key, values in odds.items()}
 
@@ -50,9 +48,7 @@ class Token:
     top: tuple[tuple[str, float], ...]
 
 
-def tokens_of(
-    text: str, odds: Mapping[str, Mapping[str, float]] | None, top: int
-) -> list[Token]:
+def tokens_of(text: str, odds: Mapping[str, Mapping[str, float]] | None, top: int) -> list[Token]:
     """`text` as tokens with log-probabilities and up to `top` alternatives each."""
     pieces = [m.group(0) for m in _TOKEN.finditer(text)]
     firsts = _value_tokens(text, pieces, odds or {})
@@ -81,7 +77,7 @@ def _value_tokens(
         at += len(piece)
     found: dict[int, tuple[str, str, str, Mapping[str, float]]] = {}
     for key, values in odds.items():
-        match = re.search(r'"%s"\s*:\s*("?)([^",}\s]+)' % re.escape(key), text)
+        match = re.search(rf'"{re.escape(key)}"\s*:\s*("?)([^",}}\s]+)', text)
         if match is None:
             continue
         start, end = match.span(2)

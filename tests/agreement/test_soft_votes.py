@@ -17,7 +17,12 @@ OTHER = {Verdict.PASS: Verdict.FAIL, Verdict.FAIL: Verdict.PASS}
 def soft_vote(juror: str, verdict: Verdict, probability: float | None) -> Vote:
     """A valid criterion vote; with `probability`, the probability it gave its verdict."""
     if probability is None:
-        return Vote(juror=juror, status=VoteStatus.VALID, scores={"pass": verdict is Verdict.PASS}, verdict=verdict)
+        return Vote(
+            juror=juror,
+            status=VoteStatus.VALID,
+            scores={"pass": verdict is Verdict.PASS},
+            verdict=verdict,
+        )
     other = OTHER[verdict]
     return Vote(
         juror=juror,
@@ -30,7 +35,9 @@ def soft_vote(juror: str, verdict: Verdict, probability: float | None) -> Vote:
     )
 
 
-def tied_but_unequally_sure(with_probabilities: bool, count: int = 160) -> tuple[list[Case], list[CaseVerdict]]:
+def tied_but_unequally_sure(
+    with_probabilities: bool, count: int = 160
+) -> tuple[list[Case], list[CaseVerdict]]:
     """Two seats that disagree on every case, so their hard votes are always tied; the seat
     that is right is the surer one (0.9 against 0.6)."""
     rng = np.random.default_rng(3)
@@ -45,7 +52,9 @@ def tied_but_unequally_sure(with_probabilities: bool, count: int = 160) -> tuple
             sure = (0.9 if correct else 0.6) if with_probabilities else None
             votes.append(soft_vote(juror, said, sure))
         cases.append(Case(id=f"c{i}", answer="a", labels={"verdict": truth.value}))
-        verdicts.append(CaseVerdict(case_id=f"c{i}", verdict=Verdict.INCONCLUSIVE, votes=tuple(votes)))
+        verdicts.append(
+            CaseVerdict(case_id=f"c{i}", verdict=Verdict.INCONCLUSIVE, votes=tuple(votes))
+        )
     return cases, verdicts
 
 
@@ -70,7 +79,8 @@ def test_a_fit_on_probability_carrying_votes_beats_the_hard_fit_where_hard_votes
         if soft:
             assert result.fit is not None
             sources = {(s.juror, s.order) for s in result.fit.stage[0].source}
-            assert ("left", SOFT) in sources and ("right", SOFT) in sources
+            assert ("left", SOFT) in sources
+            assert ("right", SOFT) in sources
     # Hard votes alone cannot beat a coin here; the probabilities tell which seat is right.
     assert accuracy[False] <= 0.6
     assert accuracy[True] >= 0.95

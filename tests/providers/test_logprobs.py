@@ -60,7 +60,9 @@ async def test_a_juror_asking_for_logprobs_votes_with_the_probability_of_its_ver
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     server.script(model_id(spec), SURE_ENOUGH)
     juror = Juror(model=spec, logprobs=True)
-    verdict = await judge(panel(juror, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer"))
+    verdict = await judge(
+        panel(juror, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer")
+    )
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID, vote.error
     assert vote.probability == pytest.approx(0.8)
@@ -75,15 +77,19 @@ async def test_a_juror_that_does_not_ask_is_sent_no_logprobs_and_votes_without_a
     server: FakeProviderServer, spec: str
 ) -> None:
     server.script(model_id(spec), SURE_ENOUGH)
-    verdict = await judge(panel(spec, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer"))
+    verdict = await judge(
+        panel(spec, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer")
+    )
     vote = verdict.votes[0]
-    assert vote.status is VoteStatus.VALID and vote.probability is None
+    assert vote.status is VoteStatus.VALID
+    assert vote.probability is None
     (sent,) = server.requests_for(model_id(spec))
     assert not _asked(spec, sent.body)
-    assert "logprobs" not in sent.body and "top_logprobs" not in sent.body
+    assert "logprobs" not in sent.body
+    assert "top_logprobs" not in sent.body
 
 
-@pytest.mark.parametrize("spec", (OPENAI, GEMINI_LOGPROBS))
+@pytest.mark.parametrize("spec", [OPENAI, GEMINI_LOGPROBS])
 async def test_a_pairwise_juror_gets_its_distribution_from_both_orders_through_the_rubric(
     server: FakeProviderServer, spec: str
 ) -> None:
@@ -109,14 +115,16 @@ async def test_a_pairwise_juror_gets_its_distribution_from_both_orders_through_t
 
 
 @pytest.mark.parametrize("transport", ["sdk", "direct"])
-@pytest.mark.parametrize("spec", (OPENAI_REASONING, GEMINI_25, GEMINI_35))
+@pytest.mark.parametrize("spec", [OPENAI_REASONING, GEMINI_25, GEMINI_35])
 async def test_a_model_that_cannot_give_logprobs_is_not_asked_and_its_vote_still_counts(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str, transport: str
 ) -> None:
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     server.script(model_id(spec), SURE_ENOUGH)
     juror = Juror(model=spec, logprobs=True)
-    verdict = await judge(panel(juror, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer"))
+    verdict = await judge(
+        panel(juror, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer")
+    )
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.VALID, vote.error
     assert vote.probability is None
@@ -124,21 +132,26 @@ async def test_a_model_that_cannot_give_logprobs_is_not_asked_and_its_vote_still
     assert not _asked(spec, sent.body)
 
 
-@pytest.mark.parametrize("spec", (OPENAI_REASONING, GEMINI_25, GEMINI_35))
+@pytest.mark.parametrize("spec", [OPENAI_REASONING, GEMINI_25, GEMINI_35])
 def test_asking_a_model_that_cannot_give_logprobs_is_a_configuration_warning(spec: str) -> None:
     warnings = panel_warnings(panel(Juror(model=spec, logprobs=True)))
     said = [w for w in warnings if "logprobs = true" in w]
-    assert len(said) == 1 and spec in said[0]
+    assert len(said) == 1
+    assert spec in said[0]
     assert not [w for w in panel_warnings(panel(Juror(model=spec))) if "logprobs" in w]
 
 
 @pytest.mark.parametrize("spec", OFFERING)
 def test_asking_a_model_that_gives_logprobs_is_not_warned_about(spec: str) -> None:
-    assert not [w for w in panel_warnings(panel(Juror(model=spec, logprobs=True))) if "logprobs" in w]
+    assert not [
+        w for w in panel_warnings(panel(Juror(model=spec, logprobs=True))) if "logprobs" in w
+    ]
 
 
 def test_asking_an_anthropic_model_for_logprobs_is_warned_about() -> None:
-    warnings = panel_warnings(panel(Juror(model="anthropic/claude-haiku-4-5-20251001", logprobs=True)))
+    warnings = panel_warnings(
+        panel(Juror(model="anthropic/claude-haiku-4-5-20251001", logprobs=True))
+    )
     assert any("anthropic provider gives no token log-probabilities" in w for w in warnings)
 
 
@@ -159,7 +172,8 @@ async def test_the_fake_refuses_logprobs_to_an_openai_reasoning_model_as_the_api
     status, text = await _post(
         server, "/v1/chat/completions", _chat("o4-mini-2025-04-16", logprobs=True)
     )
-    assert status == 403 and "not allowed to request logprobs" in text
+    assert status == 403
+    assert "not allowed to request logprobs" in text
 
 
 @pytest.mark.parametrize(
@@ -173,7 +187,8 @@ async def test_the_fake_refuses_top_logprobs_the_api_refuses(
     server: FakeProviderServer, extra: dict[str, object], words: str
 ) -> None:
     status, text = await _post(server, "/v1/chat/completions", _chat("gpt-4.1-mini", **extra))
-    assert status == 400 and words in text
+    assert status == 400
+    assert words in text
 
 
 def _gemini(**config: object) -> dict[str, object]:
@@ -183,7 +198,11 @@ def _gemini(**config: object) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("model", "config", "words"),
     [
-        ("gemini-2.5-flash", {"responseLogprobs": True}, "Logprobs is not enabled for models/gemini-2.5-flash"),
+        (
+            "gemini-2.5-flash",
+            {"responseLogprobs": True},
+            "Logprobs is not enabled for models/gemini-2.5-flash",
+        ),
         ("gemini-2.0-flash-001", {"logprobs": 3}, "only valid if responseLogprobs"),
         ("gemini-2.0-flash-001", {"responseLogprobs": True, "logprobs": 21}, "between 1 and 20"),
     ],
@@ -192,7 +211,8 @@ async def test_the_fake_refuses_logprobs_where_the_gemini_api_does(
     server: FakeProviderServer, model: str, config: dict[str, object], words: str
 ) -> None:
     status, text = await _post(server, f"/v1beta/models/{model}:generateContent", _gemini(**config))
-    assert status == 400 and words in text
+    assert status == 400
+    assert words in text
 
 
 async def test_the_fake_serves_chat_completions_logprobs_in_the_sdks_shape(
@@ -206,13 +226,16 @@ async def test_the_fake_serves_chat_completions_logprobs_in_the_sdks_shape(
     )
     assert status == 200
     choice = ChatCompletion.model_validate_json(text).choices[0]
-    assert choice.logprobs is not None and choice.logprobs.content
+    assert choice.logprobs is not None
+    assert choice.logprobs.content
     tokens = choice.logprobs.content
     assert "".join(t.token for t in tokens) == choice.message.content
     assert all(len(t.top_logprobs) <= 2 and t.bytes == list(t.token.encode()) for t in tokens)
 
 
-async def test_the_fake_serves_gemini_logprobs_in_the_sdks_shape(server: FakeProviderServer) -> None:
+async def test_the_fake_serves_gemini_logprobs_in_the_sdks_shape(
+    server: FakeProviderServer,
+) -> None:
     from google.genai import types
 
     server.script("gemini-2.0-flash-001", SURE_ENOUGH)
@@ -224,13 +247,15 @@ async def test_the_fake_serves_gemini_logprobs_in_the_sdks_shape(server: FakePro
     assert status == 200
     candidate = types.GenerateContentResponse.model_validate_json(text).candidates[0]  # type: ignore[index]
     result = candidate.logprobs_result
-    assert result is not None and result.chosen_candidates and result.top_candidates
+    assert result is not None
+    assert result.chosen_candidates
+    assert result.top_candidates
     assert len(result.chosen_candidates) == len(result.top_candidates)
     written = "".join(c.token or "" for c in result.chosen_candidates)
     assert written == candidate.content.parts[0].text  # type: ignore[union-attr,index]
 
 
-@pytest.mark.parametrize("spec", (OPENAI, GEMINI_LOGPROBS))
+@pytest.mark.parametrize("spec", [OPENAI, GEMINI_LOGPROBS])
 def test_a_body_that_asks_for_logprobs_validates_against_the_sdks_request_types(
     server: FakeProviderServer, spec: str
 ) -> None:
@@ -245,7 +270,7 @@ def test_a_body_that_asks_for_logprobs_validates_against_the_sdks_request_types(
     validate(model.wire.provider, body)
 
 
-@pytest.mark.parametrize("spec", (OPENAI, GEMINI_LOGPROBS))
+@pytest.mark.parametrize("spec", [OPENAI, GEMINI_LOGPROBS])
 async def test_both_transports_send_the_same_body_when_asking_for_logprobs(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
@@ -255,7 +280,10 @@ async def test_both_transports_send_the_same_body_when_asking_for_logprobs(
         server.clear()
         server.script(model_id(spec), SURE_ENOUGH)
         juror = Juror(model=spec, logprobs=True)
-        verdict = await judge(panel(juror, rubric="grounded-answer", allow_retired=True), case=case_for("grounded-answer"))
+        verdict = await judge(
+            panel(juror, rubric="grounded-answer", allow_retired=True),
+            case=case_for("grounded-answer"),
+        )
         assert verdict.votes[0].probability == pytest.approx(0.8)
         sent[transport] = [(r.path, r.body) for r in server.requests_for(model_id(spec))]
     assert sent["sdk"] == sent["direct"]
