@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import case, scores, scripted
 
+from conftest import case, scores, scripted
 from jury import Juror, Jury, Panel, load_panel
 from jury.adapters import JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
 from jury.adapters._request import call_key
@@ -38,9 +38,11 @@ def test_the_value_of_a_field_is_found_in_the_reply_text() -> None:
     spans = field_spans(text)
     assert spans is not None
     start, end, quoted = spans["pass"]
-    assert text[start:end] == "true" and not quoted
+    assert text[start:end] == "true"
+    assert not quoted
     start, end, quoted = spans["winner"]
-    assert text[start:end] == "1" and quoted
+    assert text[start:end] == "1"
+    assert quoted
     assert field_spans("not json") is None
 
 
@@ -79,7 +81,8 @@ async def test_a_scale_vote_carries_the_probability_of_its_verdict_through_the_t
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     # Every metric passes at 4 or more: a 3 for correctness (0.4) fails the case.
-    assert vote.verdict is not None and vote.verdict.value == "PASS"
+    assert vote.verdict is not None
+    assert vote.verdict.value == "PASS"
     assert vote.probability == pytest.approx(0.6)
     assert vote.distribution == pytest.approx({"PASS": 0.6, "FAIL": 0.4})
     assert model.requests[0].logprobs is True
@@ -101,7 +104,8 @@ async def test_a_single_sample_without_logprobs_has_no_probability() -> None:
     panel = Panel(jurors=(Juror(model=scripted([scores(5)])),), rubric="five-metric")
     async with Jury(panel) as jury:
         vote = (await jury.judge(case())).votes[0]
-    assert vote.probability is None and vote.distribution == {}
+    assert vote.probability is None
+    assert vote.distribution == {}
 
 
 async def test_a_cached_reply_keeps_its_log_probabilities(tmp_path: Path) -> None:
