@@ -7,6 +7,8 @@ and the panel warns at load."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiohttp
 import pytest
 from provider_helpers import COMPATIBLE, OLLAMA, OPENAI, judge, model_id, panel
@@ -287,3 +289,34 @@ async def test_both_transports_send_the_same_body_when_asking_for_logprobs(
         assert verdict.votes[0].probability == pytest.approx(0.8)
         sent[transport] = [(r.path, r.body) for r in server.requests_for(model_id(spec))]
     assert sent["sdk"] == sent["direct"]
+
+
+def _recorded_votes(run_in: Path) -> list[dict[str, object]]:
+    import json
+
+    (recorded,) = run_in.rglob("verdicts.jsonl")
+    votes: list[dict[str, object]] = json.loads(recorded.read_text().splitlines()[0])["votes"]
+    return votes
+
+
+async def test_jury_run_warns_of_a_model_without_logprobs_and_records_the_probability(
+    server: FakeProviderServer, tmp_path: Path
+) -> None:
+    from provider_helpers import run_cli
+
+    for spec in (OPENAI, OPENAI_REASONING):
+        server.script(model_id(spec), SURE_ENOUGH)
+    code, output = await run_cli(
+        server,
+        tmp_path,
+        'rubric = "grounded-answer"\n'
+        f'[[jurors]]\nmodel = "{OPENAI}"\nlogprobs = true\n'
+        f'[[jurors]]\nmodel = "{OPENAI_REASONING}"\nlogprobs = true\n',
+    )
+    assert code in (0, 1), output
+    assert f"{OPENAI_REASONING}: logprobs = true, but OpenAI's reasoning models" in output
+    votes = {v["juror"]: v for v in _recorded_votes(tmp_path)}
+    assert votes[OPENAI]["probability"] == pytest.approx(0.8)
+    assert votes[OPENAI]["distribution"] == pytest.approx({"PASS": 0.8, "FAIL": 0.2})
+    assert votes[OPENAI_REASONING]["status"] == "valid"
+    assert votes[OPENAI_REASONING].get("probability") is None
