@@ -40,46 +40,60 @@ ABSTAINED = "abstained"
 #: Combinations of alternative values read per prompt, at most (fields x alternatives).
 _MOST = 256
 _WHITE = " \t\n\r"
+_DECODER = json.JSONDecoder()
 
 
-def field_spans(text: str) -> dict[str, tuple[int, int, bool]] | None:
-    """Where each top-level field's value is in a JSON object's text: ``key -> (start, end,
-    is_string)``, the span inside the quotes for a string. None when the text is not one
-    JSON object."""
-    decoder = json.JSONDecoder()
+#: Where a field's value is in the reply text: (start, end, is_string), the span inside the
+#: quotes for a string.
+Span = tuple[int, int, bool]
+#: A field by its keys from the top of the reply ("points", "p1", "verdict").
+Path = tuple[str, ...]
+
+
+def field_spans(text: str) -> dict[Path, Span] | None:
+    """Where each field's value is in a JSON object's text, objects inside it included
+    (a points rubric's per-point answers), by path. None when the text is not one JSON
+    object."""
+    spans: dict[Path, Span] = {}
     at = len(text) - len(text.lstrip(_WHITE))
-    if not text.startswith("{", at):
-        return None
-    spans: dict[str, tuple[int, int, bool]] = {}
-    at += 1
     try:
-        while True:
-            while at < len(text) and text[at] in _WHITE + ",":
-                at += 1
-            if text.startswith("}", at):
-                return spans
-            if not text.startswith('"', at):
-                return None
-            key, at = decoder.raw_decode(text, at)
-            if not isinstance(key, str):
-                return None
-            while text[at] in _WHITE:
-                at += 1
-            if text[at] != ":":
-                return None
-            at += 1
-            while text[at] in _WHITE:
-                at += 1
-            _, end = decoder.raw_decode(text, at)
-            quoted = text[at] == '"'
-            spans[key] = (at + 1, end - 1, True) if quoted else (at, end, False)
-            at = end
-    except (ValueError, IndexError):
+        _object(text, at, (), spans)
+    except (ValueError, TypeError, IndexError):
         return None
+    return spans
+
+
+def _object(text: str, at: int, path: Path, spans: dict[Path, Span]) -> int:
+    """Read the object at `at` (its fields' spans into `spans`); the index after it."""
+    if text[at] != "{":
+        raise ValueError("not an object")
+    at += 1
+    while True:
+        while text[at] in _WHITE + ",":
+            at += 1
+        if text[at] == "}":
+            return at + 1
+        key, at = _DECODER.raw_decode(text, at)
+        if not isinstance(key, str):
+            raise TypeError("a key is not a string")
+        while text[at] in _WHITE:
+            at += 1
+        if text[at] != ":":
+            raise ValueError("no colon")
+        at += 1
+        while text[at] in _WHITE:
+            at += 1
+        if text[at] == "{":
+            at = _object(text, at, (*path, key), spans)
+            continue
+        _, end = _DECODER.raw_decode(text, at)
+        quoted = text[at] == '"'
+        spans[(*path, key)] = (at + 1, end - 1, True) if quoted else (at, end, False)
+        at = end
 
 
 def value_odds(
-    text: str, tokens: Sequence[TokenLogprob], span: tuple[int, int, bool]
+    text: str, tokens: Sequence[TokenLogprob], span: Span
 ) -> dict[str, tuple[Any, float]] | None:
     """The values the judge might have written in `span`, as ``literal -> (value,
     probability)`` (not normalised), the written one included. None when the tokens do not
@@ -137,26 +151,32 @@ def outcomes(
     """The ballots the judge's reply might have been, each with its probability (summing to
     1), from the log-probabilities of its fields' values; None when none can be read."""
     spans = field_spans(text)
-    if spans is None or not isinstance(data, Mapping):
+    if spans is None or not isinstance(data, Mapping) or not tokens:
         return None
-    properties = prompt.schema.get("properties") or {}
-    choices: list[tuple[str, list[tuple[Any, float]]]] = []
-    for key, span in spans.items():
-        if key not in data or not _closed(properties.get(key)):
+    choices: list[tuple[Path, list[tuple[Any, float]]]] = []
+    read_any = False
+    for path, span in spans.items():
+        if _at(data, path) is _MISSING or not _closed(_schema_at(prompt.schema, path)):
             continue
         odds = value_odds(text, tokens, span)
-        if odds is not None and len(odds) > 1:
-            choices.append((key, list(odds.values())))
+        if odds is None:
+            return None  # the tokens do not spell the reply: nothing can be read
+        read_any = True
+        if len(odds) > 1:
+            choices.append((path, list(odds.values())))
+    if not read_any:
+        return None  # no value of a few choices: nothing a verdict's probability rests on
+    if math.prod(len(c) for _, c in choices) > _MOST:
+        return None  # too many combinations to read each: no distribution rather than a cut one
     if not choices:
-        # Nothing had alternatives: the judge was sure of every value it wrote (or the
-        # provider listed none), which is a probability of 1 only if the tokens were read.
-        return [(rubric.read(case, prompt, data), 1.0)] if tokens else None
+        # The judge was sure of every value it wrote (the provider listed no alternative).
+        return [(rubric.read(case, prompt, data), 1.0)]
     read: list[tuple[Ballot, float]] = []
-    for combination in itertools.islice(itertools.product(*(c for _, c in choices)), _MOST):
-        variant = dict(data)
+    for combination in itertools.product(*(c for _, c in choices)):
+        variant: Any = data
         weight = 1.0
-        for (key, _), (value, probability) in zip(choices, combination, strict=True):
-            variant[key] = value
+        for (path, _), (value, probability) in zip(choices, combination, strict=True):
+            variant = _replaced(variant, path, value)
             weight *= probability
         try:
             read.append((rubric.read(case, prompt, variant), weight))
@@ -166,6 +186,33 @@ def outcomes(
     if total <= 0:
         return None
     return [(ballot, weight / total) for ballot, weight in read]
+
+
+_MISSING = object()
+
+
+def _at(data: Any, path: Path) -> Any:
+    for key in path:
+        if not isinstance(data, Mapping) or key not in data:
+            return _MISSING
+        data = data[key]
+    return data
+
+
+def _replaced(data: Any, path: Path, value: Any) -> Any:
+    """A copy of `data` with the field at `path` set to `value` (the rest shared)."""
+    head, *rest = path
+    copy = dict(data)
+    copy[head] = _replaced(data[head], tuple(rest), value) if rest else value
+    return copy
+
+
+def _schema_at(schema: Any, path: Path) -> Any:
+    for key in path:
+        if not isinstance(schema, Mapping):
+            return None
+        schema = (schema.get("properties") or {}).get(key)
+    return schema
 
 
 def _closed(schema: Any) -> bool:
@@ -185,7 +232,9 @@ def verdict_odds(
     lists = [
         [(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt
     ]
-    for combination in itertools.islice(itertools.product(*lists), _MOST):
+    if math.prod(len(ballots) for ballots in lists) > _MOST:
+        return {}
+    for combination in itertools.product(*lists):
         weight = math.prod(w for _, _, w in combination)
         combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
         key = (

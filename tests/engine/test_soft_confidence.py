@@ -37,10 +37,10 @@ def test_the_value_of_a_field_is_found_in_the_reply_text() -> None:
     text = '{"reason": "a \\"quoted\\" word", "pass": true, "winner": "1"}'
     spans = field_spans(text)
     assert spans is not None
-    start, end, quoted = spans["pass"]
+    start, end, quoted = spans[("pass",)]
     assert text[start:end] == "true"
     assert not quoted
-    start, end, quoted = spans["winner"]
+    start, end, quoted = spans[("winner",)]
     assert text[start:end] == "1"
     assert quoted
     assert field_spans("not json") is None
@@ -51,7 +51,7 @@ def test_a_token_that_spans_the_quotes_gives_alternatives_without_them() -> None
     found = value_odds(
         text,
         tokens('{"', "winner", '":', (' "1"', {' "1"': 0.7, ' "2"': 0.2, " {": 0.1}), "}"),
-        field_spans(text)["winner"],  # type: ignore[index]
+        field_spans(text)[("winner",)],  # type: ignore[index]
     )
     assert found is not None
     assert {k: round(p, 4) for k, (_, p) in found.items()} == {"1": 0.7, "2": 0.2}
@@ -59,7 +59,7 @@ def test_a_token_that_spans_the_quotes_gives_alternatives_without_them() -> None
 
 def test_tokens_that_do_not_spell_the_text_give_nothing() -> None:
     text = '{"pass": true}'
-    assert value_odds(text, tokens('{"pass": false}'), field_spans(text)["pass"]) is None  # type: ignore[index]
+    assert value_odds(text, tokens('{"pass": false}'), field_spans(text)[("pass",)]) is None  # type: ignore[index]
 
 
 def confident_scale(request: JudgeRequest) -> JudgeReply:
