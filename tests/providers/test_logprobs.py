@@ -320,3 +320,30 @@ async def test_jury_run_warns_of_a_model_without_logprobs_and_records_the_probab
     assert votes[OPENAI]["distribution"] == pytest.approx({"PASS": 0.8, "FAIL": 0.2})
     assert votes[OPENAI_REASONING]["status"] == "valid"
     assert votes[OPENAI_REASONING].get("probability") is None
+
+
+async def test_a_points_juror_reads_the_probability_of_a_per_point_verdict(
+    server: FakeProviderServer,
+) -> None:
+    from jury.testing import valid_reply
+
+    rubric, case = load_rubric("shopnest-points"), case_for("shopnest-points")
+    reply = valid_reply(rubric.prompts(case)[0].schema)
+    for point in reply["points"].values():
+        # A "yes" stands only with words of the answer that show it.
+        point.update(verdict="yes", quotes=[(case.answer or "")[:24]], reason="met")
+    # The last point is a penalty: not incurred.
+    reply["points"]["4"].update(verdict="no", quotes=[])
+    # The fake gives odds to the first point's verdict (the first "verdict" of the reply).
+    server.script(
+        model_id(OPENAI),
+        Confident(reply, {"verdict": {"yes": 0.7, "no": 0.2, "cant_tell": 0.1}}),
+    )
+    juror = Juror(model=OPENAI, logprobs=True)
+    verdict = await judge(panel(juror, rubric="shopnest-points"), case=case)
+    vote = verdict.votes[0]
+    assert vote.status is VoteStatus.VALID, vote.error
+    # The first point is a must point: met (0.7) the case passes; not met, or not told, fails.
+    assert vote.verdict is not None
+    assert vote.verdict.value == "PASS"
+    assert vote.distribution == pytest.approx({"PASS": 0.7, "FAIL": 0.3})
