@@ -193,7 +193,7 @@ class Voter:
         found = [(p, chain.soft.get((p.key, sample))) for p in prompts]
         if not found or any(ballots is None for _, ballots in found):
             return None
-        return verdict_odds(self.rubric, case, [(p, b) for p, b in found if b is not None])
+        return verdict_odds(self.rubric, case, [(p, b) for p, b in found if b is not None]) or None
 
     async def _ballot(
         self,
