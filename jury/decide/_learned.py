@@ -361,13 +361,14 @@ def signals(case: Case, votes: Sequence[Vote], rubric: Rubric, target: str) -> d
 
 def soft_value(vote: Vote) -> str | None:
     """A valid vote's probability of PASS, binned (`SOFT`); None without a distribution."""
-    if vote.status is not VoteStatus.VALID or vote.probability_from is None:
+    odds = vote.distribution
+    if vote.status is not VoteStatus.VALID or not odds:
         return None
-    decided = vote.distribution.get("PASS", 0.0) + vote.distribution.get("FAIL", 0.0)
+    decided = odds.get("PASS", 0.0) + odds.get("FAIL", 0.0)
     if decided <= 0:
         return None
     # Of the mass that decides: an abstaining alternative says nothing about which side.
-    share = vote.distribution.get("PASS", 0.0) / decided
+    share = odds.get("PASS", 0.0) / decided
     bins = round(1 / SOFT_BIN)
     return f"{min(math.floor(share * bins), bins - 1) * SOFT_BIN:.1f}"
 

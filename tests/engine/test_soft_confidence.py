@@ -105,7 +105,7 @@ async def test_a_single_sample_without_logprobs_has_no_probability() -> None:
     async with Jury(panel) as jury:
         vote = (await jury.judge(case())).votes[0]
     assert vote.probability is None
-    assert vote.distribution == {}
+    assert vote.distribution is None
 
 
 async def test_a_cached_reply_keeps_its_log_probabilities(tmp_path: Path) -> None:

@@ -111,6 +111,7 @@ async def test_a_pairwise_juror_gets_its_distribution_from_both_orders_through_t
     assert vote.status is VoteStatus.VALID, vote.error
     # A both times: 0.9 x 0.6; B both times: 0.1 x 0.4; the orders disagree otherwise.
     agreed_a, agreed_b = 0.9 * 0.6, 0.1 * 0.4
+    assert vote.distribution is not None
     assert vote.distribution["abstained"] == pytest.approx(1 - agreed_a - agreed_b)
     assert vote.probability == pytest.approx(agreed_a)
     assert sum(vote.distribution.values()) == pytest.approx(1.0)
