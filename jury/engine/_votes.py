@@ -170,7 +170,8 @@ class Voter:
                         details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
                     )
                 per_sample.append(combined)
-                odds.append(self._odds(chain, case, prompts, sample))
+                if chain.soft:
+                    odds.append(self._odds(chain, case, prompts, sample))
         except Unavailable as exc:
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
         except AccountError:
@@ -183,7 +184,9 @@ class Voter:
             self._events.exception("juror.error", case=case.id, juror=seat.id)
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=error)
-        return _confident(self._from_samples(chain, case, per_sample, stats), odds)
+        vote = self._from_samples(chain, case, per_sample, stats)
+        # Most votes have neither log-probabilities nor samples: they skip this.
+        return _confident(vote, odds, seat.samples) if odds or seat.samples > 1 else vote
 
     def _odds(
         self, chain: Fallback, case: Case, prompts: Sequence[Prompt], sample: int
@@ -314,13 +317,13 @@ class Voter:
         )
 
 
-def _confident(vote: Vote, odds: Sequence[dict[str, float] | None]) -> Vote:
+def _confident(vote: Vote, odds: Sequence[dict[str, float] | None], samples: int) -> Vote:
     """The vote with the probability of its verdict: the mean of its samples' distributions
     read from log-probabilities when every sample has one, else the share of its samples
     (two or more) that reached each verdict."""
     if vote.status is not VoteStatus.VALID or vote.verdict is None:
         return vote
-    if odds and all(o is not None for o in odds):
+    if len(odds) == samples and all(o is not None for o in odds):
         keys = sorted({key for o in odds if o is not None for key in o})
         mean = {k: sum(o.get(k, 0.0) for o in odds if o is not None) / len(odds) for k in keys}
         source = "logprobs"
