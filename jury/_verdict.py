@@ -179,6 +179,16 @@ class Vote(BaseModel):
     #: answer, its reasoning), by field; ``<prompt>.<field>`` when the rubric asks several
     #: prompts (pairwise: ``AB.questions``, ``BA.questions``). Empty for ``plain``.
     generated: dict[str, str] = {}
+    #: How sure the juror was of its verdict: the probability of `verdict`, read from the
+    #: reply's token log-probabilities (``logprobs = true``) or, without them, the share of
+    #: its samples that reached it (``samples = N``); None when neither was there.
+    probability: float | None = None
+    #: The whole distribution behind `probability`: verdict ("PASS", "FAIL", "INCONCLUSIVE",
+    #: "abstained") -> probability (None with `probability`: a mutable default is copied for
+    #: every vote, which cost a third more per vote).
+    distribution: dict[str, float] | None = None
+    #: Where `probability` came from: "logprobs" or "samples".
+    probability_from: str | None = None
 
     @property
     def served_by(self) -> str | None:

@@ -27,6 +27,17 @@ LIFECYCLE: dict[str, str] = {
     "google": "jury.providers._lifecycle:google",
 }
 
+#: Which models of each built-in provider give token log-probabilities (a juror's
+#: ``logprobs = true``): "module:function" of the model ID -> why not, or None when they do.
+#: A provider not listed gives none (Anthropic's Messages API has no such parameter).
+LOGPROBS: dict[str, str] = {
+    "openai": "jury.providers.openai:logprobs_refusal",
+    "google": "jury.providers.google:logprobs_refusal",
+    "openai-api": "jury.providers.openai_compatible:logprobs_refusal",
+    "ollama": "jury.providers.openai_compatible:logprobs_refusal",
+    "vllm": "jury.providers.openai_compatible:logprobs_refusal",
+}
+
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
@@ -35,4 +46,4 @@ AGENTS: dict[str, str] = {
     "model": "jury.providers.agents._model:create",
 }
 
-__all__ = ["AGENTS", "BUILTIN", "LIFECYCLE"]
+__all__ = ["AGENTS", "BUILTIN", "LIFECYCLE", "LOGPROBS"]

@@ -154,6 +154,7 @@ _SNAKE = {
     "responseMimeType": "response_mime_type",
     "responseJsonSchema": "response_json_schema",
     "thinkingConfig": "thinking_config",
+    "responseLogprobs": "response_logprobs",
 }
 
 

@@ -34,12 +34,14 @@ from typing import Any
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
+    TOP_LOGPROBS,
     BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
     RateLimitedError,
+    TokenLogprob,
     TransientError,
     Usage,
 )
@@ -56,7 +58,15 @@ from ._wire import (
     read_key,
 )
 
-__all__ = ["FAMILIES", "Family", "GeminiWire", "GoogleJudge", "create", "family"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "GeminiWire",
+    "GoogleJudge",
+    "create",
+    "family",
+    "logprobs_refusal",
+]
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -160,6 +170,9 @@ class GeminiWire(Wire):
         config["responseJsonSchema"] = request.schema
         if kind.thinking is not None:
             config["thinkingConfig"] = kind.thinking
+        if request.logprobs and logprobs_refusal(model) is None:
+            config["responseLogprobs"] = True
+            config["logprobs"] = TOP_LOGPROBS
         return {
             "contents": [
                 {
@@ -205,6 +218,7 @@ class GeminiWire(Wire):
             model=served,
             usage=used,
             finish=_FINISH.get(str(first.get("finishReason")), "stop"),
+            logprobs=_token_logprobs(first.get("logprobsResult")),
         )
 
     def error(
@@ -254,6 +268,53 @@ class GeminiWire(Wire):
                 status=429,
             )
         return RateLimitedError(message, retry_after=delay, status=429)
+
+
+#: The models that give token log-probabilities, by API surface: the Gemini API refuses them
+#: on 2.5 ("Logprobs is not enabled for models/gemini-2.5-flash",
+#: https://github.com/Vela-Research/think-reason-learn/issues/34) and serves them on 2.0 Flash
+#: (https://github.com/mscraftsman/generative-ai/issues/135); Vertex AI serves 2.0 and 2.5
+#: (https://github.com/vercel/ai/issues/5418) and refuses 3.5 Flash ("Logprobs is not
+#: supported for this model", https://github.com/GoogleCloudPlatform/generative-ai/issues/2947).
+LOGPROBS_OFFERED = {
+    "gemini": ("gemini-2.0-flash*",),
+    "vertex": ("gemini-2.0-flash*", "gemini-2.5-*"),
+}
+
+
+def logprobs_refusal(model: str) -> str | None:
+    """Why a Gemini model gives no token log-probabilities on the API this process uses
+    (None when it gives them)."""
+    surface = "vertex" if _vertex() else "gemini"
+    if any(fnmatchcase(model, pattern) for pattern in LOGPROBS_OFFERED[surface]):
+        return None
+    where = "Vertex AI" if surface == "vertex" else "the Gemini API"
+    return f"{where} does not offer responseLogprobs for {model}"
+
+
+def _token_logprobs(given: Any) -> tuple[TokenLogprob, ...] | None:
+    """``logprobsResult`` (google-genai types.LogprobsResult): the chosen token of each step
+    with the step's top candidates; None when there is none."""
+    if not isinstance(given, Mapping):
+        return None
+    chosen = given.get("chosenCandidates")
+    tops = given.get("topCandidates") or []
+    if not isinstance(chosen, list) or not chosen:
+        return None
+    try:
+        return tuple(
+            TokenLogprob(
+                str(item.get("token", "")),
+                float(item.get("logProbability", 0.0)),
+                tuple(
+                    (str(c.get("token", "")), float(c.get("logProbability", 0.0)))
+                    for c in (tops[i].get("candidates") or () if i < len(tops) else ())
+                ),
+            )
+            for i, item in enumerate(chosen)
+        )
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def _reason(error: Mapping[str, Any]) -> str | None:

@@ -27,11 +27,13 @@ from typing import Any, Literal
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
+    TOP_LOGPROBS,
     BatchAPI,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
+    TokenLogprob,
     TransientError,
     Usage,
 )
@@ -46,7 +48,16 @@ from ._wire import (
     read_key,
 )
 
-__all__ = ["FAMILIES", "Family", "OpenAIJudge", "OpenAIWire", "ResponseFormat", "create", "family"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "OpenAIJudge",
+    "OpenAIWire",
+    "ResponseFormat",
+    "create",
+    "family",
+    "logprobs_refusal",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 KEY_VARIABLE = "OPENAI_API_KEY"
@@ -89,6 +100,16 @@ REASONING_ROOM = 2048
 def family(model: str) -> Family:
     """The family of an OpenAI model (by `FAMILIES`)."""
     return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _NEWEST)
+
+
+def logprobs_refusal(model: str) -> str | None:
+    """Why an OpenAI model gives no token log-probabilities (None when it does): reasoning
+    models answer 403 "You are not allowed to request logprobs from this model"
+    (https://github.com/confident-ai/deepeval/pull/2184; "logprobs are not supported for
+    reasoning models", https://github.com/UKGovernmentBEIS/inspect_ai/pull/2739)."""
+    if family(model).reasoning:
+        return "OpenAI's reasoning models give no log-probabilities (403 on request)"
+    return None
 
 
 #: OpenAI's reasons for a 429 that waiting does not clear (``error.code``; the type is
@@ -153,6 +174,11 @@ class OpenAIWire(Wire):
             body["reasoning_effort"] = request.effort or REASONING_EFFORT
         if request.seed is not None:
             body["seed"] = request.seed
+        # Compatible servers (vLLM; Ollama from 0.12.11) take them for any model; OpenAI's
+        # reasoning models refuse them, and are not asked (the panel warns at load).
+        if request.logprobs and (kind is None or logprobs_refusal(model) is None):
+            body["logprobs"] = True
+            body["top_logprobs"] = TOP_LOGPROBS
         if self.response_format == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
@@ -191,6 +217,7 @@ class OpenAIWire(Wire):
                 thinking_tokens=int(reasoning or 0),
             ),
             finish=finish,
+            logprobs=_token_logprobs(choices[0].get("logprobs")) if finish != "refusal" else None,
         )
 
     def error(
@@ -208,6 +235,29 @@ class OpenAIWire(Wire):
             "(no retry clears it: add credit or raise the limit)",
             status=429,
         )
+
+
+def _token_logprobs(given: Any) -> tuple[TokenLogprob, ...] | None:
+    """``choices[].logprobs.content`` (the SDK's ChatCompletionTokenLogprob: ``token``,
+    ``logprob``, ``top_logprobs``) as the seam's tokens; None when there are none."""
+    content = given.get("content") if isinstance(given, Mapping) else None
+    if not isinstance(content, list) or not content:
+        return None
+    try:
+        return tuple(
+            TokenLogprob(
+                str(item["token"]),
+                float(item["logprob"]),
+                tuple(
+                    (str(t["token"]), float(t["logprob"])) for t in item.get("top_logprobs") or ()
+                ),
+            )
+            for item in content
+        )
+    except (KeyError, TypeError, ValueError):
+        # Log-probabilities are a bonus: a reply whose list is not as documented is still
+        # a reply, read without them.
+        return None
 
 
 def _schema_name(name: str) -> str:

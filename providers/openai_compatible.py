@@ -25,13 +25,22 @@ from jury.adapters import family_of
 from ._wire import read_key
 from .openai import OpenAIJudge, ResponseFormat, build
 
-__all__ = ["DEFAULT_BASE_URLS", "create", "create_ollama", "create_vllm"]
+__all__ = ["DEFAULT_BASE_URLS", "create", "create_ollama", "create_vllm", "logprobs_refusal"]
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434/v1", "vllm": "http://localhost:8000/v1"}
 #: Calls in flight unless the jury file says otherwise. Ollama runs a few requests at once
 #: by default; vLLM batches many; an unknown compatible server gets a moderate number.
 SERVICE_LIMITS = ProviderLimits(concurrency=16)
 LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(concurrency=32)}
+
+
+def logprobs_refusal(model: str) -> str | None:
+    """Compatible servers give log-probabilities for any model they serve, in the Chat
+    Completions shape: vLLM (its OpenAI-compatible server takes ``logprobs`` and
+    ``top_logprobs``) and Ollama since v0.12.11
+    (https://github.com/BerriAI/litellm/issues/17165). A server that does not, refuses the
+    call with its own error."""
+    return None
 
 
 def _variable(service: str, suffix: str) -> str:

@@ -88,6 +88,8 @@ ADAPTERS = {
     "Score",
     "Strategy",
     "TransientError",
+    "TOP_LOGPROBS",
+    "TokenLogprob",
     "Usage",
     "batch_price",
     "case_fence",
@@ -106,6 +108,7 @@ ADAPTERS = {
 #: Test helpers shipped as product: the fake provider server, scripted judges, clocks.
 TESTING = {
     "Clock",
+    "Confident",
     "FakeClock",
     "FakeProviderServer",
     "Fault",

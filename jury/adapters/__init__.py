@@ -76,7 +76,7 @@ from ._model import JudgeModel
 from ._prices import batch_price, price
 from ._registry import family_of, register_provider, register_rubric_kind
 from ._reply import reply_from
-from ._request import Finish, JudgeReply, JudgeRequest, Message, Usage
+from ._request import TOP_LOGPROBS, Finish, JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
 from ._rubric import (
     Decision,
     Judgement,
@@ -93,6 +93,7 @@ from ._rubric import (
 from ._strategy import Strategy, register_strategy
 
 __all__ = [
+    "TOP_LOGPROBS",
     "Agent",
     "AgentError",
     "AgentReply",
@@ -121,6 +122,7 @@ __all__ = [
     "Rubric",
     "Score",
     "Strategy",
+    "TokenLogprob",
     "TransientError",
     "Usage",
     "batch_price",

@@ -52,6 +52,7 @@ RUBRICS_PACKAGE = "jury.rubrics"
 _PROVIDERS: dict[str, str | ModelFactory] = {}
 _PROVIDER_FAMILIES: dict[str, str] = {}
 _LIFECYCLES: dict[str, str | Lifecycle] = {}
+_LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -69,6 +70,9 @@ def _providers() -> dict[str, str | ModelFactory]:
         lifecycles: dict[str, str] = getattr(package, "LIFECYCLE", {})
         for prefix, lifecycle in lifecycles.items():
             _LIFECYCLES.setdefault(prefix, lifecycle)
+        logprobs: dict[str, str] = getattr(package, "LOGPROBS", {})
+        for prefix, check in logprobs.items():
+            _LOGPROBS.setdefault(prefix, check)
     return _PROVIDERS
 
 
@@ -120,6 +124,19 @@ def model_status(spec: str, day: date) -> ModelStatus | None:
     if isinstance(target, str):
         target = _LIFECYCLES[prefix] = _load(target)
     return target(model, day)
+
+
+def logprobs_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` gives no token log-probabilities, or None when it gives them
+    (what the provider's ``LOGPROBS`` entry says; a provider without one gives none)."""
+    prefix, _, model = spec.partition("/")
+    _providers()
+    target = _LOGPROBS.get(prefix)
+    if target is None:
+        return f"the {prefix} provider gives no token log-probabilities"
+    if isinstance(target, str):
+        target = _LOGPROBS[prefix] = _load(target)
+    return target(model)
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:

@@ -20,9 +20,15 @@ __all__ = [
     "JudgeReply",
     "JudgeRequest",
     "Message",
+    "TokenLogprob",
     "Usage",
     "call_key",
 ]
+
+#: How many alternatives per token a judge is asked for when its juror asks for
+#: log-probabilities: OpenAI's ``top_logprobs`` takes 0 to 20 (API reference, Chat
+#: Completions), Gemini's ``logprobs`` 1 to 20 (google-genai ``GenerateContentConfig``).
+TOP_LOGPROBS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,9 @@ class JudgeRequest:
     #: Which of the rubric's prompts this is (pairwise asks "AB" and "BA"), and the sample.
     prompt: str = field(default="", compare=False)
     sample: int = field(default=0, compare=False)
+    #: Ask for the reply's token log-probabilities (the juror's ``logprobs = true``); an
+    #: adapter whose model cannot give them does not send the ask (the panel warns at load).
+    logprobs: bool = False
 
     @property
     def user(self) -> str:
@@ -113,6 +122,19 @@ class JudgeReply:
     finish: Finish | None = None
     rate_limits: Mapping[str, str] | None = None
     batch: str | None = None
+    #: The reply's tokens with their log-probabilities, when they were asked for and the
+    #: provider gave them (None otherwise); their texts, joined, are the reply's text.
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    """One token of a reply: its text, its natural-log probability, and the most likely
+    alternatives the provider listed at that position (``(text, logprob)``, best first)."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 _KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
@@ -160,6 +182,10 @@ def call_key(model: str, request: JudgeRequest, sample: int) -> str:
     if request.effort is not None:
         # Only when set, so that the addresses of calls made before effort existed hold.
         fields.append(request.effort)
+    if request.logprobs:
+        # Only when asked: a reply without log-probabilities cannot serve a call that wants
+        # them, and the keys of calls that do not ask stay what they were.
+        fields.append("logprobs")
     tail = _KEY_JSON(fields)
     payload = (
         f"[{_KEY_JSON(model)},{_system_json(request.system)},{messages},"

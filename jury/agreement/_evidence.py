@@ -11,7 +11,15 @@ import numpy as np
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, Score, VoteStatus
-from ..decide._learned import PASS_CLASSES, PASS_TARGET, SourceKey, signals, value_key, vote_value
+from ..decide._learned import (
+    PASS_CLASSES,
+    PASS_TARGET,
+    SOFT,
+    SourceKey,
+    signals,
+    value_key,
+    vote_value,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -162,7 +170,11 @@ def consistency(table: Labelled, jurors: Sequence[str]) -> dict[str, tuple[int, 
     for juror in jurors:
         same = judged = 0
         for row in table.rows:
-            said = [v for (j, order), v in row.items() if j == juror and order is not None]
+            said = [
+                v
+                for (j, order), v in row.items()
+                if j == juror and order is not None and order != SOFT
+            ]
             if len(said) >= 2:
                 judged += 1
                 same += len(set(said)) == 1

@@ -119,6 +119,8 @@ def fit_weights(rows: Rows, labels: Sequence[int], classes: Sequence[str]) -> Li
     tally: dict[SourceKey, list[int]] = {}
     for row, label in zip(rows, labels, strict=True):
         for key, value in row.items():
+            if value not in classes:
+                continue  # a soft vote's probability bin: the weights model reads votes only
             seen = tally.setdefault(key, [0, 0])
             seen[0] += value == classes[label]
             seen[1] += 1

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PASS_TARGET",
+    "SOFT",
     "Fit",
     "FitSource",
     "FitStage",
@@ -61,6 +62,13 @@ PASS_CLASSES: tuple[str, ...] = ("FAIL", "PASS")
 Model = Literal["weights", "stacked", "dawid-skene"]
 #: A source of evidence: a juror, and the presentation order for a pairwise juror's ballots.
 SourceKey = tuple[str, str | None]
+#: The "order" of a juror's soft vote, a source beside its hard vote: the probability it gave
+#: the case passing (`Vote.distribution`, from log-probabilities or its samples), in bins of
+#: `SOFT_BIN` spelt by their lower bound ("0.8": 0.8 to 1). Averaging judges' probabilities
+#: beats the best judge where majority voting does not (issue 21); a bin keeps the table
+#: model, so deciding stays the same sum.
+SOFT = "soft"
+SOFT_BIN = 0.2
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -345,7 +353,24 @@ def signals(case: Case, votes: Sequence[Vote], rubric: Rubric, target: str) -> d
             value = vote_value(case, rubric, target, vote.scores, vote.verdict)
             if value is not None:
                 found[(vote.juror, None)] = value
+        soft = soft_value(vote) if target == PASS_TARGET else None
+        if soft is not None:
+            found[(vote.juror, SOFT)] = soft
     return found
+
+
+def soft_value(vote: Vote) -> str | None:
+    """A valid vote's probability of PASS, binned (`SOFT`); None without a distribution."""
+    odds = vote.distribution
+    if vote.status is not VoteStatus.VALID or not odds:
+        return None
+    decided = odds.get("PASS", 0.0) + odds.get("FAIL", 0.0)
+    if decided <= 0:
+        return None
+    # Of the mass that decides: an abstaining alternative says nothing about which side.
+    share = odds.get("PASS", 0.0) / decided
+    bins = round(1 / SOFT_BIN)
+    return f"{min(math.floor(share * bins), bins - 1) * SOFT_BIN:.1f}"
 
 
 def vote_value(

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapters._request import JudgeReply, JudgeRequest, Usage
+from ..adapters._request import JudgeReply, JudgeRequest, TokenLogprob, Usage
 
 __all__ = ["CACHE_FILE", "SqliteCache", "default_cache_dir"]
 
@@ -111,6 +111,9 @@ def _reply_json(reply: JudgeReply) -> str:
     if reply.finish is not None:
         # A reply cut off or refused is read as such again when it is served from here.
         data["finish"] = reply.finish
+    if reply.logprobs is not None:
+        # A cached reply answers a call that asked for log-probabilities with them.
+        data["logprobs"] = [[t.token, t.logprob, [list(a) for a in t.top]] for t in reply.logprobs]
     if reply.parsed is not None:
         # Not JSON? The text still carries the reply; the engine parses it on replay.
         with contextlib.suppress(TypeError, ValueError):
@@ -126,6 +129,15 @@ def _reply_from_json(text: str) -> JudgeReply:
         usage=Usage(*data["usage"]),
         parsed=data.get("parsed"),
         finish=data.get("finish"),
+        logprobs=_logprobs_from_json(data.get("logprobs")),
+    )
+
+
+def _logprobs_from_json(rows: Any) -> tuple[TokenLogprob, ...] | None:
+    if rows is None:
+        return None
+    return tuple(
+        TokenLogprob(token, logprob, tuple((a, b) for a, b in top)) for token, logprob, top in rows
     )
 
 

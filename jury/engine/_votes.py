@@ -25,6 +25,7 @@ from ..cases._case import Case
 from ..decide._core import Aggregation, aggregate, sample_verdicts
 from ..panel._panel import Juror
 from ._calls import Caller
+from ._soft import outcomes, sample_share, verdict_odds
 
 __all__ = ["BUDGET_REASON", "REASK", "Fallback", "Seat", "Unavailable", "Voter"]
 
@@ -90,7 +91,7 @@ class Fallback:
     `last_reply` is the text of the last reply any of them gave in the vote.
     """
 
-    __slots__ = ("_at", "_ballot", "_errors", "_on_failover", "last_reply", "seat")
+    __slots__ = ("_at", "_ballot", "_errors", "_on_failover", "last_reply", "seat", "soft")
 
     def __init__(
         self, seat: Seat, ballot: AskBallot, on_failover: Callable[[Seat, JudgeModel], None]
@@ -101,6 +102,9 @@ class Fallback:
         self._at = 0
         self._errors: list[str] | None = None
         self.last_reply: str | None = None
+        #: The ballots each (prompt, sample) reply might have been, with their probabilities,
+        #: where the reply came with log-probabilities (`jury.engine._soft`).
+        self.soft: dict[tuple[str, int], list[tuple[Ballot, float]]] = {}
 
     async def ask(
         self, case: Case, prompt: Prompt, sample: int, stats: CallStats, secrets: tuple[str, ...]
@@ -154,6 +158,7 @@ class Voter:
         short by the case's deadline still shows what it cost."""
         chain = Fallback(seat, self._ballot, self._on_failover)
         per_sample: list[Ballot] = []
+        odds: list[dict[str, float] | None] = []
         try:
             prompts = seat.strategy.apply(self.rubric, prompts)
             for sample in range(seat.samples):
@@ -179,6 +184,8 @@ class Voter:
                 if generated != combined.generated:
                     combined = replace(combined, generated=generated)
                 per_sample.append(combined)
+                if chain.soft:
+                    odds.append(self._odds(chain, case, prompts, sample))
         except Unavailable as exc:
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
         except AccountError:
@@ -191,7 +198,19 @@ class Voter:
             self._events.exception("juror.error", case=case.id, juror=seat.id)
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
             return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=error)
-        return self._from_samples(chain, case, per_sample, stats)
+        vote = self._from_samples(chain, case, per_sample, stats)
+        # Most votes have neither log-probabilities nor samples: they skip this.
+        return _confident(vote, odds, seat.samples) if odds or seat.samples > 1 else vote
+
+    def _odds(
+        self, chain: Fallback, case: Case, prompts: Sequence[Prompt], sample: int
+    ) -> dict[str, float] | None:
+        """One sample's distribution over the verdict, when every prompt's reply was read
+        with log-probabilities."""
+        found = [(p, chain.soft.get((p.key, sample))) for p in prompts]
+        if not found or any(ballots is None for _, ballots in found):
+            return None
+        return verdict_odds(self.rubric, case, [(p, b) for p, b in found if b is not None]) or None
 
     async def _ballot(
         self,
@@ -214,6 +233,7 @@ class Voter:
                 schema_name=prompt.schema_name,
                 temperature=seat.temperature,
                 max_tokens=seat.max_tokens or self.max_tokens,
+                logprobs=seat.juror.logprobs,
                 seed=sample if seat.samples > 1 else None,
                 effort=seat.effort,
                 case=case,
@@ -227,7 +247,8 @@ class Voter:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 generated, data = seat.strategy.read(data)
                 ballot = self.rubric.read(case, prompt, data)
-                return replace(ballot, generated=generated) if generated else ballot
+                if generated:
+                    ballot = replace(ballot, generated=generated)
             except InvalidReply as exc:
                 ending, mendable = self._ending(reply, request.max_tokens)
                 reason = f"{ending}: {exc.reason}" if ending else exc.reason
@@ -239,6 +260,12 @@ class Voter:
                 # re-asked without it.
                 said = (Message("assistant", reply.text),) if reply.text.strip() else ()
                 messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
+                continue
+            if reply.logprobs:
+                read = outcomes(self.rubric, case, prompt, data, reply.text, reply.logprobs)
+                if read is not None:
+                    chain.soft[prompt.key, sample] = read
+            return ballot
 
     def _ending(self, reply: JudgeReply, max_tokens: int | None = None) -> tuple[str, bool]:
         """How a reply ended short ("" when it did not), and whether asking again can mend
@@ -327,6 +354,29 @@ def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
     if len(ballots) == 1:
         return ballots[0][1].generated
     return {f"{p.key}.{name}": text for p, b in ballots for name, text in b.generated.items()}
+
+
+def _confident(vote: Vote, odds: Sequence[dict[str, float] | None], samples: int) -> Vote:
+    """The vote with the probability of its verdict: the mean of its samples' distributions
+    read from log-probabilities when every sample has one, else the share of its samples
+    (two or more) that reached each verdict."""
+    if vote.status is not VoteStatus.VALID or vote.verdict is None:
+        return vote
+    if len(odds) == samples and all(o is not None for o in odds):
+        keys = sorted({key for o in odds if o is not None for key in o})
+        mean = {k: sum(o.get(k, 0.0) for o in odds if o is not None) / len(odds) for k in keys}
+        source = "logprobs"
+    elif len(vote.samples) > 1:
+        mean, source = sample_share([b.verdict for b in vote.samples]), "samples"
+    else:
+        return vote
+    return vote.model_copy(
+        update={
+            "probability": mean.get(str(vote.verdict.value), 0.0),
+            "distribution": mean,
+            "probability_from": source,
+        }
+    )
 
 
 def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:

@@ -64,6 +64,11 @@ class Juror(BaseModel):
     #: Anthropic's ``output_config.effort`` (low to max), OpenAI's ``reasoning_effort``
     #: (none to xhigh). None: the adapter's choice.
     effort: Effort | None = None
+    #: Ask the judge for its reply's token log-probabilities, from which the vote's
+    #: `probability` is read (OpenAI models that take ``logprobs``, Gemini models that offer
+    #: ``responseLogprobs``, OpenAI-compatible servers). A model that cannot give them is
+    #: warned about when the panel loads, and is not sent the ask.
+    logprobs: bool = False
 
     @field_validator("model")
     @classmethod

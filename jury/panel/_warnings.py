@@ -19,7 +19,7 @@ import re
 
 from ..adapters._agent import Agent
 from ..adapters._model import JudgeModel
-from ..adapters._registry import family_of
+from ..adapters._registry import family_of, logprobs_refusal
 from ._lifecycle import lifecycle_warnings, look_up, today
 from ._panel import Juror, Panel
 
@@ -153,4 +153,26 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
         for model_id, seats in aliases.items()
     )
     warnings.extend(lifecycle_warnings(panel, day, looked))
+    warnings.extend(_logprobs_warnings(panel))
+    return warnings
+
+
+def _logprobs_warnings(panel: Panel) -> list[str]:
+    """A juror that asks for log-probabilities of a model that cannot give them: warned once
+    here, and its adapter does not send the ask (so no call fails for it); its votes carry a
+    probability only from its samples, if it has several."""
+    warnings = []
+    for juror in panel.jurors:
+        if not juror.logprobs:
+            continue
+        for model in (juror.model, *juror.fallbacks):
+            if _live_id(model) is None:
+                continue
+            spec = model.name if isinstance(model, JudgeModel) else model
+            why = logprobs_refusal(spec)
+            if why is not None:
+                warnings.append(
+                    f"{juror.id}: logprobs = true, but {why}: its votes carry no "
+                    "probability from log-probabilities (samples = N gives the share of samples)"
+                )
     return warnings

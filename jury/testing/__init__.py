@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from .._clock import Clock, FakeClock
 from ._faults import Fault, ScriptReply, retry_after_date, valid_reply
 from ._log import LoggedRequest
+from ._logprobs import Confident
 from ._scripted import ScriptedModel
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Clock",
+    "Confident",
     "FakeClock",
     "FakeProviderServer",
     "Fault",

@@ -7,6 +7,7 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._logprobs import tokens_of
 from ._wire import (
     THINKING,
     Ending,
@@ -74,6 +75,35 @@ _STRICT_SAMPLING = ("gemini-3.5-flash-lite*",)
 _NO_MINIMAL = ("gemini-3.7-flash", "gemini-3.8-flash")
 
 
+#: The models that give token log-probabilities (``responseLogprobs``), by API surface. The
+#: Gemini API answers 400 "Logprobs is not enabled for models/gemini-2.5-flash" for 2.5
+#: (https://github.com/Vela-Research/think-reason-learn/issues/34,
+#: https://github.com/langchain-ai/langchain-google/pull/1266) and serves them on 2.0 Flash
+#: (https://github.com/mscraftsman/generative-ai/issues/135); Vertex AI serves them on 2.0
+#: and 2.5 (https://github.com/vercel/ai/issues/5418) and refuses Gemini 3.5 Flash with
+#: "Unable to submit request because Logprobs is not supported for this model."
+#: (https://github.com/GoogleCloudPlatform/generative-ai/issues/2947).
+LOGPROBS_OFFERED = {
+    "gemini": ("gemini-2.0-flash*",),
+    "vertex": ("gemini-2.0-flash*", "gemini-2.5-*"),
+}
+
+
+def _logprobs_refusal(config: Mapping[str, Any], model: str, surface: str) -> Refusal | None:
+    """``logprobs`` is "only valid if responseLogprobs=True", 1 to 20 ([1-20] in Google's
+    logprobs notebook, issue 2947 above; google-genai types.GenerationConfig)."""
+    asked, top = config.get("responseLogprobs"), config.get("logprobs")
+    if top is not None and (not isinstance(top, int) or not 1 <= top <= 20):
+        return Refusal(f"logprobs must be between 1 and 20, got {top!r}.")
+    if top is not None and not asked:
+        return Refusal("logprobs is only valid if responseLogprobs is true.")
+    if not asked or _matches(model, LOGPROBS_OFFERED[surface]):
+        return None
+    if surface == "vertex":
+        return Refusal("Unable to submit request because Logprobs is not supported for this model.")
+    return Refusal(f"Logprobs is not enabled for models/{model}")
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
@@ -114,6 +144,33 @@ def _unknown(keys: Any, allowed: frozenset[str], where: str) -> Refusal | None:
         f"Invalid JSON payload received. Unknown name \"{unknown[0]}\" at '{where}': "
         "Cannot find field."
     )
+
+
+def _logprobs_result(
+    text: str, odds: dict[str, dict[str, float]] | None, top: int
+) -> dict[str, Any]:
+    """``avgLogprobs`` and ``logprobsResult``: ``chosenCandidates`` (the tokens written) and
+    ``topCandidates`` (each step's best ``top``), as google-genai's types.LogprobsResult and
+    LogprobsResultCandidate name them (``token``, ``tokenId``, ``logProbability``)."""
+    tokens = tokens_of(text, odds, top)
+    ids: dict[str, int] = {}
+
+    def candidate(token: str, logprob: float) -> dict[str, Any]:
+        return {
+            "token": token,
+            "tokenId": ids.setdefault(token, len(ids)),
+            "logProbability": logprob,
+        }
+
+    return {
+        "avgLogprobs": sum(t.logprob for t in tokens) / max(len(tokens), 1),
+        "logprobsResult": {
+            "topCandidates": [
+                {"candidates": [candidate(a, lp) for a, lp in t.top]} for t in tokens
+            ],
+            "chosenCandidates": [candidate(t.text, t.logprob) for t in tokens],
+        },
+    }
 
 
 class GeminiGenerateContent(WireProtocol):
@@ -161,6 +218,11 @@ class GeminiGenerateContent(WireProtocol):
             )
             if refused:
                 return refused
+        refused_logprobs = _logprobs_refusal(
+            {_camel(k): v for k, v in config.items()}, model, surface
+        )
+        if refused_logprobs is not None:
+            return refused_logprobs
         contents = body.get("contents") or []
         for content in (*contents, body.get("systemInstruction") or {}):
             if any(isinstance(p, dict) and p.get("text") == "" for p in content.get("parts") or ()):
@@ -251,6 +313,9 @@ class GeminiGenerateContent(WireProtocol):
         }
         if text and ending != "refusal":
             candidate["content"] = {"role": "model", "parts": [{"text": text}]}
+            config = {_camel(k): v for k, v in (logged.body.get("generationConfig") or {}).items()}
+            if config.get("responseLogprobs"):
+                candidate.update(_logprobs_result(text, logged.odds, config.get("logprobs") or 0))
         return {
             "candidates": [candidate],
             "usageMetadata": usage,

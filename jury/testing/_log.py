@@ -43,6 +43,9 @@ class LoggedRequest:
     schema_of: Callable[[Any], dict[str, Any] | None] | None = field(
         default=None, repr=False, compare=False
     )
+    #: The judge's odds for its reply's values, when the script gave them
+    #: (`jury.testing.Confident`): served as token log-probabilities to a call that asks.
+    odds: dict[str, dict[str, float]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def schema(self) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._logprobs import tokens_of
 from ._wire import (
     THINKING,
     Ending,
@@ -71,6 +72,52 @@ def _schema_problem(schema: Any, where: tuple[str, ...] = ()) -> str | None:
         if problem:
             return problem
     return _schema_problem(schema.get("items"), (*where, "items"))
+
+
+def _logprobs_refusal(body: dict[str, Any], model: str) -> Refusal | None:
+    """What Chat Completions refuses of ``logprobs`` / ``top_logprobs``.
+
+    ``top_logprobs`` is "an integer between 0 and 20 ... ``logprobs`` must be set to true if
+    this parameter is used" (API reference, Chat Completions create; the SDK's
+    types/chat/completion_create_params.py). Reasoning models give no log-probabilities:
+    they answer 403 "You are not allowed to request logprobs from this model"
+    (https://github.com/confident-ai/deepeval/pull/2184, o4-mini; "logprobs are not
+    supported for reasoning models", https://github.com/UKGovernmentBEIS/inspect_ai/pull/2739).
+    """
+    asked, top = body.get("logprobs"), body.get("top_logprobs")
+    if top is not None:
+        if not isinstance(top, int) or isinstance(top, bool) or not 0 <= top <= 20:
+            return Refusal(
+                f"Invalid 'top_logprobs': integer must be between 0 and 20, got {top!r}.",
+                param="top_logprobs",
+                code="integer_out_of_range",
+            )
+        if asked is not True:
+            return Refusal(
+                "Invalid value for 'top_logprobs': 'logprobs' must be set to true when "
+                "'top_logprobs' is used.",
+                param="top_logprobs",
+            )
+    if asked and _reasoning(model):
+        return Refusal("You are not allowed to request logprobs from this model", status=403)
+    return None
+
+
+def _token_logprobs(logged: LoggedRequest, text: str) -> list[dict[str, Any]]:
+    """``choices[].logprobs.content``: one entry per token, with its UTF-8 ``bytes`` and its
+    ``top_logprobs`` (the SDK's types/chat/chat_completion_token_logprob.py)."""
+    top = logged.body.get("top_logprobs") or 0
+    return [
+        {
+            "token": token.text,
+            "logprob": token.logprob,
+            "bytes": list(token.text.encode()),
+            "top_logprobs": [
+                {"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in token.top
+            ],
+        }
+        for token in tokens_of(text, logged.odds, top)
+    ]
 
 
 #: Model names only OpenAI serves: a call to one must carry OpenAI's key. Compatible servers
@@ -149,6 +196,9 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
                 param="temperature",
                 code="unsupported_value",
             )
+        refused = _logprobs_refusal(body, logged.model)
+        if refused is not None:
+            return refused
         fmt = body.get("response_format") or {}
         spec = fmt.get("json_schema") or {}
         if fmt.get("type") == "json_schema" and spec.get("strict"):
@@ -198,13 +248,16 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
             message.update(content=None, refusal=text or "I can't help with that.")
         elif ending == "filtered":
             message["content"] = None
+        logprobs = None
+        if logged.body.get("logprobs") and message["content"]:
+            logprobs = {"content": _token_logprobs(logged, text), "refusal": None}
         return {
             "id": f"chatcmpl-{logged.index}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": logged.model,
             "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
+                {"index": 0, "message": message, "logprobs": logprobs, "finish_reason": finish}
             ],
             "usage": {
                 "prompt_tokens": tokens.input,

@@ -393,6 +393,7 @@ class FakeProviderServer:
         ending: Ending = "stop",
     ) -> dict[str, Any]:
         text = reply if isinstance(reply, str) else json.dumps(reply)
+        logged.odds = getattr(reply, "odds", None)
         thinking = protocol.thinking_tokens(logged) if self.strict else 0
         limit = protocol.output_limit(logged.body)
         if ending == "stop" and limit is not None and thinking + estimate_tokens(text) > limit:
