@@ -37,7 +37,9 @@ def test_the_seats_example_seats_one_model_twice_under_two_names() -> None:
     family = [w for w in panel_warnings(panel) if "family" in w]
     assert family == [
         "jurors openai/gpt-5.4-mini-2026-03-17, openai/gpt-5.4-mini-2026-03-17+metrics_reference "
-        "are all of the openai family: a jury's strength is jurors from different families"
+        "(seats of one model, openai/gpt-5.4-mini-2026-03-17) are all of the openai family: ways "
+        "of judging of one model share its blind spots; a jury's strength is jurors from "
+        "different families"
     ]
 
 

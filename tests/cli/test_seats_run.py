@@ -82,8 +82,8 @@ def test_two_seats_of_one_model_send_their_pinned_prompts_and_record_what_they_w
     family = [line for line in err.splitlines() if "family" in line]
     assert len(family) == 1
     assert (
-        f"jurors openai/{MODEL}, openai/{MODEL}+metrics_reference are all of the openai family"
-        in family[0]
+        f"jurors openai/{MODEL}, openai/{MODEL}+metrics_reference (seats of one model, "
+        f"openai/{MODEL}) are all of the openai family" in family[0]
     )
 
     asked = [r for r in served.requests if r.model == MODEL]
