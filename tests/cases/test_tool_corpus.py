@@ -118,3 +118,21 @@ def test_promptfoo_simple_csv_example_asks_which_var_is_the_question() -> None:
     assert cases[1].metadata["assert"] == [{"type": "icontains", "value": "faim"}]
     # The vars the prompt template fills in around the question are shown to the judges.
     assert cases[1].judge == cases[1].metadata["vars"]
+
+
+def test_openai_evals_few_shot_samples_keep_their_example_roles() -> None:
+    path = TOOLS / "openai_evals_test_fuzzy_match_samples.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    cases = load_cases(path)
+    assert len(cases) == 3
+    for case, record in zip(cases, records, strict=True):
+        # The few-shot examples are system messages named for the role they play: they are
+        # the turns of those roles, and the last user message is the question.
+        roles = [t.role for t in case.turns]
+        assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+        assert [t.content for t in case.turns] == [m["content"] for m in record["input"]]
+        assert case.question == record["input"][-1]["content"]
+    assert cases[0].golden_answer == "Millie Bobby Brown"
+    # Several ideal answers: any one is right, and the list is kept.
+    assert cases[1].golden_answer == "Any of these answers is correct:\n- Season 11\n- 11"
+    assert cases[1].metadata["ideal"] == ["Season 11", "11"]
