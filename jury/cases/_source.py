@@ -28,6 +28,7 @@ from .._logging import Events
 from .._problems import LineError, problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
+from ._mt_bench import MT_BENCH_ANSWERS, Questions
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
 from ._shapes import recognise
@@ -144,6 +145,9 @@ class CaseSource:
             self.format = format
         self.unit = UNITS[self.format]
         self._table = self.format in ("csv", "tsv")
+        # An MT-Bench answer file's questions are in its folder's question.jsonl.
+        folder = self._dataset is None and self.name != "<stdin>"
+        self._questions = Questions(self._path if folder else None)
 
     def _stdin(self) -> Path:
         if sys.stdin is None or sys.stdin.isatty():
@@ -196,6 +200,8 @@ class CaseSource:
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
             shape, data, origins = recognise(record, self._table)
+            if shape == MT_BENCH_ANSWERS and "question" not in data:
+                data = self._questions.join(data)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
         kept = origins.pop(KEPT, None) if origins else None
@@ -275,6 +281,8 @@ class CaseSource:
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
+        if self._questions.used:
+            self.notices.append(f"{self.name}: the questions from {self._questions.path}")
         # A record's keys that no case field takes are kept in metadata, and said once.
         for keys, n in self._kept.items():
             many = "all" if n == total else f"{n} of"

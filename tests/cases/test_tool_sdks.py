@@ -41,7 +41,7 @@ def _braintrust_rows() -> list[dict[str, object]]:
             scores={"exact": 0.0},
         )
         rows: list[dict[str, object]] = memory.pop()
-    logger._state.reset_parent_state()
+    logger._state.reset_parent_state()  # type: ignore[no-untyped-call]
     return rows
 
 
