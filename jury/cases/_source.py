@@ -33,6 +33,7 @@ from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
 from ._shapes import recognise
 from ._trace_formats import split_traces
+from ._unseen import collect, restore
 
 __all__ = ["CaseSource", "content_id"]
 
@@ -125,6 +126,7 @@ class CaseSource:
         self.count = 0
         self._total = 0  # records read by the last pass
         self._kept: Counter[str] = Counter()
+        self._unseen: dict[int, list[str]] = {}  # record number: kinds the judges cannot see
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
@@ -193,6 +195,17 @@ class CaseSource:
     # --- records to cases --------------------------------------------------------------------
 
     def _case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
+        # The placeholders its reading makes for what the judges cannot see are collected.
+        unseen: list[str] = []
+        token = collect(unseen)
+        try:
+            result = self._read_case(number, record, fields)
+        finally:
+            restore(token)
+        result.unseen = unseen
+        return result
+
+    def _read_case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
         unit = self.unit
         found: list[LineError] = []
         if fields:
@@ -227,6 +240,7 @@ class CaseSource:
         keys: set[str] = set()
         total = self._total = 0
         self._kept = Counter()
+        self._unseen = {}
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
@@ -259,6 +273,8 @@ class CaseSource:
             shapes[result.shape] += 1
         if result.kept:
             self._kept[result.kept] += 1
+        if result.unseen:
+            self._unseen.setdefault(number, []).extend(result.unseen)
         case = result.case
         if case is not None:
             first = seen.setdefault(case.id, number)
@@ -290,6 +306,8 @@ class CaseSource:
                 f"{self.name}: kept in metadata (the judges do not see it) on {many} {total} "
                 f"{self.unit}s: {keys}"
             )
+        if self._unseen:
+            self.notices.append(self._unseen_notice())
         if made:
             self.notices.append(
                 f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
@@ -297,6 +315,20 @@ class CaseSource:
             )
         for notice in self.notices:
             _events.info("cases_read", source=self.name, notice=notice)
+
+    def _unseen_notice(self) -> str:
+        # The judges read text: what else a case held is named, and where (the first ten).
+        lines = list(self._unseen)
+        kinds = sorted({kind for found in self._unseen.values() for kind in found})
+        where = ", ".join(map(str, lines[:10]))
+        if len(lines) > 10:
+            where += f" and {len(lines) - 10} more"
+        many = f"{len(lines)} cases have" if len(lines) > 1 else "1 case has"
+        unit = self.unit + ("s" if len(lines) > 1 else "")
+        return (
+            f"{self.name}: {many} content the judges cannot see ({', '.join(kinds)}): {unit} "
+            f"{where}; left out of the text they judge, each marked where it was ([{kinds[0]}])"
+        )
 
     def validate(self, each: Callable[[Case], object] | None = None) -> int:
         """Read every record; the number of cases, or `CaseFileError` listing every problem.
@@ -341,7 +373,7 @@ class _Read:
     """What one record gave: its case (None when it has problems), the problems, the shape it
     was recognised as, and whether its ID was made from its content."""
 
-    __slots__ = ("case", "kept", "made", "problems", "shape")
+    __slots__ = ("case", "kept", "made", "problems", "shape", "unseen")
 
     def __init__(
         self,
@@ -354,3 +386,5 @@ class _Read:
         self.case, self.problems, self.shape, self.made = case, problems, shape, made
         #: The record's keys kept in metadata (no case field takes them), for a notice.
         self.kept = kept
+        #: The kinds of content in it the judges cannot see (an image), for a notice.
+        self.unseen: list[str] = []
