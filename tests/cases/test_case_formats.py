@@ -104,8 +104,15 @@ def test_standard_input_is_read_once_and_judged(
 
 @pytest.mark.parametrize(
     "name",
-    ["cases.jsonl", "cases.json", "array.json", "cases.csv", "cases.tsv", "cases.yaml"]
-    + ["cases.parquet"],
+    [
+        "cases.jsonl",
+        "cases.json",
+        "array.json",
+        "cases.csv",
+        "cases.tsv",
+        "cases.yaml",
+        "cases.parquet",
+    ],
 )
 def test_the_same_bytes_from_standard_input_give_the_same_cases(
     name: str, monkeypatch: pytest.MonkeyPatch
