@@ -195,17 +195,6 @@ class CaseSource:
     # --- records to cases --------------------------------------------------------------------
 
     def _case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
-        # The placeholders its reading makes for what the judges cannot see are collected.
-        unseen: list[str] = []
-        token = collect(unseen)
-        try:
-            result = self._read_case(number, record, fields)
-        finally:
-            restore(token)
-        result.unseen = unseen
-        return result
-
-    def _read_case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
         unit = self.unit
         found: list[LineError] = []
         if fields:
@@ -241,14 +230,29 @@ class CaseSource:
         total = self._total = 0
         self._kept = Counter()
         self._unseen = {}
+        unseen: list[str] = []
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
             else:
                 if fields and len(keys) < 1000:
                     keys.update(paths(record))
-                # An OTLP export of several traces: a case each.
-                results = [self._case(number, part, fields) for part in split_traces(record)]
+                # The placeholders its reading makes for what the judges cannot see (an
+                # image) are collected, record by record (`_unseen`).
+                token = collect(unseen)
+                try:
+                    # An OTLP export of several traces: a case each (told by its key first:
+                    # this runs for every record).
+                    if "resourceSpans" in record or "resource_spans" in record:
+                        parts = split_traces(record)
+                        results = [self._case(number, part, fields) for part in parts]
+                    else:
+                        results = [self._case(number, record, fields)]
+                finally:
+                    restore(token)
+                if unseen:
+                    self._unseen[number] = unseen
+                    unseen = []
             for result in results:
                 total += 1
                 self._total = total
@@ -273,8 +277,6 @@ class CaseSource:
             shapes[result.shape] += 1
         if result.kept:
             self._kept[result.kept] += 1
-        if result.unseen:
-            self._unseen.setdefault(number, []).extend(result.unseen)
         case = result.case
         if case is not None:
             first = seen.setdefault(case.id, number)
@@ -373,7 +375,7 @@ class _Read:
     """What one record gave: its case (None when it has problems), the problems, the shape it
     was recognised as, and whether its ID was made from its content."""
 
-    __slots__ = ("case", "kept", "made", "problems", "shape", "unseen")
+    __slots__ = ("case", "kept", "made", "problems", "shape")
 
     def __init__(
         self,
@@ -386,5 +388,3 @@ class _Read:
         self.case, self.problems, self.shape, self.made = case, problems, shape, made
         #: The record's keys kept in metadata (no case field takes them), for a notice.
         self.kept = kept
-        #: The kinds of content in it the judges cannot see (an image), for a notice.
-        self.unseen: list[str] = []
