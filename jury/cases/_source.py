@@ -33,7 +33,7 @@ from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
 from ._shapes import recognise
 from ._trace_formats import split_traces
-from ._unseen import collect, restore
+from ._unseen import collect, restore, unseen_notice
 
 __all__ = ["CaseSource", "content_id"]
 
@@ -309,7 +309,7 @@ class CaseSource:
                 f"{self.unit}s: {keys}"
             )
         if self._unseen:
-            self.notices.append(self._unseen_notice())
+            self.notices.append(unseen_notice(self.name, self.unit, self._unseen))
         if made:
             self.notices.append(
                 f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
@@ -317,20 +317,6 @@ class CaseSource:
             )
         for notice in self.notices:
             _events.info("cases_read", source=self.name, notice=notice)
-
-    def _unseen_notice(self) -> str:
-        # The judges read text: what else a case held is named, and where (the first ten).
-        lines = list(self._unseen)
-        kinds = sorted({kind for found in self._unseen.values() for kind in found})
-        where = ", ".join(map(str, lines[:10]))
-        if len(lines) > 10:
-            where += f" and {len(lines) - 10} more"
-        many = f"{len(lines)} cases have" if len(lines) > 1 else "1 case has"
-        unit = self.unit + ("s" if len(lines) > 1 else "")
-        return (
-            f"{self.name}: {many} content the judges cannot see ({', '.join(kinds)}): {unit} "
-            f"{where}; left out of the text they judge, each marked where it was ([{kinds[0]}])"
-        )
 
     def validate(self, each: Callable[[Case], object] | None = None) -> int:
         """Read every record; the number of cases, or `CaseFileError` listing every problem.

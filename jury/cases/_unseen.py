@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar, Token
 
-__all__ = ["collect", "restore", "unseen"]
+__all__ = ["collect", "restore", "unseen", "unseen_notice"]
 
 _found: ContextVar[list[str] | None] = ContextVar("jury_unseen_parts", default=None)
 
@@ -32,3 +32,19 @@ def collect(found: list[str]) -> Token[list[str] | None]:
 
 def restore(token: Token[list[str] | None]) -> None:
     _found.reset(token)
+
+
+def unseen_notice(name: str, unit: str, found: dict[int, list[str]]) -> str:
+    """The notice of a source whose records (by number) held what the judges cannot see:
+    the kinds, and where (the first ten)."""
+    numbers = list(found)
+    kinds = sorted({kind for kinds in found.values() for kind in kinds})
+    where = ", ".join(map(str, numbers[:10]))
+    if len(numbers) > 10:
+        where += f" and {len(numbers) - 10} more"
+    many = f"{len(numbers)} cases have" if len(numbers) > 1 else "1 case has"
+    units = unit + ("s" if len(numbers) > 1 else "")
+    return (
+        f"{name}: {many} content the judges cannot see ({', '.join(kinds)}): {units} "
+        f"{where}; left out of the text they judge, each marked where it was ([{kinds[0]}])"
+    )
