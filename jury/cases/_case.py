@@ -237,10 +237,13 @@ class Case(BaseModel):
         """
         if not isinstance(data, Mapping):
             return data
-        flat = [key for key in data if key in _TRACE_KEYS]
         nested = data.get("trace")
-        if not flat and not (isinstance(nested, Mapping) and "answer" in nested):
+        # Told by one set operation for the usual record (this runs for every case).
+        if _TRACE_KEYS.isdisjoint(data) and not (
+            isinstance(nested, Mapping) and "answer" in nested
+        ):
             return data
+        flat = [key for key in data if key in _TRACE_KEYS]
         out = {key: value for key, value in data.items() if key not in _TRACE_KEYS}
         trace: dict[str, Any] = dict(nested) if isinstance(nested, Mapping) else {}
         for key in flat:
@@ -260,6 +263,10 @@ class Case(BaseModel):
         # Two spellings of one field (``answer`` and ``output``) is ambiguous: refuse it
         # instead of keeping whichever the alias list happens to name first.
         if not isinstance(data, Mapping):
+            return data
+        # The usual record spells each field once: told by set operations, without a loop.
+        spelled = _CASE_SPELLINGS.keys() & data.keys()
+        if len(spelled) == len({_CASE_SPELLINGS[key] for key in spelled}):
             return data
         seen: dict[str, str] = {}
         for key in data:

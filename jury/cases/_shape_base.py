@@ -10,6 +10,7 @@ from typing import Any
 from .._problems import spellings
 from ._case import _TRACE_KEYS, Case
 from ._turns import TurnsError, read_turns
+from ._unseen import unseen
 
 __all__ = [
     "ANSWER_KEYS",
@@ -49,7 +50,7 @@ def _content(message: Mapping[str, Any]) -> Any:
             elif isinstance(part, Mapping):
                 text = part.get("text")
                 kind = str(part.get("type", "content")).removesuffix("_url")
-                texts.append(text if isinstance(text, str) else f"[{kind}]")
+                texts.append(text if isinstance(text, str) else unseen(kind))
         return "\n".join(texts)
     return content
 

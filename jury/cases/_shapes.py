@@ -32,7 +32,9 @@ promptfoo         a test's ``vars``, ``assert`` (``equals``/``factuality``/``sim
                   golden answer; ``llm-rubric``: the expected behaviour), ``description``;
                   in CSV, the ``__expected*``, ``__description``, ``__threshold`` and
                   ``__metadata:*`` columns (`jury.cases._promptfoo`)
-MT-Bench          a question's ``turns`` (a list of texts), ``question_id``, ``reference``
+MT-Bench          a question's ``turns`` (a list of texts), ``question_id``, ``reference``;
+                  a model answer's ``choices[0].turns``, joined to its question
+                  (`jury.cases._mt_bench`)
 AlpacaEval        ``instruction``, ``output``, ``generator``, ``dataset``, ``datasplit``
 ShareGPT          ``conversations`` of ``{"from", "value"}``
 ================  ==========================================================================
@@ -50,7 +52,9 @@ from ._shapes_chat import (
     inspect,
     is_inspect,
     is_mt_bench,
+    is_mt_bench_answer,
     mt_bench,
+    mt_bench_answer,
     openai_evals,
     sharegpt,
 )
@@ -94,6 +98,7 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
     ("OpenAI evals samples", _is_openai_evals, openai_evals),
     ("Inspect samples", is_inspect, inspect),
     ("MT-Bench questions", is_mt_bench, mt_bench),
+    ("MT-Bench answers", is_mt_bench_answer, mt_bench_answer),
     ("ShareGPT conversations", lambda r: isinstance(r.get("conversations"), list), sharegpt),
     ("AlpacaEval outputs", _has("generator", "datasplit"), alpaca_eval),
     ("chat samples", lambda r: is_chat(r.get("input")), openai_evals),
@@ -104,6 +109,7 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
 # a case's own fields, told at the cost of one set operation (this runs for every record).
 _SIGNS = frozenset(
     {"vars", "assert", "inputs", "ideal", "target", "completion", "turns", "conversations"}
+    | {"question_id"}
     | {"generator", "datasplit", *_BRAINTRUST_SIGNS, *GOLDEN_KEYS}
     | {*RAGAS_KEYS, *DEEPEVAL_KEYS, *SNAKE}
     | {key for keys in TRACE_KEYS.values() for key in keys}

@@ -13,7 +13,9 @@ __all__ = [
     "inspect",
     "is_inspect",
     "is_mt_bench",
+    "is_mt_bench_answer",
     "mt_bench",
+    "mt_bench_answer",
     "openai_evals",
     "sharegpt",
 ]
@@ -107,6 +109,29 @@ def mt_bench(record: Record) -> Record:
         case.put("golden_answer", _numbered(reference), "reference")
         if len(reference) > 1:
             case.metadata["reference"] = reference
+    return case.done()
+
+
+def is_mt_bench_answer(record: Record) -> bool:
+    """An MT-Bench model answer (fastchat/llm_judge/gen_model_answer.py writes
+    ``{question_id, answer_id, model_id, choices: [{index, turns: [...]}], tstamp}`` to
+    data/<bench>/model_answer/<model>.jsonl; reference_answer/ files are the same)."""
+    choices = record.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return "question_id" in record and isinstance(first, Mapping) and "turns" in first
+
+
+def mt_bench_answer(record: Record) -> Record:
+    # The answers carry no question: `_mt_bench` joins each to its question by its ID. Until
+    # then the answer is the turns' replies, numbered as a question's turns are.
+    case = Builder(record)
+    choices = case.take("choices")
+    turns = choices[0]["turns"]
+    if not (isinstance(turns, list) and turns and all(isinstance(t, str) for t in turns)):
+        raise TypeError("choices[0].turns: expected a list of the answer's texts")
+    case.put("answer", _numbered(turns), "choices")
+    case.metadata["choices"] = choices
+    case.put("id", str(case.take("question_id")), "question_id")
     return case.done()
 
 

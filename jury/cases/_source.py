@@ -28,10 +28,12 @@ from .._logging import Events
 from .._problems import LineError, problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
+from ._mt_bench import MT_BENCH_ANSWERS, Questions
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
 from ._shapes import recognise
 from ._trace_formats import split_traces
+from ._unseen import collect, restore, unseen_notice
 
 __all__ = ["CaseSource", "content_id"]
 
@@ -124,6 +126,7 @@ class CaseSource:
         self.count = 0
         self._total = 0  # records read by the last pass
         self._kept: Counter[str] = Counter()
+        self._unseen: dict[int, list[str]] = {}  # record number: kinds the judges cannot see
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
@@ -144,6 +147,9 @@ class CaseSource:
             self.format = format
         self.unit = UNITS[self.format]
         self._table = self.format in ("csv", "tsv")
+        # An MT-Bench answer file's questions are in its folder's question.jsonl.
+        folder = self._dataset is None and self.name != "<stdin>"
+        self._questions = Questions(self._path if folder else None)
 
     def _stdin(self) -> Path:
         if sys.stdin is None or sys.stdin.isatty():
@@ -196,6 +202,8 @@ class CaseSource:
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
             shape, data, origins = recognise(record, self._table)
+            if shape == MT_BENCH_ANSWERS and "question" not in data:
+                data = self._questions.join(data)
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
         kept = origins.pop(KEPT, None) if origins else None
@@ -221,14 +229,30 @@ class CaseSource:
         keys: set[str] = set()
         total = self._total = 0
         self._kept = Counter()
+        self._unseen = {}
+        unseen: list[str] = []
         for number, record in self.records():
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
             else:
                 if fields and len(keys) < 1000:
                     keys.update(paths(record))
-                # An OTLP export of several traces: a case each.
-                results = [self._case(number, part, fields) for part in split_traces(record)]
+                # The placeholders its reading makes for what the judges cannot see (an
+                # image) are collected, record by record (`_unseen`).
+                token = collect(unseen)
+                try:
+                    # An OTLP export of several traces: a case each (told by its key first:
+                    # this runs for every record).
+                    if "resourceSpans" in record or "resource_spans" in record:
+                        parts = split_traces(record)
+                        results = [self._case(number, part, fields) for part in parts]
+                    else:
+                        results = [self._case(number, record, fields)]
+                finally:
+                    restore(token)
+                if unseen:
+                    self._unseen[number] = unseen
+                    unseen = []
             for result in results:
                 total += 1
                 self._total = total
@@ -275,6 +299,8 @@ class CaseSource:
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
+        if self._questions.used:
+            self.notices.append(f"{self.name}: the questions from {self._questions.path}")
         # A record's keys that no case field takes are kept in metadata, and said once.
         for keys, n in self._kept.items():
             many = "all" if n == total else f"{n} of"
@@ -282,6 +308,8 @@ class CaseSource:
                 f"{self.name}: kept in metadata (the judges do not see it) on {many} {total} "
                 f"{self.unit}s: {keys}"
             )
+        if self._unseen:
+            self.notices.append(unseen_notice(self.name, self.unit, self._unseen))
         if made:
             self.notices.append(
                 f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "

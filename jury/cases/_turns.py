@@ -32,7 +32,8 @@ An agent trace given as the turns (an OTLP export of one trace's GenAI spans, or
 trace) is read by `jury.cases._trace_formats` into these messages first.
 
 Only what was said and done is kept: IDs, timestamps, token counts and the like are read
-past. Content that is not text (an image, a file, audio) is shown as ``[image]`` and so on.
+past. Content that is not text (an image, a file, audio) is shown as ``[image]`` and so on
+(`jury.cases._unseen`: the source of the cases names the records that had some).
 A message with nothing to keep, a result with no call to answer, an unknown role: an error
 that names the message.
 """
@@ -46,6 +47,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from ._trace_formats import trace_fields
+from ._unseen import unseen
 
 __all__ = [
     "ToolCall",
@@ -134,7 +136,7 @@ def _text(content: Any, where: str) -> str:
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
                 pieces.append(part["refusal"])
             elif kind not in _UNSAID and kind not in ("tool_use", "tool_result"):
-                pieces.append(f"[{kind}]")
+                pieces.append(unseen(kind.removesuffix("_url")))
     return "\n".join(piece for piece in pieces if piece)
 
 
@@ -352,7 +354,7 @@ class _Reader:
             elif isinstance(part.get("text"), str):
                 texts.append(part["text"])
             else:
-                texts.extend(f"[{key}]" for key in part if key not in ("thought_signature",))
+                texts.extend(unseen(key) for key in part if key not in ("thought_signature",))
         text = "\n".join(t for t in texts if t)
         if calls:
             turn = self.turn("assistant", text) if text else self.assistant()

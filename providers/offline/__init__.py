@@ -44,8 +44,10 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
     aspect named for toxicity ("toxicityFree") is rated by the blocklist's terms alone, the
     same for all three: 1 for a critical term, 2 high, 4 medium, 5 none.
 ``meets``
-    Whether the answer meets a criterion: yes when the lowest of its scores is at least 4.
-    The criterion's words are not read: the answer's quality as a whole decides.
+    Whether the answer meets a criterion: yes when the lowest of its measured scores is at
+    least 4 (a score it could not measure, correctness with no golden answer, is left out and
+    named; with none measured, it cannot tell). The criterion's words are not read: the
+    answer's quality as a whole decides.
 ``states``
     Whether the answer states a statement (a point): one statement-matching method for all
     three jurors. The answer is cut into sentences (and pairs of adjacent sentences); for
@@ -59,7 +61,8 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
     occurs), "cant_tell" from 40%, "no" below.
 ``prefer``
     Which of two answers is better: each is scored with the juror's method, and the one with
-    the higher correctness (then the higher sum of its scores) wins; equal answers are a tie.
+    the higher correctness (then the higher sum of its measured scores) wins; equal answers
+    are a tie. With no golden answer, correctness is not compared: the measured scores decide.
 ``about``
     The same juror measuring another case: one turn of a conversation, judged as if the
     conversation ended there (a rubric with ``scope = "turn"``). In a conversation, what the
@@ -112,8 +115,20 @@ def _signal(name: str, signals: Signals) -> Rating:
     for pattern, key in _SIGNAL_FOR:
         if pattern.search(name):
             return signals[key]
-    mean = round(sum(s.value for s in signals.values()) / len(signals))
-    return Rating(mean, "the mean of its scores")
+    # A score it could not measure (correctness with no golden answer) is a stand-in, not a
+    # measure: the mean is of the measured ones, and with none the aspect is not measured.
+    measured = [s.value for s in signals.values() if s.measured]
+    if not measured:
+        return Rating(3, "none of its scores could be measured", measured=False)
+    return Rating(round(sum(measured) / len(measured)), "the mean of its measured scores")
+
+
+def _unmeasured(signals: Signals) -> str:
+    """What a juror could not measure, and why, for a reason ("" when it measured all)."""
+    names = [name for name, s in signals.items() if not s.measured]
+    if not names:
+        return ""
+    return f" ({', '.join(names)} not measured: {signals[names[0]].why})"
 
 
 _TOXIC = re.compile(r"toxic|offensi|profan|abus", re.I)
@@ -155,21 +170,37 @@ class Measures:
     def meets(self, criterion: str, text: str) -> Judgement:
         # The criterion's words are not read: a heuristic cannot tell what an arbitrary
         # criterion asks, so the answer's quality as a whole decides.
-        lowest = min(s.value for s in self._score(self._case, text).values())
-        return Judgement("yes" if lowest >= 4 else "no", f"lowest of its scores is {lowest}")
+        # A score it could not measure is left out rather than its stand-in failing the
+        # answer (an answer with no golden answer is judged on the evidence); with nothing
+        # measured, it cannot tell.
+        signals = self._score(self._case, text)
+        measured = [s.value for s in signals.values() if s.measured]
+        if not measured:
+            return Judgement("cant_tell", "none of its scores could be measured")
+        lowest = min(measured)
+        why = f"lowest of its measured scores is {lowest}{_unmeasured(signals)}"
+        return Judgement("yes" if lowest >= 4 else "no", why)
 
     def prefer(self, first: str, second: str) -> Preference:
         rated = []
         for text in (first, second):
             signals = self._score(self._case, text)
-            rated.append(
-                (signals["correctness"].value, sum(s.value for s in signals.values()), signals)
-            )
+            # Only what it measured: with no golden answer, correctness is not compared, and
+            # the answers are ranked by the scores it could measure.
+            measured = [s.value for s in signals.values() if s.measured]
+            correct = signals["correctness"]
+            rated.append((correct.value if correct.measured else 0, sum(measured), signals))
         (c1, t1, s1), (c2, t2, s2) = rated
-        why = (
-            f"answer 1: correctness {c1} ({s1['correctness'].why}), total {t1}; "
-            f"answer 2: correctness {c2} ({s2['correctness'].why}), total {t2}"
-        )
+        if s1["correctness"].measured:
+            why = (
+                f"answer 1: correctness {c1} ({s1['correctness'].why}), total {t1}; "
+                f"answer 2: correctness {c2} ({s2['correctness'].why}), total {t2}"
+            )
+        else:
+            why = (
+                f"answer 1: total {t1} of its measured scores; answer 2: total {t2}"
+                f"{_unmeasured(s1)}"
+            )
         if (c1, t1) == (c2, t2):
             return Preference("tie", why)
         return Preference("1" if (c1, t1) > (c2, t2) else "2", why)

@@ -102,6 +102,38 @@ def test_standard_input_is_read_once_and_judged(
     assert "1 of 3 cases have no id" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cases.jsonl",
+        "cases.json",
+        "array.json",
+        "cases.csv",
+        "cases.tsv",
+        "cases.yaml",
+        "cases.parquet",
+    ],
+)
+def test_the_same_bytes_from_standard_input_give_the_same_cases(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From `-` the format is told by the content alone (no extension): Parquet by its magic
+    # bytes, JSON from JSON Lines by whether the first line is a whole value, and so on.
+    data = (FORMATS / name).read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert load_cases("-") == load_cases(FORMATS / name) == reference()
+
+
+def test_yaml_that_starts_with_a_comment_is_yaml_on_standard_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every promptfoo configuration starts with `# yaml-language-server: $schema=...`.
+    data = b"# yaml-language-server: $schema=https://example.test/config-schema.json\n"
+    data += (FORMATS / "cases.yaml").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert load_cases("-") == reference()
+
+
 def test_a_case_without_an_id_gets_one_from_its_content() -> None:
     first = Case.model_validate({"id": "x", "question": "q", "answer": "a"})
     same = Case.model_validate({"id": "y", "question": "q", "answer": "a"})

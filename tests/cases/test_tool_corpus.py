@@ -4,6 +4,7 @@ and licence) load as those tools mean them, field by field."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,87 @@ def test_promptfoo_simple_csv_example_asks_which_var_is_the_question() -> None:
     assert cases[1].metadata["assert"] == [{"type": "icontains", "value": "faim"}]
     # The vars the prompt template fills in around the question are shown to the judges.
     assert cases[1].judge == cases[1].metadata["vars"]
+
+
+def test_openai_evals_few_shot_samples_keep_their_example_roles() -> None:
+    path = TOOLS / "openai_evals_test_fuzzy_match_samples.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    cases = load_cases(path)
+    assert len(cases) == 3
+    for case, record in zip(cases, records, strict=True):
+        # The few-shot examples are system messages named for the role they play: they are
+        # the turns of those roles, and the last user message is the question.
+        roles = [t.role for t in case.turns]
+        assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+        assert [t.content for t in case.turns] == [m["content"] for m in record["input"]]
+        assert case.question == record["input"][-1]["content"]
+    assert cases[0].golden_answer == "Millie Bobby Brown"
+    # Several ideal answers: any one is right, and the list is kept.
+    assert cases[1].golden_answer == "Any of these answers is correct:\n- Season 11\n- 11"
+    assert cases[1].metadata["ideal"] == ["Season 11", "11"]
+
+
+def _fastchat_layout(tmp_path: Path) -> Path:
+    # FastChat's folder of a benchmark: question.jsonl beside reference_answer/<model>.jsonl.
+    bench = tmp_path / "mt_bench"
+    (bench / "reference_answer").mkdir(parents=True)
+    shutil.copy(TOOLS / "mt_bench_question.jsonl", bench / "question.jsonl")
+    answers = bench / "reference_answer" / "gpt-4.jsonl"
+    shutil.copy(TOOLS / "mt_bench_reference_answer_gpt-4.jsonl", answers)
+    return answers
+
+
+def test_mt_bench_answers_become_the_conversation_with_their_questions(tmp_path: Path) -> None:
+    answers = _fastchat_layout(tmp_path)
+    questions = {
+        str(record["question_id"]): record
+        for record in (
+            json.loads(line)
+            for line in (TOOLS / "mt_bench_question.jsonl").read_text("utf-8").splitlines()
+        )
+    }
+    records = [json.loads(line) for line in answers.read_text("utf-8").splitlines()]
+    source = CaseSource(answers)
+    source.validate()
+    cases = list(source)
+    assert [c.id for c in cases] == ["101", "104"]
+    for case, record in zip(cases, records, strict=True):
+        asked, said = questions[case.id]["turns"], record["choices"][0]["turns"]
+        # The second question is asked after the first answer: the case is that conversation.
+        assert [(t.role, t.content) for t in case.turns] == [
+            ("user", asked[0]),
+            ("assistant", said[0]),
+            ("user", asked[1]),
+            ("assistant", said[1]),
+        ]
+        assert (case.question, case.answer) == (asked[1], said[1])
+        assert case.category == "reasoning"
+        assert case.metadata["model_id"] == "gpt-4"
+        assert case.metadata["answer_id"] == record["answer_id"]
+    assert cases[0].golden_answer == "Turn 1: You are in second place.\n\nTurn 2: Uncertain."
+    assert f"{answers}: the questions from {answers.parent.parent / 'question.jsonl'}" in (
+        source.notices
+    )
+    assert f"{answers}: read 2 of 2 as MT-Bench answers" in source.notices
+
+
+def test_mt_bench_answers_without_their_questions_say_where_they_were_looked_for() -> None:
+    path = TOOLS / "mt_bench_reference_answer_gpt-4.jsonl"
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(path)
+    assert (
+        f"on all 2 lines: MT-Bench answers carry no question, and {TOOLS.parent}/question.jsonl"
+        in str(caught.value)
+    )
+
+
+def test_an_mt_bench_answer_to_a_question_not_in_the_file_names_its_id(tmp_path: Path) -> None:
+    answers = _fastchat_layout(tmp_path)
+    (answers.parent.parent / "question.jsonl").write_text(
+        (TOOLS / "mt_bench_question.jsonl").read_text("utf-8").splitlines()[1] + "\n", "utf-8"
+    )
+    with pytest.raises(CaseFileError) as caught:
+        load_cases(answers)
+    assert [str(e) for e in caught.value.errors] == [
+        f"line 2: question_id 104: no such question in {answers.parent.parent / 'question.jsonl'}"
+    ]
