@@ -161,10 +161,9 @@ async def test_a_held_case_gives_its_slot_back_and_its_verdict_comes_after_the_o
     # Only the first call fails: that of the first case.
     model = flaky(TransientError("503 service unavailable"))
     settings = panel(steady, model).model_copy(update={"concurrency": 1})
-    order = []
     async with Jury(settings, clock=clock) as jury:
-        async for verdict in jury.evaluate([case("c1"), case("c2"), case("c3")]):
-            order.append((verdict.case_id, verdict.verdict))
+        cases = [case("c1"), case("c2"), case("c3")]
+        order = [(verdict.case_id, verdict.verdict) async for verdict in jury.evaluate(cases)]
     # With one slot, the held c1 would block c2 and c3 for ever if it kept its slot.
     assert order == [("c2", Verdict.PASS), ("c3", Verdict.PASS), ("c1", Verdict.PASS)]
     assert model.calls == 4
