@@ -221,3 +221,22 @@ def test_the_jury_file_sets_the_cool_down_and_turns_the_second_chance_off(
     defaults = RetrySettings()
     assert defaults.second_chance is True
     assert defaults.cool_down == COOL_DOWN
+
+
+async def test_a_cascade_decides_a_held_case_at_the_tier_it_reached_with_the_vote_asked_again() -> (
+    None
+):
+    clock = FakeClock()
+    steady = ScriptedModel(good, name="scripted/steady")
+    model = flaky(TransientError("503 service unavailable"))
+    later = ScriptedModel(bad, name="scripted/later")
+    jurors = (Juror(model=steady), Juror(model=model), Juror(model=later, tier=2))
+    settings = Panel(jurors=jurors, retry=RetrySettings(attempts=1, cool_down=COOL_DOWN))
+    async with Jury(settings, clock=clock) as jury:
+        verdict = await jury.judge(case())
+    # Tier 1 lost a vote and fell short of its quorum, so tier 2 was asked; 5 against 2 tied.
+    # Asked again, the lost vote gives 5: the medians pass, at tier 2.
+    assert model.calls == 2
+    assert later.calls == 1
+    assert len(verdict.escalations) == 1
+    assert verdict.verdict is Verdict.PASS
