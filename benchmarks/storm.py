@@ -12,11 +12,14 @@ Reported: cases INCONCLUSIVE, verdicts changed, requests answered 429 after the 
 (issue 22: a vote lost to transient errors is asked again at the end of the run, after
 `retry.cool_down`) with how many of them then counted. `--baseline` first runs the same cases
 without the storm (no 5xx, no malformed replies) and compares the verdicts case by case.
+`--split 0.25` makes one juror in turn dissent on a quarter of the cases (the other two still
+decide them), so that a lost vote of one of the two leaves a tie: the issue's INCONCLUSIVE
+cases, "a juror whose four attempts all met a 5xx and whose two colleagues then split".
 This takes real minutes: the fake's windows are wall-clock minutes (a `FakeClock` cannot
 drive a real HTTP server), and 300 x 3 calls at 600 a minute, plus their retries, take about
 three.
 
-    python benchmarks/storm.py --provider google --cases 300 --rpm 600 --baseline
+    python benchmarks/storm.py --provider google --cases 300 --rpm 600 --split 0.25 --baseline
 
 Gemini sends no rate-limit header (the limiter must learn from its first 429s); OpenAI and
 Anthropic do (`--provider openai` or `anthropic`). The same script runs against an older
@@ -77,14 +80,27 @@ def make_cases(n: int) -> list[Case]:
     ]
 
 
+def dissenter(index: int, split: float, models: tuple[str, ...]) -> str | None:
+    """The juror that disagrees with the other two on case `index` (None: they all agree):
+    on a `split` share of the cases, one juror in turn. Two still make the verdict, but a lost
+    vote of one of those two leaves the other facing the dissenter, a tie."""
+    if (index * 7919) % 1000 >= split * 1000:
+        return None
+    return models[index % len(models)]
+
+
 class Storm:
     """What each call gets: a fault (5xx or malformed) by a seeded draw, else the judge's
-    fixed verdict on the case."""
+    fixed verdict on the case (the opposite one from the case's dissenter, if any)."""
 
-    def __init__(self, seed: int, fail: float, malformed: float) -> None:
+    def __init__(
+        self, seed: int, fail: float, malformed: float, split: float, models: tuple[str, ...]
+    ) -> None:
         self.rng = random.Random(seed)
         self.fail = fail
         self.malformed = malformed
+        self.split = split
+        self.models = models
 
     def __call__(self, request: LoggedRequest) -> Any:
         draw = self.rng.random()
@@ -94,10 +110,13 @@ class Storm:
             return Fault.malformed()
         found = _CASE.search(json.dumps(request.body))
         index = int(found.group(1)) if found else 1
+        fails = expected(index) == "FAIL"
+        if dissenter(index, self.split, self.models) == request.model:
+            fails = not fails
         reply = valid_reply(request.schema)
         for name, value in list(reply.items()):
             if isinstance(value, int):
-                reply[name] = 2 if expected(index) == "FAIL" else 5
+                reply[name] = 2 if fails else 5
         return reply
 
 
@@ -128,7 +147,7 @@ def run(args: argparse.Namespace, fail: float, malformed: float) -> dict[str, An
     if "strict" in inspect.signature(FakeProviderServer).parameters:
         options["strict"] = True
     served = ServerThread(**options)
-    storm = Storm(args.seed, fail, malformed)
+    storm = Storm(args.seed, fail, malformed, args.split, JURORS[args.provider])
     for model in JURORS[args.provider]:
         served.server.script(model, storm)
     os.environ.update(served.server.env(KEY))
@@ -177,6 +196,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument(
+        "--split", type=float, default=0.0, help="share of cases where one juror dissents"
+    )
+    parser.add_argument(
         "--baseline", action="store_true", help="first judge the cases without the storm"
     )
     args = parser.parse_args()
@@ -185,7 +207,8 @@ def main() -> None:
     print(
         f"command: python benchmarks/storm.py --provider {args.provider} --cases {args.cases} "
         f"--rpm {args.rpm:g} --fail {args.fail:g} --malformed {args.malformed:g} "
-        f"--latency {args.latency:g} --seed {args.seed}{' --baseline' * args.baseline}"
+        f"--latency {args.latency:g} --seed {args.seed} --split {args.split:g}"
+        f"{' --baseline' * args.baseline}"
     )
     calm = run(args, 0.0, 0.0)["verdicts"] if args.baseline else None
     r = run(args, args.fail, args.malformed)
