@@ -54,9 +54,12 @@ class CaseJudge:
         over_budget: Callable[[], str | None],
         fit: Fits | None = None,
         clock: Clock | None = None,
+        on_verdict: Callable[[CaseVerdict], CaseVerdict] | None = None,
     ) -> None:
+        """`on_verdict` sees each verdict as it is decided (the jury logs it)."""
         self.panel = panel
         self.clock = clock or Clock()
+        self._on_verdict = on_verdict or (lambda verdict: verdict)
         self.rubric = rubric
         self.seats = tuple(seats)
         self.voter = voter
@@ -88,6 +91,12 @@ class CaseJudge:
 
     async def first(self, case: Case) -> CaseVerdict | Held:
         """The case's verdict from its first pass, or the case held for a second chance."""
+        outcome = await self._first(case)
+        if isinstance(outcome, Held):
+            return outcome.then(self._on_verdict)
+        return self._on_verdict(outcome)
+
+    async def _first(self, case: Case) -> CaseVerdict | Held:
         started = time.perf_counter()
         checks: tuple[CheckResult, ...] = ()
         if self.checks is not None:

@@ -33,7 +33,7 @@ from ..panel._lifecycle import refuse_retired
 from ..panel._panel import Juror, Panel
 from ._agent_step import AgentStep
 from ._calls import CallLayer
-from ._judging import CaseJudge, Checker, Held
+from ._judging import CaseJudge, Checker
 from ._pipeline import agent_step, pipeline
 from ._stream import VerdictStream
 from ._votes import Seat, Voter
@@ -145,6 +145,7 @@ class Jury:
             over_budget=self._over_budget,
             fit=self._fit(),
             clock=self.clock,
+            on_verdict=self._log,
         )
 
     def with_rubric(self, rubric: Rubric) -> Jury:
@@ -247,25 +248,8 @@ class Jury:
             self._events.warning("failover.family", juror=seat.id, model=model.name, family=kin)
 
     async def judge(self, case: Case) -> CaseVerdict:
-        """Judge one case: its checks first, then every juror at once, then the verdict.
-
-        A vote lost to transient errors that the verdict depends on is asked once more after
-        ``retry.cool_down`` seconds, within this call (see `jury.engine._second_chance`)."""
-        outcome = await self._first(case)
-        return await outcome.decide() if isinstance(outcome, Held) else outcome
-
-    async def _first(self, case: Case) -> CaseVerdict | Held:
-        """A case's first pass, for a stream: its verdict, or the case held for a second
-        chance (which the stream asks at its end)."""
-        outcome = await self._cases.first(case)
-        if isinstance(outcome, Held):
-            return outcome.then(self._logged)
-        return self._logged(outcome)
-
-    def _logged(self, verdict: CaseVerdict) -> CaseVerdict:
-        if self._events.enabled:
-            self._log(verdict)
-        return verdict
+        """Judge one case: its checks first, then every juror at once, then the verdict."""
+        return await self._cases.judge(case)
 
     def decide(
         self,
@@ -284,7 +268,9 @@ class Jury:
             case, votes, checks=checks, duration_s=duration_s, fresh=fresh
         )
 
-    def _log(self, verdict: CaseVerdict) -> None:
+    def _log(self, verdict: CaseVerdict) -> CaseVerdict:
+        if not self._events.enabled:
+            return verdict
         self._events.info(
             "case",
             case=verdict.case_id,
@@ -297,6 +283,7 @@ class Jury:
             failed_checks=[c.name for c in verdict.checks if c.outcome is CheckOutcome.FAIL],
             judges_spared=verdict.judges_spared,
         )
+        return verdict
 
     def evaluate(
         self,
@@ -318,9 +305,9 @@ class Jury:
         judged: see `jury.engine._pipeline`.
         """
         if agent is None:
-            return VerdictStream(self._first, cases, self.panel.concurrency)
+            return VerdictStream(self._cases.first, cases, self.panel.concurrency)
         step = agent_step(agent, agent_concurrency, agent_timeout, self.panel, self._calls)
-        return pipeline(self._first, step, cases, self.panel.concurrency)
+        return pipeline(self._cases.first, step, cases, self.panel.concurrency)
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:
@@ -361,4 +348,4 @@ def evaluate(
     share provider limits.
     """
     jury = Jury(panel, **options)
-    return VerdictStream(jury._first, cases, panel.concurrency, on_close=jury.aclose)
+    return VerdictStream(jury._cases.first, cases, panel.concurrency, on_close=jury.aclose)
