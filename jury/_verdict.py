@@ -21,6 +21,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "Score",
+    "SecondChance",
     "Verdict",
     "Vote",
     "VoteStatus",
@@ -152,6 +153,20 @@ class CallStats:
 _MODEL = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
 
+class SecondChance(BaseModel):
+    """A vote asked once more at the end of the run: its first asking ended unavailable after
+    transient errors (5xx, timeouts, 429s past their wait), and its case's verdict waited."""
+
+    model_config = _MODEL
+
+    #: Why the first asking failed, as its unavailable vote said.
+    first_error: str
+    #: Requests the first asking sent (retries included); the vote's `calls` counts both.
+    first_attempts: int
+    #: Seconds from the first asking's failure to the second (at least the cool-down).
+    waited_s: float = 0.0
+
+
 class Vote(BaseModel):
     """One juror's vote on one case."""
 
@@ -189,6 +204,8 @@ class Vote(BaseModel):
     distribution: dict[str, float] | None = None
     #: Where `probability` came from: "logprobs" or "samples".
     probability_from: str | None = None
+    #: Set when the vote was asked a second time (see `SecondChance`); None otherwise.
+    second_chance: SecondChance | None = None
 
     @property
     def served_by(self) -> str | None:

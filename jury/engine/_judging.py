@@ -9,6 +9,9 @@ ones are unavailable, with what their calls cost so far.
 With ``[[tier]]`` groups the jurors vote tier by tier: tier 1 on every case, a later tier only
 when the votes so far leave the verdict unsure (`jury.decide._cascade`), each escalation recorded
 with its reason and the calls of the tiers never asked counted as saved.
+
+A case whose verdict depends on votes lost to transient errors is held (`first` returns a
+`Held`) and decided after those votes are asked once more (`jury.engine._second_chance`).
 """
 
 from __future__ import annotations
@@ -17,16 +20,19 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
+from .._clock import Clock
 from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict, Vote, VoteStatus
 from ..adapters._rubric import Prompt, Rubric
 from ..cases._case import Case
 from ..decide._cascade import Decider
 from ..decide._learned import Fits
 from ..panel._panel import Panel
-from ._votes import Seat, Voter
+from ._second_chance import Held, again, settled
+from ._votes import Cast, Seat, Voter
 
-__all__ = ["CaseJudge", "Checker"]
+__all__ = ["CaseJudge", "Checker", "Held"]
 
 #: Runs the checks of one case (see `jury.checks`); async when a check asks a model.
 Checker = Callable[[Case], Sequence[CheckResult] | Awaitable[Sequence[CheckResult]]]
@@ -47,8 +53,13 @@ class CaseJudge:
         quorum: int,
         over_budget: Callable[[], str | None],
         fit: Fits | None = None,
+        clock: Clock | None = None,
+        on_verdict: Callable[[CaseVerdict], CaseVerdict] | None = None,
     ) -> None:
+        """`on_verdict` sees each verdict as it is decided (the jury logs it)."""
         self.panel = panel
+        self.clock = clock or Clock()
+        self._on_verdict = on_verdict or (lambda verdict: verdict)
         self.rubric = rubric
         self.seats = tuple(seats)
         self.voter = voter
@@ -73,6 +84,19 @@ class CaseJudge:
         )
 
     async def judge(self, case: Case) -> CaseVerdict:
+        """The case's verdict; a held case is asked again within the call (after the
+        cool-down), since one case is the whole of its run."""
+        outcome = await self.first(case)
+        return await outcome.decide() if isinstance(outcome, Held) else outcome
+
+    async def first(self, case: Case) -> CaseVerdict | Held:
+        """The case's verdict from its first pass, or the case held for a second chance."""
+        outcome = await self._first(case)
+        if isinstance(outcome, Held):
+            return outcome.then(self._on_verdict)
+        return self._on_verdict(outcome)
+
+    async def _first(self, case: Case) -> CaseVerdict | Held:
         started = time.perf_counter()
         checks: tuple[CheckResult, ...] = ()
         if self.checks is not None:
@@ -93,17 +117,47 @@ class CaseJudge:
         except ValueError as exc:
             reason = f"the {self.rubric.kind} rubric cannot judge this case: {exc}"
             return self._inconclusive(case, reason, checks)
-        votes: list[Vote] = []
-        escalations: list[str] = []
-        for stage, seats in enumerate(self.tiers):
-            votes += await self._votes(case, prompts, seats)
+        return await self._through(_Pass(case, prompts, checks, started), 0)
+
+    async def _through(self, run: _Pass, stage: int, *, asked: bool = False) -> CaseVerdict | Held:
+        """From tier `stage` on (its votes already cast when `asked`): decide, and ask the
+        next tier while the verdict is unsure."""
+        case = run.case
+        while True:
+            if not asked:
+                run.casts += await self._votes(case, run.prompts, self.tiers[stage])
+            asked = False
+            votes = [cast.vote for cast in run.casts]
             step = self.decider.step(
-                case, votes, stage, duration_s=time.perf_counter() - started, fresh=True
+                case, votes, stage, duration_s=time.perf_counter() - run.started, fresh=True
             )
             if step.escalate is None:
                 break
-            escalations.append(step.escalate)
-        return self.decider.finish(case, step, votes, escalations, stage, checks)
+            run.escalations.append(step.escalate)
+            stage += 1
+        if run.first and self.panel.retry.second_chance:
+            lost = [cast.vote.juror for cast in run.casts if cast.transient]
+            verdict = step.verdict.verdict
+            if lost and not settled(self.decider, self.rubric, case, votes, lost, verdict):
+                now = self.clock.monotonic()
+                due = now + self.panel.retry.cool_down
+                return Held(case.id, due, self.clock, lambda: self._again(run, stage, now))
+        return self.decider.finish(case, step, votes, run.escalations, stage, run.checks)
+
+    async def _again(self, run: _Pass, stage: int, failed_at: float) -> CaseVerdict:
+        """Ask the votes lost to transient errors once more, then decide the case."""
+        run.first = False
+        lost = [index for index, cast in enumerate(run.casts) if cast.transient]
+        seats = {seat.id: seat for seat in self.seats}
+        waited = self.clock.monotonic() - failed_at
+        second = await self._votes(
+            run.case, run.prompts, [seats[run.casts[i].vote.juror] for i in lost]
+        )
+        for index, cast in zip(lost, second, strict=True):
+            run.casts[index] = Cast(again(run.casts[index].vote, cast.vote, waited))
+        verdict = await self._through(run, stage, asked=True)
+        assert isinstance(verdict, CaseVerdict)  # a second pass is never held
+        return verdict
 
     def _inconclusive(
         self, case: Case, reason: str, checks: tuple[CheckResult, ...]
@@ -119,20 +173,20 @@ class CaseJudge:
 
     async def _votes(
         self, case: Case, prompts: Sequence[Prompt], seats: Sequence[Seat]
-    ) -> list[Vote]:
+    ) -> list[Cast]:
         """Every juror's vote, at once. Votes still missing at the case's deadline are
-        unavailable; the ones already cast are kept."""
+        unavailable (a timeout: transient); the ones already cast are kept."""
         stats = [CallStats() for _ in seats]
         timeout = self.panel.case_timeout
-        tasks: list[asyncio.Task[Vote]] = []
+        tasks: list[asyncio.Task[Cast]] = []
         try:
             async with asyncio.timeout(timeout):
                 if len(seats) == 1:
                     # One juror needs no task of its own.
-                    return [await self.voter.vote(seats[0], case, prompts, stats[0])]
+                    return [await self.voter.cast(seats[0], case, prompts, stats[0])]
                 async with asyncio.TaskGroup() as group:
                     tasks.extend(
-                        group.create_task(self.voter.vote(seat, case, prompts, calls))
+                        group.create_task(self.voter.cast(seat, case, prompts, calls))
                         for seat, calls in zip(seats, stats, strict=True)
                     )
         except TimeoutError:
@@ -146,14 +200,15 @@ class CaseJudge:
                 votes.append(self._late(seat, stats[index]))
         return votes
 
-    def _late(self, seat: Seat, calls: CallStats) -> Vote:
-        return Vote(
+    def _late(self, seat: Seat, calls: CallStats) -> Cast:
+        vote = Vote(
             juror=seat.id,
             status=VoteStatus.UNAVAILABLE,
             error=f"the case ran out of time ({self.panel.case_timeout:g}s)",
             offline=seat.offline,
             calls=calls,
         )
+        return Cast(vote, transient=True)
 
     def _prompts(self, case: Case) -> int:
         try:
@@ -164,3 +219,17 @@ class CaseJudge:
     def calls_for(self, case: Case) -> int:
         """The judge calls a case needs at the least: each juror's samples of each prompt."""
         return self._prompts(case) * sum(seat.samples for seat in self.seats)
+
+
+@dataclass(slots=True)
+class _Pass:
+    """One case on its way through the tiers: what its jurors cast so far, and whether this
+    is its first pass (only a first pass holds a case for a second chance)."""
+
+    case: Case
+    prompts: Sequence[Prompt]
+    checks: tuple[CheckResult, ...]
+    started: float
+    casts: list[Cast] = field(default_factory=list)
+    escalations: list[str] = field(default_factory=list)
+    first: bool = True

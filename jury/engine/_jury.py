@@ -182,6 +182,8 @@ class Jury:
             quorum=self.quorum,
             over_budget=self._over_budget,
             fit=self._fit(),
+            clock=self.clock,
+            on_verdict=self._log,
         )
 
     def with_rubric(self, rubric: Rubric) -> Jury:
@@ -255,10 +257,7 @@ class Jury:
 
     async def judge(self, case: Case) -> CaseVerdict:
         """Judge one case: its checks first, then every juror at once, then the verdict."""
-        verdict = await self._cases.judge(case)
-        if self._events.enabled:
-            self._log(verdict)
-        return verdict
+        return await self._cases.judge(case)
 
     def decide(
         self,
@@ -277,7 +276,9 @@ class Jury:
             case, votes, checks=checks, duration_s=duration_s, fresh=fresh
         )
 
-    def _log(self, verdict: CaseVerdict) -> None:
+    def _log(self, verdict: CaseVerdict) -> CaseVerdict:
+        if not self._events.enabled:
+            return verdict
         self._events.info(
             "case",
             case=verdict.case_id,
@@ -290,6 +291,7 @@ class Jury:
             failed_checks=[c.name for c in verdict.checks if c.outcome is CheckOutcome.FAIL],
             judges_spared=verdict.judges_spared,
         )
+        return verdict
 
     def evaluate(
         self,
@@ -311,9 +313,9 @@ class Jury:
         judged: see `jury.engine._pipeline`.
         """
         if agent is None:
-            return VerdictStream(self.judge, cases, self.panel.concurrency)
+            return VerdictStream(self._cases.first, cases, self.panel.concurrency)
         step = agent_step(agent, agent_concurrency, agent_timeout, self.panel, self._calls)
-        return pipeline(self.judge, step, cases, self.panel.concurrency)
+        return pipeline(self._cases.first, step, cases, self.panel.concurrency)
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:
@@ -369,4 +371,4 @@ def evaluate(
     share provider limits.
     """
     jury = Jury(panel, **options)
-    return VerdictStream(jury.judge, cases, panel.concurrency, on_close=jury.aclose)
+    return VerdictStream(jury._cases.first, cases, panel.concurrency, on_close=jury.aclose)

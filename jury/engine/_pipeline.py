@@ -18,6 +18,7 @@ from ..panel._lifecycle import agent_lifecycle
 from ..panel._panel import Panel
 from ._agent_step import AgentStep
 from ._calls import CallLayer
+from ._second_chance import Held
 from ._stream import VerdictStream
 
 __all__ = ["agent_step", "pipeline"]
@@ -41,18 +42,19 @@ def agent_step(
 
 
 def pipeline(
-    judge: Callable[[Case], Awaitable[CaseVerdict]],
+    judge: Callable[[Case], Awaitable[CaseVerdict | Held]],
     step: AgentStep,
     cases: Iterable[Case] | AsyncIterable[Case],
     concurrency: int,
 ) -> VerdictStream:
     """Each case answered by the step, then judged by `judge` (at most `concurrency` at once);
-    a case whose agent broke comes out as its FAIL without a judge."""
+    a case whose agent broke comes out as its FAIL without a judge. A case held for a second
+    chance (`Held`) is the stream's to ask again, outside these bounds."""
     judging = asyncio.Semaphore(concurrency)
     in_flight = concurrency + step.concurrency
     step.limit_first(in_flight)
 
-    async def one(case: Case) -> CaseVerdict:
+    async def one(case: Case) -> CaseVerdict | Held:
         answered = await step.run(case)
         if isinstance(answered, CaseVerdict):
             return answered

@@ -7,11 +7,17 @@ stops it), by cancellation of the task that waits on it, by `aclose()`, or at th
 ``async with`` block (the one way that does not rely on reference counting). Once left, no
 call of the stream starts: the call layer checks the stream's stop signal before every
 attempt, and every task of the stream is cancelled at that moment.
+
+A case held for a second chance (`jury.engine._second_chance.Held`) gives its slot back and
+waits; once every case has had its first pass, the held ones are asked again (each after its
+cool-down, `concurrency` at a time) and their verdicts come last. Past `held_at_most` waiting,
+the oldest is asked again at once, so that memory stays bounded however long the input is.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +26,13 @@ from .._errors import JuryError
 from .._verdict import CaseVerdict
 from ..cases._case import Case
 from ._calls import StopSignal, stop_calls
+from ._second_chance import Held
 
 __all__ = ["VerdictStream"]
+
+#: Held cases a stream keeps waiting for the end of its input at most (each keeps its case and
+#: votes in memory): a storm over a long input asks the oldest again early instead.
+HELD_AT_MOST = 1024
 
 #: Closing tasks of owners of streams dropped without `aclose` (kept so they are not lost).
 _CLOSING: set[asyncio.Task[None]] = set()
@@ -41,15 +52,17 @@ class _Run:
 
     def __init__(
         self,
-        judge: Callable[[Case], Awaitable[CaseVerdict]],
+        judge: Callable[[Case], Awaitable[CaseVerdict | Held]],
         cases: Iterable[Case] | AsyncIterable[Case],
         concurrency: int,
         on_input_end: Callable[[], None] | None = None,
+        held_at_most: int = HELD_AT_MOST,
     ) -> None:
         self.judge = judge
         self.cases = cases
         self.concurrency = concurrency
         self.on_input_end = on_input_end
+        self.held_at_most = held_at_most
         self.queue: asyncio.Queue[CaseVerdict | _End] = asyncio.Queue(maxsize=concurrency)
         self.tasks: set[asyncio.Task[None]] = set()
         self.runner: asyncio.Task[None] | None = None
@@ -73,26 +86,45 @@ class _Run:
             if task is not None and not task.done():
                 task.cancel()
 
+    def _spawn(self, group: asyncio.TaskGroup, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = group.create_task(work, name=name)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     async def run(self) -> None:
         slots = asyncio.Semaphore(self.concurrency)
+        held: deque[Held] = deque()
 
         async def one(case: Case) -> None:
             try:
-                verdict = await self.judge(case)
+                outcome = await self.judge(case)
             finally:
                 slots.release()
+            if isinstance(outcome, Held):
+                held.append(outcome)
+                if len(held) > self.held_at_most:
+                    self._spawn(first, again(held.popleft()), "jury-second-chance")
+                return
+            await self.queue.put(outcome)
+
+        async def again(case: Held) -> None:
+            # The cool-down is waited out without a slot: a waiting case asks nothing.
+            await case.cooled()
+            async with slots:
+                verdict = await case.resume()
             await self.queue.put(verdict)
 
-        forget = self.tasks.discard
         try:
-            async with asyncio.TaskGroup() as group:
+            async with asyncio.TaskGroup() as first:
                 async for case in _aiter(self.cases):
                     await slots.acquire()
-                    task = group.create_task(one(case), name="jury-case")
-                    self.tasks.add(task)
-                    task.add_done_callback(forget)
+                    self._spawn(first, one(case), "jury-case")
                 if self.on_input_end is not None:
                     self.on_input_end()
+            # Every case has had its first pass: the end of the run, for the held ones.
+            async with asyncio.TaskGroup() as group:
+                while held:
+                    self._spawn(group, again(held.popleft()), "jury-second-chance")
         except BaseExceptionGroup as group_error:
             await self.queue.put(_End(_first_jury_error(group_error)))
             return
@@ -107,15 +139,17 @@ class VerdictStream(AsyncIterator[CaseVerdict]):
 
     def __init__(
         self,
-        judge: Callable[[Case], Awaitable[CaseVerdict]],
+        judge: Callable[[Case], Awaitable[CaseVerdict | Held]],
         cases: Iterable[Case] | AsyncIterable[Case],
         concurrency: int,
         *,
         on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
         on_input_end: Callable[[], None] | None = None,
+        held_at_most: int = HELD_AT_MOST,
     ) -> None:
-        """`on_input_end` is called once every case is read (and started)."""
-        self._run = _Run(judge, cases, concurrency, on_input_end)
+        """`on_input_end` is called once every case is read (and started); `judge` may hold
+        a case for a second chance, see the module's docstring."""
+        self._run = _Run(judge, cases, concurrency, on_input_end, held_at_most)
         self._on_close = on_close
 
     def __aiter__(self) -> VerdictStream:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._errors import AccountError, CallFailed, InvalidReply, OverBudget
+from .._errors import AccountError, CallFailed, InvalidReply, OverBudget, TransientError
 from .._logging import Events
 from .._redact import redact
 from .._verdict import Ballot, CallStats, Vote, VoteStatus
@@ -27,7 +27,7 @@ from ..panel._panel import Juror
 from ._calls import Caller
 from ._soft import outcomes, sample_share, verdict_odds
 
-__all__ = ["BUDGET_REASON", "REASK", "Fallback", "Seat", "Unavailable", "Voter"]
+__all__ = ["BUDGET_REASON", "REASK", "Cast", "Fallback", "Seat", "Unavailable", "Voter"]
 
 BUDGET_REASON = "budget: the run's cost limit was reached before this call"
 
@@ -76,11 +76,23 @@ class Seat:
 
 
 class Unavailable(Exception):
-    """Every model of a juror failed for good; `errors` says how each did."""
+    """Every model of a juror failed for good; `errors` says how each did, and `transient`
+    whether every one of them failed on transient errors only (5xx, timeouts, connection
+    errors, 429s past their wait): then asking again later may succeed."""
 
-    def __init__(self, errors: Sequence[str]) -> None:
+    def __init__(self, errors: Sequence[str], transient: bool = False) -> None:
         super().__init__("; ".join(errors))
         self.errors = tuple(errors)
+        self.transient = transient
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """A vote as the vote layer cast it, and whether it is unavailable on transient errors
+    only (what earns it a second chance; see `jury.engine._second_chance`)."""
+
+    vote: Vote
+    transient: bool = False
 
 
 class Fallback:
@@ -91,7 +103,16 @@ class Fallback:
     `last_reply` is the text of the last reply any of them gave in the vote.
     """
 
-    __slots__ = ("_at", "_ballot", "_errors", "_on_failover", "last_reply", "seat", "soft")
+    __slots__ = (
+        "_at",
+        "_ballot",
+        "_errors",
+        "_on_failover",
+        "_transient",
+        "last_reply",
+        "seat",
+        "soft",
+    )
 
     def __init__(
         self, seat: Seat, ballot: AskBallot, on_failover: Callable[[Seat, JudgeModel], None]
@@ -101,6 +122,7 @@ class Fallback:
         self._on_failover = on_failover
         self._at = 0
         self._errors: list[str] | None = None
+        self._transient = True
         self.last_reply: str | None = None
         #: The ballots each (prompt, sample) reply might have been, with their probabilities,
         #: where the reply came with log-probabilities (`jury.engine._soft`).
@@ -120,8 +142,10 @@ class Fallback:
                 if self._errors is None:
                     self._errors = []
                 self._errors.append(redact(str(exc), secrets))
+                # A 429 past its wait is a `RateLimitedError`, a kind of `TransientError`.
+                self._transient = self._transient and isinstance(exc.error, TransientError)
                 if self._at + 1 >= len(callers):
-                    raise Unavailable(self._errors) from None
+                    raise Unavailable(self._errors, self._transient) from None
                 self._at += 1
                 continue
             if self._at:
@@ -156,6 +180,12 @@ class Voter:
     ) -> Vote:
         """The seat's vote. Its calls are counted in `stats` as they happen, so that a vote cut
         short by the case's deadline still shows what it cost."""
+        return (await self.cast(seat, case, prompts, stats)).vote
+
+    async def cast(
+        self, seat: Seat, case: Case, prompts: Sequence[Prompt], stats: CallStats
+    ) -> Cast:
+        """The seat's vote, as `vote`, and whether it failed on transient errors only."""
         chain = Fallback(seat, self._ballot, self._on_failover)
         per_sample: list[Ballot] = []
         odds: list[dict[str, float] | None] = []
@@ -166,20 +196,22 @@ class Voter:
                 for prompt in prompts:
                     outcome = await chain.ask(case, prompt, sample, stats, self._secrets)
                     if isinstance(outcome, str):
-                        return _cast(chain, stats, VoteStatus.INVALID, error=outcome)
+                        return Cast(_cast(chain, stats, VoteStatus.INVALID, error=outcome))
                     ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, ballots)
                 generated = _generated(ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
-                    return _cast(
-                        chain,
-                        stats,
-                        VoteStatus.ABSTAINED,
-                        reason=combined,
-                        details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
-                        generated=generated,
+                    return Cast(
+                        _cast(
+                            chain,
+                            stats,
+                            VoteStatus.ABSTAINED,
+                            reason=combined,
+                            details={"ballots": {p.key: dict(b.scores) for p, b in ballots}},
+                            generated=generated,
+                        )
                     )
                 if generated != combined.generated:
                     combined = replace(combined, generated=generated)
@@ -187,20 +219,21 @@ class Voter:
                 if chain.soft:
                     odds.append(self._odds(chain, case, prompts, sample))
         except Unavailable as exc:
-            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
+            vote = _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
+            return Cast(vote, exc.transient)
         except AccountError:
             raise
         except OverBudget:
-            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON)
+            return Cast(_cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON))
         except Exception as exc:
             # A bug in a rubric or an adapter must not take the other jurors down with it;
             # it is logged with its traceback and the vote is unavailable.
             self._events.exception("juror.error", case=case.id, juror=seat.id)
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
-            return _cast(chain, stats, VoteStatus.UNAVAILABLE, error=error)
+            return Cast(_cast(chain, stats, VoteStatus.UNAVAILABLE, error=error))
         vote = self._from_samples(chain, case, per_sample, stats)
         # Most votes have neither log-probabilities nor samples: they skip this.
-        return _confident(vote, odds, seat.samples) if odds or seat.samples > 1 else vote
+        return Cast(_confident(vote, odds, seat.samples) if odds or seat.samples > 1 else vote)
 
     def _odds(
         self, chain: Fallback, case: Case, prompts: Sequence[Prompt], sample: int

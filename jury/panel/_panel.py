@@ -113,6 +113,12 @@ class RetrySettings(BaseModel):
     #: Seconds one call may spend waiting out rate limits (429s), counted from its first 429.
     #: Rate limits do not use up `attempts`: those are for failures (5xx, timeouts...).
     rate_limit_wait: float = Field(default=300.0, ge=0)
+    #: A vote left unavailable by transient errors (5xx, timeouts, 429s past their wait) is
+    #: asked once more at the end of the run, when its case's verdict depends on it.
+    second_chance: bool = True
+    #: Seconds between such a vote's failure and its second asking: an outage of a few
+    #: seconds to a minute is over by then, and a long run has usually waited longer anyway.
+    cool_down: float = Field(default=30.0, ge=0)
 
 
 class Gate(BaseModel):

@@ -152,8 +152,9 @@ async def test_retries_honour_retry_after_and_record_attempts() -> None:
 async def test_retries_stop_after_the_configured_attempts() -> None:
     clock = FakeClock()
     model = ScriptedModel([TransientError("502 bad gateway")])
-    panel = Panel(jurors=(Juror(model=model),), retry=RetrySettings(attempts=3))
-    async with Jury(panel, clock=clock) as jury:
+    # One asking's attempts are counted: no second chance (tests/engine/test_second_chance.py).
+    retry = RetrySettings(attempts=3, second_chance=False)
+    async with Jury(Panel(jurors=(Juror(model=model),), retry=retry), clock=clock) as jury:
         verdict = await jury.judge(case())
     vote = verdict.votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
@@ -166,8 +167,8 @@ async def test_retries_stop_after_the_configured_attempts() -> None:
 async def test_a_retry_after_beyond_the_cap_gives_up() -> None:
     clock = FakeClock()
     model = ScriptedModel([RateLimitedError("429", retry_after=3600)])
-    panel = Panel(jurors=(Juror(model=model),), retry=RetrySettings(retry_after_cap=60))
-    async with Jury(panel, clock=clock) as jury:
+    retry = RetrySettings(retry_after_cap=60, second_chance=False)
+    async with Jury(Panel(jurors=(Juror(model=model),), retry=retry), clock=clock) as jury:
         verdict = await jury.judge(case())
     assert verdict.votes[0].status is VoteStatus.UNAVAILABLE
     assert model.calls == 1

@@ -47,9 +47,9 @@ async def test_failures_still_use_up_their_attempts_between_429s() -> None:
         2: RateLimitedError("HTTP 429", retry_after=1.0),
         3: TransientError("HTTP 503"),
     }
-    vote = await vote_of(
-        scripted([scores(5)], failures=failures), RetrySettings(attempts=2), FakeClock()
-    )
+    # One asking's attempts are counted: no second chance (tests/engine/test_second_chance.py).
+    retry = RetrySettings(attempts=2, second_chance=False)
+    vote = await vote_of(scripted([scores(5)], failures=failures), retry, FakeClock())
     assert vote.status is VoteStatus.UNAVAILABLE
     assert "503" in (vote.error or "")
     assert vote.calls.attempts == 4
@@ -58,7 +58,7 @@ async def test_failures_still_use_up_their_attempts_between_429s() -> None:
 async def test_a_call_rate_limited_past_its_wait_gives_up_and_says_why() -> None:
     always = {i: RateLimitedError("HTTP 429", retry_after=10.0) for i in range(100)}
     clock = FakeClock()
-    retry = RetrySettings(attempts=4, rate_limit_wait=45)
+    retry = RetrySettings(attempts=4, rate_limit_wait=45, second_chance=False)
     vote = await vote_of(scripted([scores(5)], failures=always), retry, clock)
     assert vote.status is VoteStatus.UNAVAILABLE
     assert "rate_limit_wait is 45s" in (vote.error or "")

@@ -44,7 +44,10 @@ def model_id(spec: str) -> str:
 
 
 def panel(*jurors: str | Juror, **settings: Any) -> Panel:
-    settings.setdefault("retry", RetrySettings(attempts=3, base_delay=1.0, max_delay=8.0))
+    # One asking's calls are what these tests count: the second chance is the engine's
+    # (tests/engine/test_second_chance.py).
+    retry = RetrySettings(attempts=3, base_delay=1.0, max_delay=8.0, second_chance=False)
+    settings.setdefault("retry", retry)
     settings.setdefault("quorum", 1)
     return Panel(
         jurors=tuple(j if isinstance(j, Juror) else Juror(model=j) for j in jurors), **settings

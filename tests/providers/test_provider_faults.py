@@ -125,7 +125,7 @@ async def test_a_retry_after_beyond_the_cap_gives_up_at_once(
 ) -> None:
     server.inject(Fault.http(429, retry_after=3600), model=model_id(spec), times=None)
     clock = FakeClock()
-    p = panel(spec, retry=RetrySettings(attempts=5, retry_after_cap=120))
+    p = panel(spec, retry=RetrySettings(attempts=5, retry_after_cap=120, second_chance=False))
     vote = (await judge(p, clock)).votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
     assert vote.calls.attempts == 1

@@ -62,7 +62,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_judged=TESTS)
     pytester.path.joinpath("down.toml").write_text(
-        'jurors = ["down/judge"]\n[retry]\nattempts = 1\n'
+        'jurors = ["down/judge"]\n[retry]\nattempts = 1\ncool_down = 0\n'
     )
     return pytester
 
