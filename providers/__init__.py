@@ -38,6 +38,15 @@ LOGPROBS: dict[str, str] = {
     "vllm": "jury.providers.openai_compatible:logprobs_refusal",
 }
 
+#: Which efforts each built-in provider's models take (a juror's ``effort``): "module:function"
+#: of the model ID and the effort -> why not, or None when it takes it. A provider not listed
+#: is not checked (its adapter decides).
+EFFORTS: dict[str, str] = {
+    "anthropic": "jury.providers.anthropic:effort_refusal",
+    "openai": "jury.providers.openai:effort_refusal",
+    "google": "jury.providers.google:effort_refusal",
+}
+
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {

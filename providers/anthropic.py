@@ -102,6 +102,16 @@ NON_STREAMING_MAX_TOKENS = 21_333
 #: The efforts ``output_config.effort`` takes (the SDK's types/output_config_param.py).
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 _DOCS = "https://platform.claude.com/docs/en/models"
+
+
+def effort_refusal(model: str, effort: str) -> str | None:
+    """Why a Claude model does not take a juror's `effort` (None when it does), so that the
+    jury file is refused when it loads rather than every call when it is made."""
+    if effort not in EFFORTS:
+        return f"Claude takes {', '.join(EFFORTS)}"
+    return None
+
+
 _LOW = "low"
 #: Families by name pattern, the first match winning (the 5.5 rows before the 5 ones their
 #: patterns also match). "Which `type` values are accepted, and what happens when you omit

@@ -135,6 +135,24 @@ def family(model: str) -> Family:
     return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _CLASSIC)
 
 
+#: The thinking levels Gemini 3 takes as a juror's `effort` (the thinking page); 3.7 and 3.8
+#: Flash take low, medium or high only (the 3.8 Flash developer's guide, in `FAMILIES`).
+LEVELS = ("minimal", "low", "medium", "high")
+_NO_MINIMAL = ("gemini-3.7-flash", "gemini-3.8-flash")
+
+
+def effort_refusal(model: str, effort: str) -> str | None:
+    """Why a Gemini model does not take a juror's `effort` as its thinking level (None when
+    it does): Gemini 3 thinks at a level; 2.5 and earlier take a budget, not a level."""
+    thinking = family(model).thinking
+    if thinking is None or "thinking_level" not in thinking:
+        return "it thinks by a budget, not at a level"
+    if effort not in LEVELS or (effort == "minimal" and model in _NO_MINIMAL):
+        taken = [lv for lv in LEVELS if lv != "minimal" or model not in _NO_MINIMAL]
+        return f"it thinks at {', '.join(taken)}"
+    return None
+
+
 #: Reasons a candidate ends that mean a filter, not the model, stopped it (google-genai
 #: types.FinishReason); and the cut at the output limit.
 _FILTERED = frozenset(
@@ -170,6 +188,9 @@ class GeminiWire(Wire):
         config["responseJsonSchema"] = request.schema
         if kind.thinking is not None:
             config["thinkingConfig"] = kind.thinking
+            if request.effort is not None and effort_refusal(model, request.effort) is None:
+                # The juror's own effort is Gemini 3's thinking level (enum values by name).
+                config["thinkingConfig"] = {"thinking_level": request.effort.upper()}
         if request.logprobs and logprobs_refusal(model) is None:
             config["responseLogprobs"] = True
             config["logprobs"] = TOP_LOGPROBS

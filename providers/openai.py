@@ -112,6 +112,20 @@ def logprobs_refusal(model: str) -> str | None:
     return None
 
 
+#: The efforts ``reasoning_effort`` takes (the SDK's types/shared/reasoning_effort.py).
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+
+
+def effort_refusal(model: str, effort: str) -> str | None:
+    """Why an OpenAI model does not take a juror's `effort` (None when it does): only the
+    reasoning models take ``reasoning_effort``, and only OpenAI's values."""
+    if not family(model).reasoning:
+        return "it is not a reasoning model"
+    if effort not in EFFORTS:
+        return f"OpenAI takes {', '.join(EFFORTS)}"
+    return None
+
+
 #: OpenAI's reasons for a 429 that waiting does not clear (``error.code``; the type is
 #: ``insufficient_quota``): https://platform.openai.com/docs/guides/error-codes/api-errors and
 #: https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/openai-insufficient-quota

@@ -53,6 +53,7 @@ _PROVIDERS: dict[str, str | ModelFactory] = {}
 _PROVIDER_FAMILIES: dict[str, str] = {}
 _LIFECYCLES: dict[str, str | Lifecycle] = {}
 _LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
+_EFFORTS: dict[str, str | Callable[[str, str], str | None]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -73,6 +74,9 @@ def _providers() -> dict[str, str | ModelFactory]:
         logprobs: dict[str, str] = getattr(package, "LOGPROBS", {})
         for prefix, check in logprobs.items():
             _LOGPROBS.setdefault(prefix, check)
+        efforts: dict[str, str] = getattr(package, "EFFORTS", {})
+        for prefix, check in efforts.items():
+            _EFFORTS.setdefault(prefix, check)
     return _PROVIDERS
 
 
@@ -137,6 +141,20 @@ def logprobs_refusal(spec: str) -> str | None:
     if isinstance(target, str):
         target = _LOGPROBS[prefix] = _load(target)
     return target(model)
+
+
+def effort_refusal(spec: str, effort: str) -> str | None:
+    """Why ``provider/model`` does not take a juror's `effort` ("it is not a reasoning
+    model"), or None when it does (what the provider's ``EFFORTS`` entry says; a provider
+    without one is not checked)."""
+    prefix, _, model = spec.partition("/")
+    _providers()
+    target = _EFFORTS.get(prefix)
+    if target is None:
+        return None
+    if isinstance(target, str):
+        target = _EFFORTS[prefix] = _load(target)
+    return target(model, effort)
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:

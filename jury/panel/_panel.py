@@ -91,6 +91,18 @@ class Juror(BaseModel):
             )
         return value
 
+    @model_validator(mode="after")
+    def _effort_taken(self) -> Juror:
+        # An effort a model does not take fails (or is ignored on) every call: refused when
+        # the jury file loads, naming the model, instead.
+        if self.effort is not None:
+            from ..adapters._registry import effort_refusal
+
+            for spec in (self.model, *self.fallbacks):
+                if isinstance(spec, str) and (why := effort_refusal(spec, self.effort)):
+                    raise ValueError(f"effort {self.effort!r} is not taken by {spec}: {why}")
+        return self
+
     @property
     def id(self) -> str:
         if self.name:

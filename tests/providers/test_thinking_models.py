@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from provider_helpers import judge, model_id, panel
+from pydantic import ValidationError
 
 from jury import Juror, JuryFileError, VoteStatus, load_panel
 from jury.testing import FakeProviderServer
@@ -159,14 +160,9 @@ async def test_an_openai_reasoning_juror_is_sent_its_own_effort(
     assert body["max_completion_tokens"] == 700 + 2048
 
 
-async def test_an_effort_claude_does_not_take_is_refused_before_anything_is_sent(
-    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JURY_TRANSPORT", "direct")
-    vote = (await judge(panel(Juror(model="anthropic/claude-opus-5-5", effort="minimal")))).votes[0]
-    assert vote.status is VoteStatus.UNAVAILABLE
-    assert "effort 'minimal' is not one of Claude's" in (vote.error or "")
-    assert server.requests == []
+def test_an_effort_claude_does_not_take_is_refused_when_the_juror_is_made() -> None:
+    with pytest.raises(ValidationError, match="effort 'minimal' is not taken by anthropic/"):
+        Juror(model="anthropic/claude-opus-5-5", effort="minimal")
 
 
 async def test_a_budget_the_sdk_would_not_send_without_streaming_is_refused_on_both_transports(
