@@ -451,6 +451,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--every-pair", action="store_true", help="add panel (c): every recorded seat (slow)"
     )
     args = parser.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread: the fits are small (a few hundred columns), and OpenBLAS's threads
+    # cost more than the arithmetic on a shared two-core machine (a 262 x 262 solve: 15.5 ms
+    # of CPU with its threads, 0.7 ms with one; benchmarks/README.md, issue 21).
+    with threadpool_limits(limits=1):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     configure_logging(0)
     bar = llmbar.find_data(args.llmbar)
     # The PandaLM folder sits beside LLMBar's in shared/data.
