@@ -34,9 +34,9 @@ def table(cases: int = 300, seed: int = 1) -> Labelled:
     rng = np.random.default_rng(seed)
     labels = [int(x) for x in rng.integers(0, 2, cases)]
     keys = ("FAIL", "PASS")
-    rows = []
+    rows: list[dict[tuple[str, str | None], str]] = []
     for label in labels:
-        row = {}
+        row: dict[tuple[str, str | None], str] = {}
         for seat, right in RIGHT.items():
             said = label if rng.random() < right else 1 - label
             row[(seat, None)] = keys[said]
