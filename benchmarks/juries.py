@@ -386,7 +386,9 @@ def run_panel(name: str, data: Data, jurors: Sequence[str], splits: int) -> dict
         recommended.append(chosen_order)
         record("cascade recommended", measured[chosen_order])
     names = [b[0] for b in best]
-    chosen = max(set(names), key=names.count)
+    # Sorted first: among seats chosen equally often, the first by name (a set alone
+    # iterates in a per-process hash order, and a tie made the name vary run to run).
+    chosen = max(sorted(set(names)), key=names.count)
     out: dict[str, Any] = {
         "name": name,
         "jurors": list(jurors),
