@@ -268,6 +268,13 @@ def _learn_target(
             folds=args.folds,
         )
         print_selection(ranked, out)
+        if getattr(args, "budget", None) is not None:
+            from ..report._calibration import print_budget
+            from ._select import within_budget
+
+            # A seat's model (a seat is a model and a strategy); an object model is its own.
+            models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
+            print_budget(within_budget(ranked, args.budget, models), out)
     if args.html and draw:
         page = tradeoff_page(result, same, worth, f"aiojury calibration · {rubric.name}", shared)
         Path(args.html).write_text(page, encoding="utf-8")

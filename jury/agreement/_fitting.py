@@ -36,7 +36,14 @@ if TYPE_CHECKING:
 
     from ..adapters._rubric import Rubric
 
-__all__ = ["MIN_LABELLED", "FitResult", "StageResult", "fit_jury", "fit_unsupervised"]
+__all__ = [
+    "MIN_LABELLED",
+    "FitResult",
+    "StageResult",
+    "cheapest_within",
+    "fit_jury",
+    "fit_unsupervised",
+]
 
 #: The fewest labelled cases a fit accepts.
 MIN_LABELLED = 20
@@ -398,3 +405,19 @@ def fit_unsupervised(table: Labelled, jurors: Sequence[str], rubric: Rubric) -> 
     )
     result = StageResult(1, tuple(jurors), methods, "dawid-skene")
     return FitResult(fit, [result], [], None, {}, len(labelled), len(rows), 0)
+
+
+def cheapest_within(
+    options: Sequence[tuple[str, float, float | None]], tolerance: float = 0.01
+) -> str:
+    """The recommended cascade among (name, accuracy, cost ratio) options measured on
+    labelled cases: the cheapest by cost (not calls) whose accuracy is within `tolerance` of
+    the best option's. An option of unknown cost is recommended only when no cost is known
+    (never taken as free); ties go to the more accurate, then the first given."""
+    if not options:
+        raise ValueError("no cascade to recommend")
+    best = max(accuracy for _, accuracy, _ in options)
+    near = [(i, o) for i, o in enumerate(options) if o[1] >= best - tolerance - 1e-12]
+    priced = [(i, o) for i, o in near if o[2] is not None]
+    pool = priced or near
+    return min(pool, key=lambda t: (t[1][2] if t[1][2] is not None else 0.0, -t[1][1], t[0]))[1][0]

@@ -140,7 +140,12 @@ def fit_weights(rows: Rows, labels: Sequence[int], classes: Sequence[str]) -> Li
 
 
 def fit_logistic(
-    x: NDArray[np.float64], labels: Sequence[int] | NDArray[np.int64], k: int, c: float
+    x: NDArray[np.float64],
+    labels: Sequence[int] | NDArray[np.int64],
+    k: int,
+    c: float,
+    *,
+    start: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """L2 logistic regression, (intercept (k,), coef (p, k)): binomial for two classes
     (shown symmetric, softmax([-z/2, z/2]) being the sigmoid of z), multinomial otherwise.
@@ -148,6 +153,8 @@ def fit_logistic(
     Newton's method with a backtracking line search on the convex objective: the problems
     are small (a column per source and value), and a few exact steps beat a quasi-Newton
     solver whose BLAS threads cost more than the arithmetic on a busy two-core machine.
+    `start` (an earlier fit's result on the same columns, at another penalty) warm-starts
+    it: the objective is strictly convex, so the optimum is the same, in fewer steps.
     """
     y = np.asarray(labels)
     n, p = x.shape
@@ -171,12 +178,18 @@ def fit_logistic(
         return value, fitted
 
     theta = np.zeros((p + 1, width))
+    if start is not None:
+        intercept, coef = start
+        if k == 2:  # back from the symmetric form: z = 2 * (class 1's score)
+            theta[:p, 0], theta[p, 0] = 2 * coef[:, 1], 2 * intercept[1]
+        else:
+            theta[:p], theta[p] = coef, intercept
     value, fitted = objective(theta)
     for _ in range(100):
         gradient = design_.T @ (fitted - target) + penalty[:, None] * theta / c
         hessian = _hessian(design_, fitted, k) + np.diag(np.tile(penalty, width)) / c
         flat = gradient.T.ravel()
-        step = np.linalg.lstsq(hessian, flat, rcond=None)[0].reshape(width, p + 1).T
+        step = _newton_step(hessian, flat, k).reshape(width, p + 1).T
         decrement = float(flat @ step.T.ravel())
         if decrement / 2 < 1e-12 * max(1.0, value):
             break  # Newton's decrement: the optimum is as close as float arithmetic gets
@@ -192,6 +205,23 @@ def fit_logistic(
     if k == 2:
         return np.array([-b[0] / 2, b[0] / 2]), np.column_stack([-w[:, 0] / 2, w[:, 0] / 2])
     return b - b.mean(), w
+
+
+def _newton_step(
+    hessian: NDArray[np.float64], gradient: NDArray[np.float64], k: int
+) -> NDArray[np.float64]:
+    """The Newton step. Two classes: the Hessian is positive definite (every weight is
+    penalised; the intercept's diagonal is the sum of the fitted variances), so an LU solve
+    gives the step at a tenth of the cost of a least-squares one (benchmarks/README.md,
+    issue 21). More classes: the k intercepts of a softmax are not identified (adding one
+    constant to all changes nothing) and the Hessian is singular there, so least squares
+    takes the minimum-norm step."""
+    if k == 2:
+        try:
+            return np.asarray(np.linalg.solve(hessian, gradient), dtype=np.float64)
+        except np.linalg.LinAlgError:
+            pass  # numerically singular (a fitted variance underflowed): least squares below
+    return np.asarray(np.linalg.lstsq(hessian, gradient, rcond=None)[0], dtype=np.float64)
 
 
 def _hessian(
@@ -227,16 +257,19 @@ def fit_stacked(
     y = np.asarray(labels)
     if c is None:
         assigned = folds_of(labels, min(folds, _smallest_class(labels)), rng)
-        losses = []
-        for candidate in C_GRID:
-            total = 0.0
-            for fold in np.unique(assigned):
-                train, test = assigned != fold, assigned == fold
-                intercept, coef = fit_logistic(x[train], y[train], k, candidate)
+        # Fold by fold, the penalties in rising C, each fit warm-started from the one before
+        # on the same fold (the path of solutions is smooth in C); each C's loss is summed
+        # over the folds in the same order as before.
+        losses = [0.0] * len(C_GRID)
+        for fold in np.unique(assigned):
+            train, test = assigned != fold, assigned == fold
+            previous = None
+            for number, candidate in enumerate(C_GRID):
+                previous = fit_logistic(x[train], y[train], k, candidate, start=previous)
+                intercept, coef = previous
                 proba = softmax(x[test] @ coef + intercept)
                 right = proba[np.arange(int(test.sum())), y[test]]
-                total -= float(np.sum(np.log(np.clip(right, 1e-12, 1.0))))
-            losses.append(total)
+                losses[number] -= float(np.sum(np.log(np.clip(right, 1e-12, 1.0))))
         c = C_GRID[int(np.argmin(losses))]
     intercept, coef = fit_logistic(x, y, k, c)
     return Linear(columns, intercept, coef), c

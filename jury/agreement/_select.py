@@ -20,7 +20,7 @@ from .._verdict import CaseVerdict
 from ._evidence import Labelled, method
 from ._learn import Linear, fit_stacked, fit_weights, folds_of
 
-__all__ = ["MAX_CANDIDATES", "Subset", "cost_per_case", "select"]
+__all__ = ["MAX_CANDIDATES", "Budgeted", "Subset", "cost_per_case", "select", "within_budget"]
 
 #: 2^10 - 1 subsets, each fitted k times, is as far as this goes.
 MAX_CANDIDATES = 10
@@ -98,3 +98,61 @@ def select(
         out,
         key=lambda s: (-(s.per_dollar or 0.0) if priced else -s.accuracy, len(s.jurors), s.jurors),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Budgeted:
+    """`--select --budget`: the seat sets within a budget (USD per 1000 cases), best held-out
+    accuracy first, and what the best of them is measured against."""
+
+    budget: float
+    ranked: list[Subset]
+    #: Sets dropped for costing more than the budget, and for a seat of unknown price.
+    over: list[Subset]
+    unknown: list[Subset]
+    #: Seats whose price is unknown (never taken as free).
+    unpriced: tuple[str, ...]
+    #: The best set's best seat alone, and the most accurate set of one model's seats.
+    best_seat: Subset | None
+    strongest_model: tuple[str, Subset] | None
+
+    @property
+    def best(self) -> Subset | None:
+        return self.ranked[0] if self.ranked else None
+
+
+def per_1000(subset: Subset) -> float | None:
+    return None if subset.cost is None else 1000 * subset.cost
+
+
+def within_budget(subsets: Sequence[Subset], budget: float, models: Mapping[str, str]) -> Budgeted:
+    """Rank `subsets` (from `select`) by held-out accuracy among those costing at most
+    `budget` USD per 1000 cases. A set with a seat of unknown price cannot be shown to be
+    within any budget: it is listed apart, never ranked as free. `models` maps each seat to
+    its model (a seat is a model and a prompt strategy)."""
+    if budget <= 0:
+        raise ConfigError(f"--budget: {budget:g} USD per 1000 cases; it must be above 0")
+    unknown = [s for s in subsets if s.cost is None]
+    priced = [s for s in subsets if s.cost is not None]
+    over = [s for s in priced if (per_1000(s) or 0.0) > budget]
+    ranked = sorted(
+        (s for s in priced if (per_1000(s) or 0.0) <= budget),
+        key=lambda s: (-s.accuracy, s.cost, len(s.jurors), s.jurors),
+    )
+    unpriced = tuple(sorted({j for s in unknown if len(s.jurors) == 1 for j in s.jurors}))
+    singles = {s.jurors[0]: s for s in subsets if len(s.jurors) == 1}
+    best_seat = None
+    if ranked:
+        own = [singles[j] for j in ranked[0].jurors if j in singles]
+        best_seat = max(own, key=lambda s: (s.accuracy, s.jurors)) if own else None
+    by_model: dict[str, list[Subset]] = {}
+    for subset in subsets:
+        names = {models.get(j, j) for j in subset.jurors}
+        if len(names) == 1:
+            by_model.setdefault(names.pop(), []).append(subset)
+    strongest = None
+    for model, sets in sorted(by_model.items()):
+        top = max(sets, key=lambda s: (s.accuracy, -len(s.jurors)))
+        if strongest is None or top.accuracy > strongest[1].accuracy:
+            strongest = (model, top)
+    return Budgeted(budget, ranked, over, unknown, unpriced, best_seat, strongest)

@@ -38,8 +38,10 @@ A learned jury (``--fit FIT.toml``)
     was not fitted on (the guarantee is each target's own: a verdict the rubric derives from
     several metrics has none of its own, and calibrate says so); exit 1 when a target meets
     none (no fit is written). ``--select`` ranks subsets of the jurors by held-out accuracy
-    per dollar; ``--html FILE`` draws the accuracy-coverage trade-off (of the first target);
-    ``--votes RUN`` takes the votes of a recorded run instead of judging again.
+    per dollar (``--budget USD_PER_1000``: by held-out accuracy among the sets costing at most
+    that per 1000 cases, a seat of unknown price never counted as free); ``--html FILE``
+    draws the accuracy-coverage trade-off (of the first target); ``--votes RUN`` takes the
+    votes of a recorded run instead of judging again.
 
 Exit 1 when a gold check fails or agreement drifts beyond ``--drift-tolerance``; 3 when a
 check could not be decided (judges unavailable) and nothing failed; 2 on usage errors.
@@ -118,6 +120,12 @@ def register(sub: Any) -> None:
     )
     learned.add_argument("--unsupervised", action="store_true", help="Dawid-Skene, no labels")
     learned.add_argument("--select", action="store_true", help="rank subsets of the jurors")
+    learned.add_argument(
+        "--budget",
+        type=float,
+        metavar="USD_PER_1000",
+        help="with --select: rank the seat sets costing at most this per 1000 cases",
+    )
     learned.add_argument("--seed", type=int, default=0, help="seed of the folds and the split")
     learned.add_argument("--folds", type=int, default=5, help="folds of the held-out estimates")
     learned.add_argument("--votes", metavar="RUN", help="the votes of this recorded run")
@@ -271,6 +279,11 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(0)
     if args.passes < 1:
         raise ConfigError("--passes: must be at least 1")
+    budget = getattr(args, "budget", None)
+    if budget is not None and not args.select:
+        raise ConfigError("--budget: ranks seat sets, so it goes with --select")
+    if budget is not None and not budget > 0:
+        raise ConfigError(f"--budget: {budget:g} USD per 1000 cases; it must be above 0")
     panel = panel_for(args)
     source = case_source(args, panel)
     try:

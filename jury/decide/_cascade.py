@@ -14,6 +14,11 @@ is asked and the votes so far are decided again. Unsure means:
 Every escalation is recorded with its reason. The quorum of a stage is the panel's `quorum`
 when set, else a majority of the jurors asked so far. Nothing depends on the order of the
 jurors within a tier: every step is a function of the set of votes.
+
+Cheapest first is by cost, not by calls (issue 21): `cheapest_first` orders tiers by what
+their jurors cost per case (from the price tables), and `spend` measures a cascade's calls
+and cost against the full panel's. A juror whose price is unknown is never taken as free: it
+goes last, and a cost ratio over it is unknown.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ if TYPE_CHECKING:
     from ..cases._case import Case
     from ..panel._panel import Panel
 
-__all__ = ["Decider", "Step", "reducer"]
+__all__ = ["Decider", "Spend", "Step", "cheapest_first", "reducer", "spend"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,3 +300,96 @@ class Decider:
                 return self.finish(case, Step(unsure), votes, escalations[:-1], stage, checks)
             stage += 1
         return self.finish(case, step, votes, escalations, stage, checks)
+
+
+def cheapest_first(
+    costs: Mapping[str, float | None],
+    strength: Mapping[str, float] | None = None,
+    *,
+    groups: Mapping[str, str] | None = None,
+    band: float | None = None,
+) -> dict[str, int]:
+    """Tiers cheapest first, by cost per case: each juror's tier (1, 2, ...).
+
+    Jurors of one group (say, the seats of one model, which share its provider) sit in one
+    tier; a group costs the sum of its jurors. Groups go in rising cost (ties: the stronger
+    first by `strength`, then by name). With `band`, a tier takes every next group that
+    costs at most `band` times the tier's cheapest: cheap models are asked together before
+    an expensive one, rather than one after another. A group with an unknown price (any
+    juror's cost None) goes last, a tier of its own each: never treated as free.
+    """
+    strength = strength or {}
+    of = dict(groups) if groups is not None else {j: j for j in costs}
+    members: dict[str, list[str]] = {}
+    for juror in sorted(costs):
+        members.setdefault(of.get(juror, juror), []).append(juror)
+
+    def cost(group: str) -> float | None:
+        prices = [costs[j] for j in members[group]]
+        return None if any(p is None for p in prices) else float(sum(p or 0.0 for p in prices))
+
+    def best(group: str) -> float:
+        return max(strength.get(j, 0.0) for j in members[group])
+
+    known = sorted(
+        (g for g in members if cost(g) is not None),
+        key=lambda g: (cost(g), -best(g), g),
+    )
+    unknown = sorted((g for g in members if cost(g) is None), key=lambda g: (-best(g), g))
+    tiers: dict[str, int] = {}
+    tier, floor = 0, None
+    for group in known:
+        price = cost(group)
+        assert price is not None
+        if floor is None or band is None or price > band * max(floor, 1e-12):
+            tier, floor = tier + 1, price
+        tiers.update(dict.fromkeys(members[group], tier))
+    for group in unknown:
+        tier += 1
+        tiers.update(dict.fromkeys(members[group], tier))
+    return tiers
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """What a cascade's verdicts spent against the full panel's: calls and USD (None when a
+    juror's price is unknown: a ratio over an unknown price is unknown, never a guess)."""
+
+    calls: int
+    full_calls: int
+    cost: float | None
+    full_cost: float | None
+
+    @property
+    def calls_ratio(self) -> float | None:
+        return self.calls / self.full_calls if self.full_calls else None
+
+    @property
+    def cost_ratio(self) -> float | None:
+        if self.cost is None or not self.full_cost:
+            return None
+        return self.cost / self.full_cost
+
+
+def spend(
+    verdicts: Sequence[CaseVerdict],
+    jurors: Sequence[str],
+    calls: Callable[[str], int],
+    costs: Mapping[str, float | None],
+) -> Spend:
+    """The calls and cost of these verdicts (each juror's `calls` and `costs` a case; a juror
+    in a verdict's `not_asked` was spared there) against asking every juror on every case."""
+    asked_calls = full_calls = 0
+    cost: float | None = 0.0
+    full: float | None = 0.0
+    for verdict in verdicts:
+        spared = set(verdict.not_asked)
+        for juror in jurors:
+            price = costs.get(juror)
+            full_calls += calls(juror)
+            full = None if full is None or price is None else full + price
+            if juror in spared:
+                continue
+            asked_calls += calls(juror)
+            cost = None if cost is None or price is None else cost + price
+    return Spend(asked_calls, full_calls, cost, full)

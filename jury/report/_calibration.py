@@ -18,10 +18,11 @@ if TYPE_CHECKING:
     from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel_stats import EffectiveJudges
     from ..agreement._seat_errors import SeatErrors
-    from ..agreement._select import Subset
+    from ..agreement._select import Budgeted, Subset
 
 __all__ = [
     "Tradeoff",
+    "print_budget",
     "print_fit",
     "print_selection",
     "tradeoff_page",
@@ -149,6 +150,52 @@ def print_selection(subsets: Sequence[Subset], out: Any) -> None:
             f"On this data the best jury ({' + '.join(best_jury.jurors)}, "
             f"{pct(best_jury.accuracy)}) {verb} its best juror ({best_one.jurors[0]}, "
             f"{pct(best_one.accuracy)}): {gap:+.1f} points held out.",
+            file=out,
+        )
+
+
+def print_budget(found: Budgeted, out: Any) -> None:
+    """`--select --budget`: the sets within the budget by held-out accuracy, what was left
+    out and why, and whether the best beats its best seat and the strongest single model."""
+
+    def usd(subset: Subset) -> str:
+        return "price unknown" if subset.cost is None else f"${1000 * subset.cost:.4f} / 1000"
+
+    print(
+        f"Seat sets within ${found.budget:g} per 1000 cases, by held-out accuracy "
+        f"({len(found.ranked)} within, {len(found.over)} over the budget, "
+        f"{len(found.unknown)} with a seat of unknown price):",
+        file=out,
+    )
+    for s in found.ranked[:10]:
+        print(f"  {pct(s.accuracy):>8}  {usd(s):<22} {' + '.join(s.jurors)}", file=out)
+    if found.unpriced:
+        print(
+            f"  price unknown for {', '.join(found.unpriced)}: a set with it cannot be shown "
+            "within the budget and is left out (never counted as free)",
+            file=out,
+        )
+    best = found.best
+    if best is None:
+        print("No seat set is known to cost at most the budget.", file=out)
+        return
+    said = f"The best set within the budget ({' + '.join(best.jurors)}, {pct(best.accuracy)})"
+    for label, other in (
+        ("its best seat", found.best_seat),
+        (
+            f"the strongest single model ({found.strongest_model[0]})"
+            if found.strongest_model
+            else "",
+            found.strongest_model[1] if found.strongest_model else None,
+        ),
+    ):
+        if other is None or other.jurors == best.jurors:
+            continue
+        gap = 100 * (best.accuracy - other.accuracy)
+        verb = "beats" if gap > 0 else "does not beat"
+        print(
+            f"{said} {verb} {label} ({' + '.join(other.jurors)}, {pct(other.accuracy)}, "
+            f"{usd(other)}): {gap:+.1f} points held out.",
             file=out,
         )
 
