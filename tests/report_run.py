@@ -65,7 +65,9 @@ def record_run(
     """Judge `cases` with jurors a, b and c (`reply` makes each one's replies), record the
     run in `path` and publish its reports (the terminal's into `stream`)."""
     jurors = [scripted(reply(name), name=f"scripted/{name}") for name in ("a", "b", "c")]
-    panel = panel_of(*jurors, retry={"attempts": 1})
+    # No cool-down: a juror that fails here is asked again at once (the second chance is
+    # tests/engine/test_second_chance.py's), not after 30 real seconds.
+    panel = panel_of(*jurors, retry={"attempts": 1, "cool_down": 0})
     cases_file.write_text("".join(c.model_dump_json() + "\n" for c in cases))
     checks = CheckSuite.from_settings(panel.checks)
     jury = Jury(panel, checks=checks, rubric=rubric, judge_all=judge_all)

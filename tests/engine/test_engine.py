@@ -196,8 +196,14 @@ async def test_a_hanging_attempt_times_out_and_is_retried() -> None:
 async def test_the_case_timeout_makes_unfinished_votes_unavailable() -> None:
     fast = ScriptedModel(good, name="scripted/fast")
     stuck = ScriptedModel(good, name="scripted/stuck", latency=10.0)
+    # No cool-down: the stuck vote's second chance (tests/engine/test_second_chance.py) is
+    # asked at once, and runs out of time again.
     panel = Panel(
-        jurors=(Juror(model=fast), Juror(model=stuck)), quorum=1, case_timeout=0.1, timeout=30
+        jurors=(Juror(model=fast), Juror(model=stuck)),
+        quorum=1,
+        case_timeout=0.1,
+        timeout=30,
+        retry=RetrySettings(cool_down=0),
     )
     async with Jury(panel) as jury:
         verdict = await jury.judge(case())

@@ -25,7 +25,7 @@ async def test_each_vote_and_metric_is_an_evaluation_event() -> None:
     good = scripted([scores(5, reason="all supported")], name="scripted/good")
     down = scripted([TransientError("503")], name="scripted/down")
     events, exporter = _events()
-    async with Jury(panel_of(good, down, quorum=1, retry={"attempts": 1})) as jury:
+    async with Jury(panel_of(good, down, quorum=1, retry={"attempts": 1, "cool_down": 0})) as jury:
         verdict = await jury.judge(case("c1", category="policy"))
     events.emit(verdict)
 
