@@ -6,25 +6,16 @@ from __future__ import annotations
 import asyncio
 import re
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
+from test_readme import block
 
 from jury import Case, Juror, Jury, Panel, VoteStatus
 from jury.adapters import JudgeRequest, _strategy
 from jury.panel._panel import panel_from_mapping
 from jury.panel._warnings import panel_warnings
 from jury.testing import ScriptedModel, valid_reply
-
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-
-
-def block(after: str, language: str) -> str:
-    section = README[README.index(after) :]
-    found = re.search(rf"```{language}\n(.*?)```", section, re.S)
-    assert found is not None
-    return found.group(1)
 
 
 def test_the_seats_example_seats_one_model_twice_under_two_names() -> None:
