@@ -68,15 +68,14 @@ def _providers() -> dict[str, str | ModelFactory]:
             _PROVIDERS.setdefault(prefix, factory)
             if family is not None:
                 _PROVIDER_FAMILIES.setdefault(prefix, family)
-        lifecycles: dict[str, str] = getattr(package, "LIFECYCLE", {})
-        for prefix, lifecycle in lifecycles.items():
-            _LIFECYCLES.setdefault(prefix, lifecycle)
-        logprobs: dict[str, str] = getattr(package, "LOGPROBS", {})
-        for prefix, check in logprobs.items():
-            _LOGPROBS.setdefault(prefix, check)
-        efforts: dict[str, str] = getattr(package, "EFFORTS", {})
-        for prefix, check in efforts.items():
-            _EFFORTS.setdefault(prefix, check)
+        hooks: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("LIFECYCLE", _LIFECYCLES),
+            ("LOGPROBS", _LOGPROBS),
+            ("EFFORTS", _EFFORTS),
+        )
+        for name, table in hooks:
+            for prefix, target in getattr(package, name, {}).items():
+                table.setdefault(prefix, target)
     return _PROVIDERS
 
 
@@ -118,29 +117,33 @@ def register_provider(
         _LIFECYCLES.pop(prefix, None)
 
 
+def _hook(table: dict[str, Any], prefix: str) -> Any:
+    """A provider's hook from one of the tables (imported the first time it is asked for),
+    or None when the provider has none."""
+    _providers()
+    target = table.get(prefix)
+    if isinstance(target, str):
+        target = table[prefix] = _load(target)
+    return target
+
+
 def model_status(spec: str, day: date) -> ModelStatus | None:
     """What the provider of ``provider/model`` knows of the model's lifecycle on `day`."""
     prefix, _, model = spec.partition("/")
-    _providers()
-    target = _LIFECYCLES.get(prefix)
-    if target is None or not model:
+    lifecycle: Lifecycle | None = _hook(_LIFECYCLES, prefix)
+    if lifecycle is None or not model:
         return None
-    if isinstance(target, str):
-        target = _LIFECYCLES[prefix] = _load(target)
-    return target(model, day)
+    return lifecycle(model, day)
 
 
 def logprobs_refusal(spec: str) -> str | None:
     """Why ``provider/model`` gives no token log-probabilities, or None when it gives them
     (what the provider's ``LOGPROBS`` entry says; a provider without one gives none)."""
     prefix, _, model = spec.partition("/")
-    _providers()
-    target = _LOGPROBS.get(prefix)
-    if target is None:
+    check: Callable[[str], str | None] | None = _hook(_LOGPROBS, prefix)
+    if check is None:
         return f"the {prefix} provider gives no token log-probabilities"
-    if isinstance(target, str):
-        target = _LOGPROBS[prefix] = _load(target)
-    return target(model)
+    return check(model)
 
 
 def effort_refusal(spec: str, effort: str) -> str | None:
@@ -148,13 +151,8 @@ def effort_refusal(spec: str, effort: str) -> str | None:
     model"), or None when it does (what the provider's ``EFFORTS`` entry says; a provider
     without one is not checked)."""
     prefix, _, model = spec.partition("/")
-    _providers()
-    target = _EFFORTS.get(prefix)
-    if target is None:
-        return None
-    if isinstance(target, str):
-        target = _EFFORTS[prefix] = _load(target)
-    return target(model, effort)
+    check: Callable[[str, str], str | None] | None = _hook(_EFFORTS, prefix)
+    return None if check is None else check(model, effort)
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:
