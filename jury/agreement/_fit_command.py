@@ -276,7 +276,9 @@ def _learn_target(
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
     if args.html and draw:
-        page = tradeoff_page(result, same, worth, f"aiojury calibration · {rubric.name}", shared)
+        page = tradeoff_page(
+            result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
+        )
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
     return result.fit, result.failure

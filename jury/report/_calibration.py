@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..agreement._fitting import FitResult, StageResult
     from ..agreement._panel_stats import EffectiveJudges
     from ..agreement._seat_errors import SeatErrors
+    from ..agreement._seats import Seats
     from ..agreement._select import Budgeted, Subset
 
 __all__ = [
@@ -271,8 +272,10 @@ def tradeoff_page(
     effective: EffectiveJudges | None,
     title: str,
     errors: SeatErrors | None = None,
+    seats: Seats | None = None,
 ) -> str:
-    """A self-contained page for `jury calibrate --html`."""
+    """A self-contained page for `jury calibrate --html` (`seats`: each seat's model, named
+    in the table of errors shared between seats)."""
     rows = "".join(
         f"<tr><td>{html.escape(j)}</td><td>{pct(s / n)}</td><td>{s} of {n}</td></tr>"
         for j, (s, n) in sorted(consistency.items())
@@ -288,7 +291,7 @@ def tradeoff_page(
         "style-src 'unsafe-inline'; img-src data:\">"
         f'<title>{html.escape(title)}</title></head><body style="font: 14px system-ui">'
         f"<h1>{html.escape(title)}</h1><h2>Accuracy and coverage (held-out cases)</h2>"
-        f"{tradeoff_svg(result.curves)}{worth}{errors_html(errors)}"
+        f"{tradeoff_svg(result.curves)}{worth}{errors_html(errors, seats)}"
         "<h2>Position consistency</h2><table><tr><th>juror</th><th>both orders agree</th>"
         f"<th>cases</th></tr>{rows}</table></body></html>"
     )
@@ -324,6 +327,9 @@ class Tradeoff:
         self.consistency: dict[str, list[int]] = {}
         #: Per labelled case: each juror with a value, and whether that value was right.
         self.right: list[dict[str, bool]] = []
+        #: One verdict for each (juror, model that served it): what `Seats.of_manifest`
+        #: reads a replayed seat's model from, kept without keeping every verdict.
+        self.served: dict[tuple[str, str], CaseVerdict] = {}
 
     label = staticmethod(_label)
 
@@ -336,6 +342,8 @@ class Tradeoff:
         self.jury.append((confidence if said is not None else None, said == label))
         votes = {}
         for vote in verdict.votes:
+            if vote.served_by and (vote.juror, vote.served_by) not in self.served:
+                self.served[vote.juror, vote.served_by] = verdict
             ballots = vote.details.get("ballots")
             if isinstance(ballots, Mapping) and len(ballots) >= 2:
                 tally = self.consistency.setdefault(vote.juror, [0, 0])
@@ -361,7 +369,9 @@ class Tradeoff:
             (top / len(values) if decided else None, decided and leaders[0] == label)
         )
 
-    def result(self) -> dict[str, Any] | None:
+    def result(self, seats: Seats | None = None) -> dict[str, Any] | None:
+        """The page's trade-off; `seats` (the run's, `Seats.of_manifest`) says which model
+        each seat judges with, as `jury calibrate` knows it from its panel."""
         from ..agreement._selective import curve
 
         jury, majority, alone, consistency = self.jury, self.majority, self.alone, self.consistency
@@ -377,10 +387,10 @@ class Tradeoff:
             "svg": tradeoff_svg(curves),
             "cases": len(jury),
             "consistency": {j: (s, n) for j, (s, n) in sorted(consistency.items())},
-            "errors": errors_html(self._errors()),
+            "errors": errors_html(self._errors(seats), seats),
         }
 
-    def _errors(self) -> SeatErrors | None:
+    def _errors(self, seats: Seats | None = None) -> SeatErrors | None:
         """The jurors' error correlations on the labelled cases (each rating is "right" or
         "wrong", each label "right": an error is a rating off the label)."""
         from ..agreement._panel_stats import with_labels
@@ -396,4 +406,4 @@ class Tradeoff:
         ]
         units = [f"case {i}" for i in range(len(rows))]
         ratings = Ratings.from_rows(rows, values=("right", "wrong"), raters=jurors, units=units)
-        return seat_errors(with_labels(ratings, dict.fromkeys(units, "right")))
+        return seat_errors(with_labels(ratings, dict.fromkeys(units, "right")), seats)

@@ -280,6 +280,7 @@ def _write_html(
     gate: Gate,
     rubric: Rubric | None = None,
 ) -> None:
+    from ..agreement._seats import Seats
     from ._html import Cards, Page, write_html
     from ._prompts import prompt_book
 
@@ -301,7 +302,10 @@ def _write_html(
     page = Page(
         agreement=agreement,
         error_groups=groups,
-        tradeoff=gathered.tradeoff.result(),
+        # The seats as the manifest records them (each seat's model), as calibrate has them.
+        tradeoff=gathered.tradeoff.result(
+            Seats.of_manifest(manifest, gathered.tradeoff.served.values())
+        ),
         durations=[entry.duration_s for entry in index.entries],
         not_shown=len(index) - len(shown),
         limit=gathered.limit,

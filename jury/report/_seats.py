@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..agreement._panel_stats import EffectiveJudges
     from ..agreement._seat_errors import ErrorPair, SeatErrors
+    from ..agreement._seats import Seats
 
 __all__ = ["effective_text", "error_rows", "errors_html", "print_seat_errors", "seat_error_lines"]
 
@@ -84,12 +85,22 @@ def print_seat_errors(errors: SeatErrors, out: Any, indent: str = "") -> None:
         print(f"{indent}{line}", file=out)
 
 
-def errors_html(errors: SeatErrors | None) -> str:
-    """The seats' error correlations as an HTML section (every pair), and the findings."""
+def _seat_cell(name: str, seats: Seats | None) -> str:
+    """A seat by name, and the model it judges with where that is not its name (a strategy
+    seat's, a replayed seat's): which seats are one model is what the table is read for."""
+    cell = html.escape(name)
+    if seats is not None and name in seats and seats[name].model != name:
+        cell += f" <small>({html.escape(seats[name].model)})</small>"
+    return cell
+
+
+def errors_html(errors: SeatErrors | None, seats: Seats | None = None) -> str:
+    """The seats' error correlations as an HTML section (every pair), and the findings;
+    with `seats`, each seat's model beside its name."""
     if errors is None or not errors.pairs:
         return ""
     rows = "".join(
-        f"<tr><td>{html.escape(p.a)}</td><td>{html.escape(p.b)}</td><td>"
+        f"<tr><td>{_seat_cell(p.a, seats)}</td><td>{_seat_cell(p.b, seats)}</td><td>"
         + (
             f"{p.correlation.value:.2f}"
             if p.correlation.value is not None
