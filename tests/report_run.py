@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import case, panel_of, scores, scripted
-from jury import Case, Jury
+from jury import Case, Jury, Panel
 from jury.adapters import JudgeRequest, Rubric, TransientError
 from jury.checks import CheckSuite
 from jury.report._publish import publish
@@ -61,13 +61,15 @@ def record_run(
     rubric: Rubric | None = None,
     stream: io.StringIO | None = None,
     judge_all: bool = False,
+    panel: Panel | None = None,
 ) -> Path:
-    """Judge `cases` with jurors a, b and c (`reply` makes each one's replies), record the
-    run in `path` and publish its reports (the terminal's into `stream`)."""
+    """Judge `cases` with jurors a, b and c (`reply` makes each one's replies), or with
+    `panel`'s, record the run in `path` and publish its reports (the terminal's into
+    `stream`)."""
     jurors = [scripted(reply(name), name=f"scripted/{name}") for name in ("a", "b", "c")]
     # No cool-down: a juror that fails here is asked again at once (the second chance is
     # tests/engine/test_second_chance.py's), not after 30 real seconds.
-    panel = panel_of(*jurors, retry={"attempts": 1, "cool_down": 0})
+    panel = panel or panel_of(*jurors, retry={"attempts": 1, "cool_down": 0})
     cases_file.write_text("".join(c.model_dump_json() + "\n" for c in cases))
     checks = CheckSuite.from_settings(panel.checks)
     jury = Jury(panel, checks=checks, rubric=rubric, judge_all=judge_all)

@@ -3,7 +3,8 @@ dataframes (CSV, JSON lines, Parquet).
 
 Every cell is a scalar (text, number, true/false or empty), so the three formats hold the same
 table; lists are joined with "; " and a case's metadata is a JSON text. Nothing is rounded or
-filled in: a cost that is unknown is empty, never 0; an invalid vote keeps its reply verbatim.
+filled in: a cost that is unknown is empty, never 0; an invalid vote keeps its reply verbatim;
+a vote without soft confidence has an empty probability, never 0 or 1.
 """
 
 from __future__ import annotations
@@ -39,10 +40,15 @@ def _cost(votes: Iterable[Vote]) -> float | None:
 
 def case_rows(verdicts: Sequence[CaseVerdict], cases: Mapping[str, Case]) -> list[Row]:
     """One row per case: its verdict and why, the panel's value per metric (``metric.NAME``),
-    each juror's own verdict (``juror.NAME``: PASS, FAIL, or its vote's status), the checks,
-    what its calls cost, and the case's texts."""
+    each juror's own verdict (``juror.NAME``: PASS, FAIL, or its vote's status) and, for the
+    jurors that gave one, the probability of it (``probability.NAME``), the checks, what its
+    calls cost, and the case's texts."""
     metrics = list(dict.fromkeys(name for v in verdicts for name in v.metrics))
     jurors = sorted({vote.juror for v in verdicts for vote in v.votes})
+    # Only the jurors with soft confidence somewhere: a run without it exports as before.
+    sure = sorted(
+        {vote.juror for v in verdicts for vote in v.votes if vote.probability is not None}
+    )
     rows = []
     for verdict in verdicts:
         case = cases.get(verdict.case_id)
@@ -62,6 +68,9 @@ def case_rows(verdicts: Sequence[CaseVerdict], cases: Mapping[str, Case]) -> lis
             vote = votes.get(juror)
             own = None if vote is None else (vote.verdict.value if vote.verdict else None)
             row[f"juror.{juror}"] = own or (vote.status.value if vote else None)
+        for juror in sure:
+            vote = votes.get(juror)
+            row[f"probability.{juror}"] = None if vote is None else vote.probability
         row |= {
             "disagreement": verdict.disagreement,
             "disagreement_reasons": _joined(verdict.disagreement_reasons),
@@ -94,8 +103,10 @@ def case_rows(verdicts: Sequence[CaseVerdict], cases: Mapping[str, Case]) -> lis
 
 def vote_rows(verdicts: Sequence[CaseVerdict]) -> list[Row]:
     """One row per vote: the case and its verdict, the juror, its vote's status and own
-    verdict, its value per metric (``metric.NAME``), its reason or error, the model that
-    served it and what its calls cost; an invalid vote's last reply, verbatim."""
+    verdict and how sure it was of it (``probability``, the whole ``distribution`` as a JSON
+    text and where it came from: ``logprobs`` or ``samples``; empty where the vote has none),
+    its value per metric (``metric.NAME``), its reason or error, the model that served it and
+    what its calls cost; an invalid vote's last reply, verbatim."""
     metrics = list(dict.fromkeys(n for v in verdicts for vote in v.votes for n in vote.scores))
     rows = []
     for verdict in verdicts:
@@ -109,6 +120,11 @@ def vote_rows(verdicts: Sequence[CaseVerdict]) -> list[Row]:
                 "status": vote.status.value,
                 "verdict": vote.verdict.value if vote.verdict else None,
                 "dissent": vote.juror in dissenters,
+                "probability": vote.probability,
+                "distribution": None
+                if vote.distribution is None
+                else json.dumps(vote.distribution, sort_keys=True),
+                "probability_from": vote.probability_from,
             }
             for name in metrics:
                 row[f"metric.{name}"] = vote.scores.get(name)

@@ -17,6 +17,7 @@ from typing import TextIO
 from .._verdict import CaseVerdict, Verdict
 from ._index import VerdictIndex
 from ._summary import RunSummary
+from ._views import confidence_source, probability_text
 
 __all__ = ["write_junit"]
 
@@ -40,7 +41,12 @@ def _details(verdict: CaseVerdict) -> str:
     for vote in verdict.votes:
         scores = ", ".join(f"{k} {v}" for k, v in vote.scores.items())
         said = vote.verdict.value if vote.verdict else vote.status.value
-        lines.append(f"{vote.juror}: {said}" + (f" [{scores}]" if scores else ""))
+        sure = (
+            f" (p {probability_text(vote.probability)}, {confidence_source(vote)})"
+            if vote.probability is not None
+            else ""
+        )
+        lines.append(f"{vote.juror}: {said}{sure}" + (f" [{scores}]" if scores else ""))
         if vote.reason or vote.error:
             lines.append(f"  {vote.reason or vote.error}")
     return "\n".join(lines)

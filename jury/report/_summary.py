@@ -34,6 +34,9 @@ class CaseNote(BaseModel):
     dissent: tuple[Dissent, ...] = ()
     #: Where a failed case first went wrong (`CaseVerdict.failed_stage`).
     stage: str | None = None
+    #: How sure each dissenting juror was of its verdict (`Vote.probability`), for those
+    #: whose vote carries one: a dissent at 0.55 is a coin toss, one at 0.98 is not.
+    sure: dict[str, float] = {}
 
 
 @dataclass(slots=True)
@@ -62,6 +65,15 @@ class JurorStats:
     abstained: int = 0
     calls: CallStats = field(default_factory=CallStats)
     offline: bool = False
+    #: Soft confidence: the sum of the probabilities of its verdicts and how many of its
+    #: votes carried one (`Vote.probability`; the others are not counted, never as 0 or 1).
+    probability_sum: float = 0.0
+    probability_votes: int = 0
+
+    @property
+    def mean_probability(self) -> float | None:
+        """The mean probability of its own verdict over the votes that carried one."""
+        return self.probability_sum / self.probability_votes if self.probability_votes else None
 
 
 class RunSummary(BaseModel):
@@ -219,6 +231,9 @@ class Tally:
                 stats.abstained += 1
             stats.calls.add(vote.calls)
             stats.offline = stats.offline or vote.offline
+            if vote.probability is not None:
+                stats.probability_sum += vote.probability
+                stats.probability_votes += 1
 
     def _add_check_calls(self, verdict: CaseVerdict) -> None:
         for check in verdict.checks:
@@ -282,12 +297,20 @@ def _count(stats: CategoryStats, verdict: CaseVerdict) -> None:
 
 def _note(verdict: CaseVerdict, reasons: tuple[str, ...]) -> CaseNote:
     """A case worth listing, with these reasons."""
+    dissenters = {d.juror for d in verdict.dissent}
     return CaseNote(
         case_id=verdict.case_id,
         category=verdict.category,
         reasons=reasons,
         dissent=verdict.dissent,
         stage=verdict.failed_stage,
+        sure={
+            v.juror: v.probability
+            for v in verdict.votes
+            if v.probability is not None and v.juror in dissenters
+        }
+        if dissenters
+        else {},
     )
 
 

@@ -13,10 +13,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._verdict import CallStats, CaseVerdict, CheckOutcome, CheckResult, Verdict
+from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
 from ..panel._panel import Gate
+from ._juror_rows import cost_text as _cost
+from ._juror_rows import juror_rows
 from ._summary import RunSummary, batch_line
+from ._views import probability_text
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
 
@@ -212,10 +215,6 @@ def _number(value: object) -> str:
     return "?" if value is None else str(value)
 
 
-def _cost(value: float | None) -> str:
-    return "unknown" if value is None else f"${value:,.4f}"
-
-
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
@@ -305,6 +304,8 @@ def render_report(
             console.print(Text(f"  {note.case_id}: " + "; ".join(note.reasons), style="magenta"))
             for dissent in note.dissent:
                 verdict = dissent.verdict.value if dissent.verdict else "-"
+                if dissent.juror in note.sure:
+                    verdict += f", p {probability_text(note.sure[dissent.juror])}"
                 # The full reasons are in the run's HTML report and records.
                 reason = _safe(_shorten(dissent.reason, 240))
                 console.print(f"      {escape(dissent.juror)} ({verdict}): {reason}")
@@ -346,57 +347,8 @@ def _more(console: Console, listed: int, limit: int | None) -> None:
 def _jurors(summary: RunSummary, console: Console) -> None:
     """Each juror's record: a table when the terminal is wide enough for every figure, else
     one line per juror (a count or a cost is never cut to fit)."""
-    # "served by" only when a fallback served some votes: otherwise it repeats the juror.
-    failover = any(
-        record.calls.served_by not in ((), (name,)) for name, record in summary.jurors.items()
-    )
-    records = summary.jurors.values()
-    # Columns that are 0 for every juror are left out, except the two that say whether the
-    # jurors could be heard at all (invalid, unavailable).
-    optional = {
-        "abstained": any(r.abstained for r in records),
-        "re-asks": any(r.calls.reasks for r in records),
-        "cached": any(r.calls.cache_hits for r in records)
-        or any(c.cache_hits for c in summary.check_calls.values()),
-        "served by": failover,
-    }
-    columns = ["juror", "votes", "valid", "invalid", "unavailable", "abstained", "re-asks"]
-    columns += ["attempts", "cached", "tokens in/out", "cost", "served by"]
-    rows: list[list[str]] = []
-    for juror, record in summary.jurors.items():
-        # Offline jurors are named in the banner above and carry "offline/" in their name.
-        tokens = _tokens(record.calls)
-        cells = [juror, record.votes, record.valid, record.invalid, record.unavailable]
-        cells += [record.abstained, record.calls.reasks, record.calls.attempts]
-        cells += [record.calls.cache_hits, tokens, _cost(record.calls.cost)]
-        cells += [", ".join(record.calls.served_by)]
-        rows.append([str(cell) for cell in cells])
-    rows += _check_rows(summary)
-    keep = [i for i, column in enumerate(columns) if optional.get(column, True)]
-    columns = [columns[i] for i in keep]
-    rows = [[row[i] for i in keep] for row in rows]
+    columns, rows = juror_rows(summary)
     _grid(console, "Jurors", columns, rows, alert={"invalid": "yellow", "unavailable": "yellow"})
-
-
-def _tokens(calls: CallStats) -> str:
-    tokens = f"{calls.input_tokens:,}/{calls.output_tokens:,}"
-    return tokens + (f" ({calls.cached_tokens:,} cached)" if calls.cached_tokens else "")
-
-
-def _check_rows(summary: RunSummary) -> list[list[str]]:
-    """The jurors table's rows for the checks that ask a model: their calls, no votes."""
-    return [
-        [
-            name,
-            *("-" * 6),
-            str(calls.attempts),
-            str(calls.cache_hits),
-            _tokens(calls),
-            _cost(calls.cost),
-            ", ".join(calls.served_by),
-        ]
-        for name, calls in summary.check_calls.items()
-    ]
 
 
 def _grid(

@@ -138,6 +138,46 @@ class ErrorGroups:
         return ordered, {vote: self.groups[key].number for vote, key in self.of_vote.items()}
 
 
+def probability_text(value: float) -> str:
+    """A probability in two decimals that never reads 0 or 1 unless it is: a judge 99.7 %
+    sure is not certain, and the page must not say it is."""
+    text = f"{value:.2f}"
+    if text == "1.00" and value < 1.0:
+        return ">0.99"
+    if text == "0.00" and value > 0.0:
+        return "<0.01"
+    return text
+
+
+def confidence_source(vote: Vote) -> str:
+    """Where a vote's probability came from, in words: its reply's token log-probabilities
+    (their mean over its samples, when it had several), or the share of its samples."""
+    samples = len(vote.samples)
+    if vote.probability_from == "logprobs":
+        return "token log-probabilities" + (
+            f", the mean over {samples} samples" if samples > 1 else ""
+        )
+    if vote.probability_from == "samples":
+        return f"share of {samples} samples"
+    return vote.probability_from or "unknown"
+
+
+def confidence_view(vote: Vote) -> dict[str, Any] | None:
+    """How sure the juror was of its verdict (`Vote.probability`), the whole distribution
+    and where it came from; None where the vote has none (never shown as 0 or 1)."""
+    if vote.probability is None or vote.verdict is None:
+        return None
+    distribution = sorted((vote.distribution or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    return {
+        "verdict": vote.verdict.value,
+        "probability": probability_text(vote.probability),
+        "distribution": [
+            {"outcome": k, "probability": probability_text(p)} for k, p in distribution
+        ],
+        "source": confidence_source(vote),
+    }
+
+
 def _vote_view(
     vote: Vote, case_id: str, dissenters: set[str], errors: Mapping[Any, int], prompt: str | None
 ) -> dict[str, Any]:
@@ -160,6 +200,8 @@ def _vote_view(
         # What the seat's strategy had it write before its verdict (its questions, its own
         # answer, its reasoning), shown with its vote.
         "generated": dict(vote.generated),
+        # Soft confidence (`jury.engine._soft`): absent where the vote has none.
+        "confidence": confidence_view(vote),
     }
 
 
