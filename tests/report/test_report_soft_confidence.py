@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from browser import browser_page, chromium
-from conftest import case, scores, scripted
 from report_run import record_run
 
+from conftest import case, scores, scripted
 from jury import Juror, Panel
 from jury.adapters import JudgeReply, JudgeRequest, TokenLogprob, Usage
 from jury.cli import main
