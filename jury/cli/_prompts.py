@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import hashlib
-import json
 import re
 import sys
 from collections.abc import Iterable
@@ -28,6 +27,7 @@ from ..adapters._rubric import Rubric
 from ..adapters._strategy import strategy_named
 from ..cases._case import Case
 from ..panel._panel import Juror, Panel
+from ..report._prompts import schema_text, seat_prompts
 
 __all__ = ["register", "render_snapshot", "snapshot_files"]
 
@@ -86,13 +86,14 @@ def render_snapshot(rubric: Rubric, case: Case, juror: Juror, panel: Panel) -> s
         lines.append(f"=== the seat cannot judge with this rubric: {refused}")
         return "\n".join(lines) + "\n"
     try:
-        # The bytes the seat is sent: its strategy's instructions and fields included.
-        prompts = strategy.apply(rubric, rubric.prompts(case))
+        # The bytes the seat is sent: its strategy's instructions and fields included (one
+        # rendering with the report's prompt page).
+        prompts = seat_prompts(rubric, strategy, rubric.prompts(case))
     except ValueError as exc:
         lines.append(f"=== the rubric cannot judge this case: {exc}")
         return "\n".join(lines) + "\n"
     for prompt in prompts:
-        schema = json.dumps(prompt.schema, indent=2, sort_keys=True, ensure_ascii=False)
+        schema = schema_text(prompt.schema)
         lines += [
             f"=== prompt {prompt.key} · system ({len(prompt.system)} characters)",
             prompt.system,

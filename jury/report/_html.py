@@ -96,8 +96,12 @@ class Cards:
                 prompt=prompt["anchor"] if prompt is not None else None,
                 position=position,
             )
-            for vote in view["votes"]:  # the prompt a strategy seat saw had more to it
+            # A strategy seat's link goes to the prompts its strategy made of the rubric's.
+            seats = {w["name"]: w["anchor"] for w in prompt["strategies"]} if prompt else {}
+            for vote in view["votes"]:
                 vote["strategy"] = self.book.strategies.get(vote["juror"])
+                if vote["strategy"] in seats:
+                    vote["prompt"] = seats[vote["strategy"]]
             view["conversation"] = conversation_view(case, verdict)
             yield view
 

@@ -7,6 +7,13 @@ rubric still has the run's fingerprint and every system text hashes to what the 
 recorded; otherwise the report says why it cannot show them rather than show other bytes.
 The case is the recorded one: where the run redacted a text (``--redact``), the prompt shows
 the redaction, not the secret.
+
+A seat with a strategy (`jury.adapters.Strategy`) was sent the rubric's prompts as its strategy
+asks them: the strategy's instructions after the system text, its fields first in the reply
+schema. Those prompts are shown beside the rubric's, made by `seat_prompts` and `schema_text`,
+the functions `jury prompts --snapshot` pins them with (one rendering, not a copy). A
+strategy's words are case-independent and belong to the code that defines it: the run records
+its name, not a hash of its text, so the page says which aiojury version rendered them.
 """
 
 from __future__ import annotations
@@ -14,18 +21,33 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import ConfigError
+from .._version import __version__
 from ..adapters._registry import load_rubric
-from ..adapters._rubric import Rubric
+from ..adapters._rubric import Prompt, Rubric
+from ..adapters._strategy import Strategy, strategy_named
 from ..cases._case import Case
 from ..panel._panel import Panel
 from ._views import anchor
 
-__all__ = ["PromptBook", "prompt_book"]
+__all__ = ["PromptBook", "prompt_book", "schema_text", "seat_prompts"]
+
+
+def schema_text(schema: Mapping[str, Any]) -> str:
+    """A reply schema as the prompt page and `jury prompts` show it."""
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def seat_prompts(
+    rubric: Rubric, strategy: Strategy, prompts: Sequence[Prompt]
+) -> tuple[Prompt, ...]:
+    """The rubric's `prompts` (of one case) as a seat with `strategy` is sent them: what the
+    vote layer sends (`Strategy.apply`), what `jury prompts` pins and the prompt page shows."""
+    return strategy.apply(rubric, prompts)
 
 
 @dataclass
@@ -34,17 +56,27 @@ class PromptBook:
     and reply schemas) kept once; `missing` says why there are none."""
 
     cases: dict[str, dict[str, Any]] = field(default_factory=dict)
-    shared: dict[str, dict[str, str]] = field(default_factory=dict)
+    shared: dict[str, dict[str, Any]] = field(default_factory=dict)
     missing: str = ""
     #: The seats that judged with a strategy other than plain (seat -> strategy): their
     #: prompts are the rubric's with the strategy's additions, pinned by `jury prompts`.
     strategies: dict[str, str] = field(default_factory=dict)
+    #: Each of those strategies (by name): its source, its instructions and fields as this
+    #: rubric gets them, its seats; `error` says why its prompts cannot be shown.
+    ways: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The aiojury version that rendered the strategies' prompts, and the run's.
+    version: str = __version__
+    recorded_version: str = ""
 
-    def share(self, kind: str, text: str) -> str:
+    def share(self, kind: str, text: str, used: str = "the rubric's prompts") -> str:
+        """The key of a text kept once; `used` says whose prompts send it."""
         digest = hashlib.sha256(text.encode()).hexdigest()
         key = f"{kind}-{digest[:12]}"
-        if key not in self.shared:
-            self.shared[key] = {"kind": kind, "text": text, "sha256": digest}
+        shared = self.shared.get(key)
+        if shared is None:
+            shared = self.shared[key] = {"kind": kind, "text": text, "sha256": digest, "used": []}
+        if used not in shared["used"]:
+            shared["used"].append(used)
         return key
 
 
@@ -66,12 +98,81 @@ def _strategy_seats(manifest: Mapping[str, Any]) -> dict[str, str]:
     return seats
 
 
+def _ways(book: PromptBook, rubric: Rubric) -> dict[str, Strategy]:
+    """The strategies of the run's strategy seats that can be shown (each described in
+    `book.ways`); one that is not registered here, or cannot judge with `rubric`, is
+    described with the reason instead."""
+    found: dict[str, Strategy] = {}
+    for seat, name in book.strategies.items():
+        way = book.ways.get(name)
+        if way is not None:
+            way["seats"].append(seat)
+            continue
+        way = book.ways[name] = {"name": name, "seats": [seat], "error": "", "source": ""}
+        way["anchor"] = anchor("strategy", name)
+        try:
+            strategy = strategy_named(name)
+        except ConfigError as exc:
+            way["error"] = f"it is not known here ({exc})"
+            continue
+        refused = strategy.refuses(rubric)
+        if refused is not None:
+            way["error"] = refused
+            continue
+        way["source"] = strategy.source
+        way["instructions"] = strategy.instructions_for(rubric).strip()
+        way["fields"] = dict(strategy.fields)
+        found[name] = strategy
+    return found
+
+
+def _strategy_views(
+    book: PromptBook,
+    rubric: Rubric,
+    case_id: str,
+    prompts: Sequence[Prompt],
+    ways: Mapping[str, Strategy],
+) -> list[dict[str, Any]]:
+    """The prompts each strategy's seats were sent for one case: its system texts and reply
+    schemas (kept once, with the rubric's), and a user text only where it is not the rubric's."""
+    views = []
+    for name, way in book.ways.items():
+        view: dict[str, Any] = {
+            "name": name,
+            "seats": way["seats"],
+            "anchor": anchor("seat-prompt", f"{case_id}\x00{name}"),
+            "error": way["error"],
+            "prompts": [],
+        }
+        views.append(view)
+        strategy = ways.get(name)
+        if strategy is None:
+            continue
+        try:
+            sent = seat_prompts(rubric, strategy, prompts)
+        except ValueError as exc:
+            view["error"] = str(exc)
+            continue
+        for prompt, plain in zip(sent, prompts, strict=True):
+            view["prompts"].append(
+                {
+                    "key": prompt.key,
+                    "system": book.share("system", prompt.system, f"strategy {name}"),
+                    "schema": book.share("schema", schema_text(prompt.schema), f"strategy {name}"),
+                    "schema_name": prompt.schema_name,
+                    "user": prompt.user if prompt.user != plain.user else None,
+                }
+            )
+    return views
+
+
 def prompt_book(
     manifest: Mapping[str, Any], cases: Iterable[Case], rubric: Rubric | None = None
 ) -> PromptBook:
     """The prompts of `cases`, rendered with `rubric` (the run's, when the caller still holds
     it: `jury run`) or with the rubric the manifest names (loaded here)."""
     book = PromptBook(strategies=_strategy_seats(manifest))
+    book.recorded_version = str(manifest.get("versions", {}).get("aiojury", ""))
     try:
         rubric = _recorded_rubric(manifest) if rubric is None else rubric
     except (ConfigError, ValueError, KeyError, OSError) as exc:
@@ -84,6 +185,7 @@ def prompt_book(
             f"{rubric.fingerprint()}): its prompts now are not the ones the jurors saw"
         )
         return book
+    ways = _ways(book, rubric)
     hashes: Mapping[str, str] = manifest.get("prompts") or {}
     for case in cases:
         try:
@@ -91,6 +193,7 @@ def prompt_book(
         except ValueError as exc:
             book.cases[case.id] = {"anchor": anchor("prompt", case.id), "error": str(exc)}
             book.cases[case.id]["prompts"] = []
+            book.cases[case.id]["strategies"] = []
             continue
         views = []
         for prompt in prompts:
@@ -102,15 +205,19 @@ def prompt_book(
                     "recorded: the prompts now are not the ones the jurors saw"
                 )
                 return book
-            schema = json.dumps(prompt.schema, indent=2, sort_keys=True, ensure_ascii=False)
             views.append(
                 {
                     "key": prompt.key,
                     "system": system,
                     "user": prompt.user,
-                    "schema": book.share("schema", schema),
+                    "schema": book.share("schema", schema_text(prompt.schema)),
                     "schema_name": prompt.schema_name,
                 }
             )
-        book.cases[case.id] = {"anchor": anchor("prompt", case.id), "error": "", "prompts": views}
+        book.cases[case.id] = {
+            "anchor": anchor("prompt", case.id),
+            "error": "",
+            "prompts": views,
+            "strategies": _strategy_views(book, rubric, case.id, prompts, ways),
+        }
     return book

@@ -5,13 +5,16 @@ the records, the tokens and the HTML card."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import browser_page, chromium
 
 from jury.cli import main
 from jury.testing import LoggedRequest, valid_reply
@@ -114,5 +117,100 @@ def test_two_seats_of_one_model_send_their_pinned_prompts_and_record_what_they_w
     assert "what it wrote before its verdict" in page
     assert html.escape(OWN_ANSWER) in page
     assert html.escape(QUESTIONS.splitlines()[1]) in page
-    # The prompt link of the strategy seat says it saw more than the rubric's prompt.
-    assert "with its strategy's (metrics_reference) instructions and fields" in page
+    # The strategy seat's prompt link names its strategy and leads to its own prompts.
+    assert "the prompt it saw (strategy metrics_reference)</a>" in page
+    assert "only the rubric" not in page
+
+
+def snapshot_sections(text: str) -> dict[str, str]:
+    """A `jury prompts` file's sections ("answer · system", "answer · user", "answer ·
+    schema"), each read by the length its header gives."""
+    sections, at = {}, 0
+    header = re.compile(r"=== prompt (\S+) · (system|user|schema)[^(]*\((\d+) characters\)\n")
+    while (found := header.search(text, at)) is not None:
+        start = found.end()
+        sections[f"{found.group(1)} · {found.group(2)}"] = text[start : start + int(found.group(3))]
+        at = start + int(found.group(3))
+    return sections
+
+
+def shown_text(page: str, key: str) -> str:
+    """The text of one of the prompt page's shared texts (a system text, a reply schema)."""
+    start = page.index(f'<details class="prompt" id="{key}">')
+    found = re.search(r'<pre class="text">(.*?)</pre>', page[start:], re.S)
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
+def test_the_prompt_page_shows_each_seat_the_texts_jury_prompts_pins_for_it(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "cases.jsonl", "--jury", "jury.toml", "--out", "run"]) == 0
+    args = ["cases.jsonl", "--jury", "jury.toml", "--snapshot", "pinned"]
+    assert main(["prompts", *args]) == 0
+    capsys.readouterr()
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    seat = f"openai/{MODEL}+metrics_reference"
+    pinned = {
+        "metrics_reference" in path.name: snapshot_sections(path.read_text("utf-8"))
+        for path in (tmp_path / "pinned" / "five-metric").rglob("*.txt")
+    }
+    # Each vote links to the prompts its seat was sent: the plain seat to the rubric's, the
+    # strategy seat to its strategy's, inside the case's prompts.
+    links = dict(
+        re.findall(r'data-juror="([^"]+)".*?class="prompt-link" href="#([^"]+)"', page, re.S)
+    )
+    start = page.index(f'id="{links[seat]}"')
+    block = page[start : page.index("</div>", start)]
+    assert "Seats with strategy" in block
+    assert seat in block
+    keys = re.findall(
+        r'system text <a href="#(system-[0-9a-f]+)">.*?<a href="#(schema-[0-9a-f]+)">', block
+    )
+    assert len(keys) == 1
+    system, schema = keys[0]
+    # The very texts `jury prompts --snapshot` pinned for that seat: instructions and fields.
+    assert shown_text(page, system) == pinned[True]["answer · system"]
+    assert shown_text(page, schema) == pinned[True]["answer · schema"]
+    assert shown_text(page, system) != pinned[False]["answer · system"]
+    assert links[f"openai/{MODEL}"] == "prompt-return-ord-102"
+    # The strategy itself: its source, its instructions and fields, its seat.
+    start = page.index('<details class="prompt strategy" id="strategy-metrics_reference">')
+    card = html.unescape(page[start : page.index("</details>", start)])
+    assert "Source: Zeng et al., " in card
+    assert seat in card
+    assert "<code>questions</code>" in card
+    assert "<code>own_answer</code>" in card
+
+
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
+async def test_a_strategy_seats_prompt_link_opens_its_own_texts_in_a_browser(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The commands run their own event loop: in a thread, beside the test's.
+    run = ["run", "cases.jsonl", "--jury", "jury.toml", "--out", "run"]
+    assert await asyncio.to_thread(main, run) == 0
+    pin = ["prompts", "cases.jsonl", "--jury", "jury.toml", "--snapshot", "pinned"]
+    assert await asyncio.to_thread(main, pin) == 0
+    capsys.readouterr()
+    (path,) = (tmp_path / "pinned").rglob("*metrics_reference*.txt")
+    pinned = snapshot_sections(path.read_text("utf-8"))
+    seat = f"openai/{MODEL}+metrics_reference"
+    async with browser_page(tmp_path / "run" / "report.html") as page:
+        await page.click("#case-return-ord-102 summary")  # a passed case opens folded
+        await page.click(f'.vote[data-juror="{seat}"] .prompt-link')
+        target = await page.evaluate("decodeURIComponent(location.hash.slice(1))")
+        assert target.startswith("seat-prompt-return-ord-102")
+        # The seat's texts are inside the case's prompts, opened and in view.
+        opened = await page.evaluate(
+            f"[document.getElementById('{target}').closest('details').open,"
+            f" document.getElementById('{target}').getBoundingClientRect().top]"
+        )
+        assert opened[0] is True
+        assert 0 <= opened[1] < 900
+        await page.click(f"#{target} a[href^='#system-']")
+        system = await page.evaluate(
+            "document.getElementById(location.hash.slice(1)).querySelector('pre').textContent"
+        )
+        assert system == pinned["answer · system"]
+        assert page.errors == []
