@@ -154,11 +154,11 @@ def confidence_source(vote: Vote) -> str:
     (their mean over its samples, when it had several), or the share of its samples."""
     samples = len(vote.samples)
     if vote.probability_from == "logprobs":
-        return "token log-probabilities" + (
-            f", the mean over {samples} samples" if samples > 1 else ""
+        return "its reply's token log-probabilities" + (
+            f", the mean over its {samples} samples" if samples > 1 else ""
         )
     if vote.probability_from == "samples":
-        return f"share of {samples} samples"
+        return f"the share of its {samples} samples"
     return vote.probability_from or "unknown"
 
 

@@ -7,6 +7,7 @@ shows none: never a 0 or a 1."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import math
@@ -103,11 +104,14 @@ def test_the_card_shows_each_votes_probability_distribution_and_source(run_dir: 
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     start = page.index('<article class="case" id="case-good"')
     card = page[start : page.index("</article>", start)]
-    votes = dict(re.findall(r'data-juror="([^"]+)"(.*?)(?=<div class="vote |\Z)', card, re.S))
+    found = re.findall(r'data-juror="([^"]+)"(.*?)(?=<div class="vote |\Z)', card, re.S)
+    votes = {juror: html.unescape(text) for juror, text in found}
     assert "p 0.60</span>" in votes[SURE]
-    assert "How sure: PASS 0.60 · FAIL 0.40 (from token log-probabilities)" in votes[SURE]
+    assert (
+        "How sure: PASS 0.60 · FAIL 0.40 (from its reply's token log-probabilities)" in votes[SURE]
+    )
     assert "p 0.75</span>" in votes[SAMPLED]
-    assert "How sure: PASS 0.75 · FAIL 0.25 (from share of 4 samples)" in votes[SAMPLED]
+    assert "How sure: PASS 0.75 · FAIL 0.25 (from the share of its 4 samples)" in votes[SAMPLED]
     # The plain juror has no soft confidence: nothing is shown, not a 1.
     assert "confidence" not in votes[PLAIN]
     assert "How sure" not in votes[PLAIN]
@@ -151,8 +155,8 @@ def test_the_terminal_and_junit_say_how_sure_a_juror_was(run_dir: Path) -> None:
     assert rows[PLAIN].rstrip().endswith("-")
     assert f"{SAMPLED} (FAIL, p 0.75): " in terminal
     junit = (run_dir / "junit.xml").read_text(encoding="utf-8")
-    assert f"{SURE}: FAIL (p 0.80, token log-probabilities)" in junit
-    assert f"{SAMPLED}: FAIL (p 1.00, share of 4 samples)" in junit
+    assert f"{SURE}: FAIL (p 0.80, its reply's token log-probabilities)" in junit
+    assert f"{SAMPLED}: FAIL (p 1.00, the share of its 4 samples)" in junit
     assert f"{PLAIN}: FAIL [" in junit
 
 
@@ -165,8 +169,14 @@ async def test_the_browser_shows_the_probability_in_the_vote_card(run_dir: Path)
             " v.querySelector('.confidence-detail')?.textContent ?? null]]))"
         )
         assert shown == {
-            SURE: ["p 0.60", "How sure: PASS 0.60 · FAIL 0.40 (from token log-probabilities)"],
-            SAMPLED: ["p 0.75", "How sure: FAIL 0.75 · PASS 0.25 (from share of 4 samples)"],
+            SURE: [
+                "p 0.60",
+                "How sure: PASS 0.60 · FAIL 0.40 (from its reply's token log-probabilities)",
+            ],
+            SAMPLED: [
+                "p 0.75",
+                "How sure: FAIL 0.75 · PASS 0.25 (from the share of its 4 samples)",
+            ],
             PLAIN: [None, None],
         }
         assert page.errors == []
