@@ -80,8 +80,21 @@ class PromptBook:
         return key
 
 
+def _without_strategy(juror: Any) -> Any:
+    if not isinstance(juror, dict) or juror.get("strategy", "plain") == "plain":
+        return juror
+    seat = {k: v for k, v in juror.items() if k != "strategy"}
+    seat["name"] = juror.get("name") or f"{juror.get('model')}+{juror['strategy']}"
+    return seat
+
+
 def _recorded_rubric(manifest: Mapping[str, Any]) -> Rubric:
-    panel = Panel.model_validate(manifest["jury"])
+    # The seats' strategies are left out: only the rubric is wanted here, and a strategy this
+    # process does not know (a third party's) is named on its own seats' prompts instead.
+    # Each keeps its seat's name, so that two seats of one model are not taken for duplicates.
+    jury = dict(manifest["jury"])
+    jury["jurors"] = [_without_strategy(juror) for juror in jury.get("jurors", ())]
+    panel = Panel.model_validate(jury)
     name = panel.rubric
     if name.endswith(".toml") and not os.path.isabs(name):
         name = os.path.join(manifest.get("cwd") or ".", name)
@@ -153,14 +166,16 @@ def _strategy_views(
         except ValueError as exc:
             view["error"] = str(exc)
             continue
-        for prompt, plain in zip(sent, prompts, strict=True):
+        # By key, not by position: a strategy of a third party may ask more or fewer prompts.
+        users = {prompt.key: prompt.user for prompt in prompts}
+        for prompt in sent:
             view["prompts"].append(
                 {
                     "key": prompt.key,
                     "system": book.share("system", prompt.system, f"strategy {name}"),
                     "schema": book.share("schema", schema_text(prompt.schema), f"strategy {name}"),
                     "schema_name": prompt.schema_name,
-                    "user": prompt.user if prompt.user != plain.user else None,
+                    "user": prompt.user if users.get(prompt.key) != prompt.user else None,
                 }
             )
     return views
