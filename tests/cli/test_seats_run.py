@@ -119,6 +119,8 @@ def test_two_seats_of_one_model_send_their_pinned_prompts_and_record_what_they_w
     assert html.escape(QUESTIONS.splitlines()[1]) in page
     # The strategy seat's prompt link names its strategy and leads to its own prompts.
     assert "the prompt it saw (strategy metrics_reference)</a>" in page
+    # `jury report` renders them again from the manifest, strategies and all.
+    assert "Seats with strategy" in page
     assert "only the rubric" not in page
 
 
