@@ -25,10 +25,10 @@ from pydantic import (
 )
 
 from .._problems import spellings
-from ._images import Image
+from ._images import Image, as_images
 from ._seed_fields import IsoDate, MustFind, Split
 from ._turns import ToolCall, Turn, read_turns
-from ._unseen import end_images, images_met
+from ._unseen import take_images
 
 __all__ = ["Case", "Image", "Point", "ToolCall", "Trace", "conversation_update"]
 
@@ -223,36 +223,13 @@ class Case(BaseModel):
     #: Which set the case belongs to: "dev" (worked against daily) or "heldout" (run only to
     #: confirm a decision). Reports give results per split.
     split: Split | None = None
-    #: The images of the case's messages, numbered from 1 as the text marks them where they
-    #: were (``[image 1]``): sent to the jurors whose models take images (`_images`).
-    images: tuple[Image, ...] = ()
+    #: The images of its messages, numbered as the text marks them (``[image 1]``).
+    images: Annotated[tuple[Image, ...], BeforeValidator(as_images)] = ()
 
     @model_validator(mode="wrap")
     @classmethod
     def _images_met(cls, data: Any, handler: Any) -> Any:
-        # The readers keep the images they meet while the record is read (its question's
-        # parts before this case is built, its turns' while it is), and this case takes
-        # them: the text marks each by its number.
-        images, token = images_met()
-        try:
-            case = handler(data)
-        finally:
-            end_images(token)
-        if images and isinstance(case, Case) and not case.images:
-            # Set on the case itself, not on a copy: pydantic keeps what a validator returns
-            # only through `model_validate`, and `Case(...)` must keep its images too.
-            object.__setattr__(case, "images", tuple(images))
-            case.__pydantic_fields_set__.add("images")
-            images.clear()
-        return case
-
-    @field_validator("images", mode="before")
-    @classmethod
-    def _images_as_text(cls, value: object) -> object:
-        # An image given as one string: a data: URI or a URL.
-        if isinstance(value, list | tuple):
-            return [Image.from_text(v) if isinstance(v, str) else v for v in value]
-        return value
+        return take_images(data, handler)
 
     @model_validator(mode="after")
     def _answer_from_turns(self) -> Case:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-__all__ = ["Image", "image_of", "placeholder"]
+__all__ = ["Image", "as_images", "image_of", "placeholder"]
 
 _DATA_URI = re.compile(
     r"data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[\w-]+=[^;,]*)*;base64,(?P<data>.*)", re.DOTALL
@@ -81,6 +81,14 @@ class Image(BaseModel):
     def digest(self) -> str:
         """A short content address of the image (what a call's cache key holds of it)."""
         return hashlib.sha256((self.data or self.url or "").encode()).hexdigest()[:32]
+
+
+def as_images(value: object) -> object:
+    """A case's ``images`` as given: each an `Image` (a mapping) or one string, a ``data:``
+    URI or a URL."""
+    if isinstance(value, list | tuple):
+        return [Image.from_text(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 def placeholder(number: int) -> str:

@@ -147,7 +147,7 @@ def _part(part: Mapping[str, Any], kind: str) -> str:
     try:
         found = image_part(part)
     except ValueError as exc:
-        raise TurnsError(f"{kind}: {exc}") from None
+        raise TurnsError(str(exc)) from None
     return unseen(kind) if found is None else found
 
 

@@ -12,10 +12,12 @@ one record's reading made, and a `Case` takes the images its reading met.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import ValidationError
 
 from ._images import Image, image_of, placeholder
 
@@ -26,6 +28,7 @@ __all__ = [
     "images_met",
     "restore",
     "seen_image",
+    "take_images",
     "unseen",
     "unseen_notice",
 ]
@@ -68,7 +71,14 @@ def seen_image(image: Image) -> str:
 def image_part(part: Mapping[str, Any]) -> str | None:
     """The placeholder of the image a message part holds (kept for its case), or None when
     the part holds no image. Raises ValueError for a broken image (bad base64)."""
-    image = image_of(part)
+    try:
+        image = image_of(part)
+    except ValueError as exc:
+        # The rule broken, in a line (not pydantic's report of the model it was building).
+        why = str(exc)
+        if isinstance(exc, ValidationError):
+            why = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ValueError(f"image: {why}") from None
     return None if image is None else seen_image(image)
 
 
@@ -97,6 +107,24 @@ def images_met() -> tuple[list[Image], Token[list[Image] | None] | None]:
 def end_images(token: Token[list[Image] | None] | None) -> None:
     if token is not None:
         _images.reset(token)
+
+
+def take_images(data: Any, handler: Callable[[Any], Any]) -> Any:
+    """A `Case` validated by `handler`, with the images its record's reading met (its
+    question's parts, read before the case is built, and its turns', read while it is): the
+    case's text marks each by its number. Given ``images`` are kept as they are."""
+    images, token = images_met()
+    try:
+        case = handler(data)
+    finally:
+        end_images(token)
+    if images and not getattr(case, "images", True):
+        # Set on the case itself, not on a copy: pydantic keeps what a validator returns
+        # only through `model_validate`, and `Case(...)` must keep its images too.
+        object.__setattr__(case, "images", tuple(images))
+        case.__pydantic_fields_set__.add("images")
+        images.clear()
+    return case
 
 
 def unseen_notice(name: str, unit: str, found: dict[int, list[str]]) -> str:
