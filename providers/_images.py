@@ -16,6 +16,7 @@ part it does not know.
 
 from __future__ import annotations
 
+from base64 import urlsafe_b64decode
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "google_refusal",
     "openai_content",
     "openai_refusal",
+    "sdk_contents",
 ]
 
 #: OpenAI models that take text only: the model pages give their input as "Text" alone
@@ -91,21 +93,54 @@ def openai_content(message: Message) -> str | list[dict[str, Any]]:
 
 def _gemini_part(image: Image) -> dict[str, Any]:
     if image.data is not None:
-        return {"inlineData": {"mimeType": image.media_type, "data": image.data}}
+        # URL-safe, as google-genai writes a Blob's bytes (pydantic's base64 serialiser),
+        # so that both transports send the same body; the API takes either alphabet
+        # (protobuf's JSON mapping: "Either standard or URL-safe base64 encoding with/without
+        # paddings are accepted", https://protobuf.dev/programming-guides/json/).
+        # The Blob's own keys are snake_case, as google-genai sends them (its converter
+        # renames the part's key and copies the Blob as it dumps it); the API reads both
+        # spellings (protobuf's JSON mapping takes a field's proto name or its camelCase).
+        data = image.data.replace("+", "-").replace("/", "_")
+        return {"inlineData": {"mime_type": image.media_type, "data": data}}
     # An http(s) URL is fetched by the Gemini API itself ("External URLs (public / signed)",
     # https://blog.google/innovation-and-ai/technology/developers-tools/gemini-api-new-file-limits);
     # the media type is what the case said, else the usual one.
-    return {"fileData": {"mimeType": image.media_type or "image/jpeg", "fileUri": image.url}}
+    return {"fileData": {"mime_type": image.media_type or "image/jpeg", "file_uri": image.url}}
 
 
 def gemini_parts(message: Message) -> list[dict[str, Any]]:
     """A Gemini content's parts: the text, then each image as an ``inlineData`` (Blob:
-    ``mimeType``, ``data``) or ``fileData`` (FileData: ``mimeType``, ``fileUri``) part
+    ``mime_type``, ``data``) or ``fileData`` (FileData: ``mime_type``, ``file_uri``) part
     (google/genai/types.py Part)."""
     parts: list[dict[str, Any]] = [{"text": message.content}]
     for number, image in enumerate(message.images, 1):
         parts += [{"text": _label(number)}, _gemini_part(image)]
     return parts
+
+
+def sdk_contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The contents as google-genai takes them: a Blob's ``data`` as bytes. The SDK's Blob
+    holds bytes and writes them base64 on the wire; given the wire's base64 text, it would
+    encode that text once more (and the API refuse it: "Base64 decoding failed")."""
+    if not any("inlineData" in part for content in contents for part in content["parts"]):
+        return contents
+    return [
+        {
+            **content,
+            "parts": [
+                {
+                    "inlineData": {
+                        **part["inlineData"],
+                        "data": urlsafe_b64decode(part["inlineData"]["data"]),
+                    }
+                }
+                if "inlineData" in part
+                else part
+                for part in content["parts"]
+            ],
+        }
+        for content in contents
+    ]
 
 
 def anthropic_refusal(model: str) -> str | None:

@@ -70,9 +70,16 @@ _SIGNATURES = {
 _DATA_URI = re.compile(r"data:(?P<type>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)", re.DOTALL)
 
 
-def _decoded(data: Any) -> bytes | None:
+def _decoded(data: Any, *, urlsafe: bool = False) -> bytes | None:
+    """The bytes of base64 `data`, or None when it is not base64 (strictly: no character
+    outside the alphabet). `urlsafe` also takes ``-`` and ``_``, as Google's APIs do
+    (protobuf's JSON mapping: "Either standard or URL-safe base64 encoding with/without
+    paddings are accepted", https://protobuf.dev/programming-guides/json/)."""
     if not isinstance(data, str):
         return None
+    if urlsafe:
+        data = data.replace("-", "+").replace("_", "/")
+        data += "=" * (-len(data) % 4)
     try:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
@@ -201,7 +208,7 @@ def google_images(body: Mapping[str, Any]) -> Refusal | None:
             file = part.get("fileData", part.get("file_data"))
             if isinstance(inline, Mapping):
                 media = inline.get("mimeType", inline.get("mime_type"))
-                raw = _decoded(inline.get("data"))
+                raw = _decoded(inline.get("data"), urlsafe=True)
                 if raw is None:
                     return Refusal(
                         f"Invalid value at '{where}.inline_data.data' (TYPE_BYTES), Base64 "
