@@ -30,7 +30,7 @@ def _asked(part: dict[str, Any], *, key: str = "content") -> dict[str, Any]:
     }
 
 
-PARTS = {
+PARTS: dict[str, dict[str, Any]] = {
     "openai chat image_url": {"type": "image_url", "image_url": {"url": PNG_URI}},
     "openai responses input_image": {"type": "input_image", "image_url": PNG_URI},
     "anthropic base64 source": {
