@@ -16,7 +16,6 @@ part it does not know.
 
 from __future__ import annotations
 
-from base64 import urlsafe_b64decode
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -31,7 +30,6 @@ __all__ = [
     "google_refusal",
     "openai_content",
     "openai_refusal",
-    "sdk_contents",
 ]
 
 #: OpenAI models that take text only: the model pages give their input as "Text" alone
@@ -116,31 +114,6 @@ def gemini_parts(message: Message) -> list[dict[str, Any]]:
     for number, image in enumerate(message.images, 1):
         parts += [{"text": _label(number)}, _gemini_part(image)]
     return parts
-
-
-def sdk_contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The contents as google-genai takes them: a Blob's ``data`` as bytes. The SDK's Blob
-    holds bytes and writes them base64 on the wire; given the wire's base64 text, it would
-    encode that text once more (and the API refuse it: "Base64 decoding failed")."""
-    if not any("inlineData" in part for content in contents for part in content["parts"]):
-        return contents
-    return [
-        {
-            **content,
-            "parts": [
-                {
-                    "inlineData": {
-                        **part["inlineData"],
-                        "data": urlsafe_b64decode(part["inlineData"]["data"]),
-                    }
-                }
-                if "inlineData" in part
-                else part
-                for part in content["parts"]
-            ],
-        }
-        for content in contents
-    ]
 
 
 def anthropic_refusal(model: str) -> str | None:

@@ -47,7 +47,7 @@ from jury.adapters import (
 )
 
 from ._google_batch import sdk_config
-from ._images import gemini_parts, sdk_contents
+from ._images import gemini_parts
 from ._wire import (
     MalformedReplyError,
     Posted,
@@ -374,7 +374,7 @@ class GoogleSdkTransport(SdkTransport):
 
     async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
         response = await client.aio.models.generate_content(
-            model=model, contents=sdk_contents(body["contents"]), config=sdk_config(body)
+            model=model, contents=body["contents"], config=sdk_config(body)
         )
         raw = response.sdk_http_response
         data: dict[str, Any] = response.model_dump(
