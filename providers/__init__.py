@@ -58,7 +58,7 @@ IMAGES: dict[str, str] = {
     "ollama": "jury.providers._images:compatible_refusal",
     "vllm": "jury.providers._images:compatible_refusal",
     # A replay judges again what was recorded, images and all.
-    "replay": "jury.providers._images:anthropic_refusal",
+    "replay": "jury.providers._images:replay_refusal",
 }
 
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):

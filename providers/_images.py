@@ -30,6 +30,7 @@ __all__ = [
     "google_refusal",
     "openai_content",
     "openai_refusal",
+    "replay_refusal",
 ]
 
 #: OpenAI models that take text only: the model pages give their input as "Text" alone
@@ -131,6 +132,12 @@ def google_refusal(model: str) -> str | None:
 def openai_refusal(model: str) -> str | None:
     if any(fnmatchcase(model, pattern) for pattern in TEXT_ONLY_OPENAI):
         return f"{model} takes text only"
+    return None
+
+
+def replay_refusal(model: str) -> str | None:
+    """A replayed juror gives again the replies recorded for the very requests (images and
+    all, in their cache keys): it is sent what the recorded juror was."""
     return None
 
 
