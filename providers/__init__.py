@@ -47,6 +47,20 @@ EFFORTS: dict[str, str] = {
     "google": "jury.providers.google:effort_refusal",
 }
 
+#: Which models of each built-in provider take images (a case's ``images``): "module:function"
+#: of the model ID -> why not, or None when they do. A provider not listed takes none (the
+#: offline jurors read text); a juror's ``images = true`` or ``false`` overrides it.
+IMAGES: dict[str, str] = {
+    "anthropic": "jury.providers._images:anthropic_refusal",
+    "openai": "jury.providers._images:openai_refusal",
+    "google": "jury.providers._images:google_refusal",
+    "openai-api": "jury.providers._images:compatible_refusal",
+    "ollama": "jury.providers._images:compatible_refusal",
+    "vllm": "jury.providers._images:compatible_refusal",
+    # A replay judges again what was recorded, images and all.
+    "replay": "jury.providers._images:replay_refusal",
+}
+
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
@@ -55,4 +69,4 @@ AGENTS: dict[str, str] = {
     "model": "jury.providers.agents._model:create",
 }
 
-__all__ = ["AGENTS", "BUILTIN", "LIFECYCLE", "LOGPROBS"]
+__all__ = ["AGENTS", "BUILTIN", "EFFORTS", "IMAGES", "LIFECYCLE", "LOGPROBS"]

@@ -46,6 +46,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._images import anthropic_content
 from ._wire import (
     MalformedReplyError,
     Posted,
@@ -245,7 +246,9 @@ class AnthropicWire(Wire):
             "system": [
                 {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
             ],
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": [
+                {"role": m.role, "content": anthropic_content(m)} for m in request.messages
+            ],
             "output_config": output,
         }
         if effort is None and kind is not None:

@@ -47,6 +47,7 @@ from jury.adapters import (
 )
 
 from ._google_batch import sdk_config
+from ._images import gemini_parts
 from ._wire import (
     MalformedReplyError,
     Posted,
@@ -153,8 +154,7 @@ def effort_refusal(model: str, effort: str) -> str | None:
     return None
 
 
-#: Reasons a candidate ends that mean a filter, not the model, stopped it (google-genai
-#: types.FinishReason); and the cut at the output limit.
+#: Finish reasons of a filter, not the model (google-genai FinishReason); the output limit.
 _FILTERED = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE"}
 )
@@ -197,7 +197,7 @@ class GeminiWire(Wire):
         return {
             "contents": [
                 {
-                    "parts": [{"text": m.content}],
+                    "parts": gemini_parts(m),
                     "role": "model" if m.role == "assistant" else "user",
                 }
                 for m in request.messages

@@ -38,6 +38,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._images import openai_content
 from ._wire import (
     MalformedReplyError,
     Posted,
@@ -172,8 +173,8 @@ class OpenAIWire(Wire):
         return {"authorization": f"Bearer {self._key}"} if self._key else {}
 
     def body(self, model: str, request: JudgeRequest) -> dict[str, Any]:
-        messages = [{"role": "system", "content": request.system}]
-        messages += [{"role": m.role, "content": m.content} for m in request.messages]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
+        messages += [{"role": m.role, "content": openai_content(m)} for m in request.messages]
         # Compatible servers (Ollama, vLLM...) take the classic settings whatever the model.
         kind = family(model) if self.provider == "openai" else None
         tokens = request.max_tokens

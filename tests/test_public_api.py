@@ -69,6 +69,8 @@ ADAPTERS = {
     "BatchStatus",
     "Decision",
     "Finish",
+    # A case's image, carried by a `Message` to the judges whose models take images.
+    "Image",
     "InvalidReply",
     "InvalidRequestError",
     "JudgeModel",
@@ -94,6 +96,7 @@ ADAPTERS = {
     "batch_price",
     "case_fence",
     "family_of",
+    "images_refusal",
     "parse_reply",
     "price",
     "pydantic_reason",

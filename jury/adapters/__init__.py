@@ -74,9 +74,18 @@ from ._agent import Agent, AgentReply
 from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._model import JudgeModel
 from ._prices import batch_price, price
-from ._registry import family_of, register_provider, register_rubric_kind
+from ._registry import family_of, images_refusal, register_provider, register_rubric_kind
 from ._reply import reply_from
-from ._request import TOP_LOGPROBS, Finish, JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
+from ._request import (
+    TOP_LOGPROBS,
+    Finish,
+    Image,
+    JudgeReply,
+    JudgeRequest,
+    Message,
+    TokenLogprob,
+    Usage,
+)
 from ._rubric import (
     Decision,
     Judgement,
@@ -104,6 +113,7 @@ __all__ = [
     "BatchStatus",
     "Decision",
     "Finish",
+    "Image",
     "InvalidReply",
     "InvalidRequestError",
     "JudgeModel",
@@ -128,6 +138,7 @@ __all__ = [
     "batch_price",
     "case_fence",
     "family_of",
+    "images_refusal",
     "parse_reply",
     "price",
     "pydantic_reason",

@@ -25,6 +25,7 @@ __all__ = [
     "build_rubric",
     "builtin_rubrics",
     "family_of",
+    "images_refusal",
     "load_rubric",
     "model_status",
     "register_provider",
@@ -54,6 +55,7 @@ _PROVIDER_FAMILIES: dict[str, str] = {}
 _LIFECYCLES: dict[str, str | Lifecycle] = {}
 _LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
 _EFFORTS: dict[str, str | Callable[[str, str], str | None]] = {}
+_IMAGES: dict[str, str | Callable[[str], str | None]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -72,6 +74,7 @@ def _providers() -> dict[str, str | ModelFactory]:
             ("LIFECYCLE", _LIFECYCLES),
             ("LOGPROBS", _LOGPROBS),
             ("EFFORTS", _EFFORTS),
+            ("IMAGES", _IMAGES),
         )
         for name, table in hooks:
             for prefix, target in getattr(package, name, {}).items():
@@ -143,6 +146,17 @@ def logprobs_refusal(spec: str) -> str | None:
     check: Callable[[str], str | None] | None = _hook(_LOGPROBS, prefix)
     if check is None:
         return f"the {prefix} provider gives no token log-probabilities"
+    return check(model)
+
+
+def images_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` is sent no images ("gpt-3.5-turbo takes text only"), or None
+    when it takes them (what the provider's ``IMAGES`` entry says; a provider without one,
+    the offline jurors' included, takes none). A juror's ``images = true`` overrides it."""
+    prefix, _, model = spec.partition("/")
+    check: Callable[[str], str | None] | None = _hook(_IMAGES, prefix)
+    if check is None:
+        return f"the {prefix} provider takes no images"
     return check(model)
 
 

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ..cases._images import Image
+
 if TYPE_CHECKING:
     from ..cases._case import Case
     from ._rubric import Rubric
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CallCache",
     "Finish",
+    "Image",
     "JudgeReply",
     "JudgeRequest",
     "Message",
@@ -33,10 +36,16 @@ TOP_LOGPROBS = 5
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One turn of the conversation with a judge."""
+    """One turn of the conversation with a judge: its text and the images that go with it.
+
+    The text marks each image where it was in the case (``[image 1]``); `images` are those
+    images in their order, and an adapter sends them in its protocol's shape, each after a
+    text naming it (so that ``image 1`` is the first). Only a judge whose model takes images
+    is sent any (`jury.adapters.images_refusal`)."""
 
     role: Literal["user", "assistant"]
     content: str
+    images: tuple[Image, ...] = ()
 
 
 @dataclass(slots=True)
@@ -171,7 +180,14 @@ def call_key(model: str, request: JudgeRequest, sample: int) -> str:
     address hashes one JSON array of those fields (sorted keys, no spaces); it is written
     piece by piece, the schema from a memo, which gives the very same text.
     """
-    messages = _KEY_JSON([[m.role, m.content] for m in request.messages])
+    # An image counts by its content's digest, and only where there is one: the addresses
+    # of calls without images stay what they were, and a changed image is a new call.
+    messages = _KEY_JSON(
+        [
+            [m.role, m.content, [i.digest for i in m.images]] if m.images else [m.role, m.content]
+            for m in request.messages
+        ]
+    )
     fields: list[Any] = [
         request.schema_name,
         request.temperature,

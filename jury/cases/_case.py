@@ -25,10 +25,12 @@ from pydantic import (
 )
 
 from .._problems import spellings
+from ._images import Image, as_images
 from ._seed_fields import IsoDate, MustFind, Split
 from ._turns import ToolCall, Turn, read_turns
+from ._unseen import take_images
 
-__all__ = ["Case", "Point", "ToolCall", "Trace", "conversation_update"]
+__all__ = ["Case", "Image", "Point", "ToolCall", "Trace", "conversation_update"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -221,6 +223,13 @@ class Case(BaseModel):
     #: Which set the case belongs to: "dev" (worked against daily) or "heldout" (run only to
     #: confirm a decision). Reports give results per split.
     split: Split | None = None
+    #: The images of its messages, numbered as the text marks them (``[image 1]``).
+    images: Annotated[tuple[Image, ...], BeforeValidator(as_images)] = ()
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _images_met(cls, data: Any, handler: Any) -> Any:
+        return take_images(data, handler)
 
     @model_validator(mode="after")
     def _answer_from_turns(self) -> Case:

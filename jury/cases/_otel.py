@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ._traces import Chat, ToolRun, as_text, conversation, decoded, failure
-from ._unseen import unseen
+from ._unseen import image_part, unseen
 
 __all__ = ["is_otlp", "otlp_case", "split_otlp"]
 
@@ -139,7 +139,8 @@ def _from_parts(message: Mapping[str, Any]) -> list[Message]:
                 {"role": "tool", "tool_call_id": _id(part), "content": as_text(response)}
             )
         elif kind not in _UNSAID:
-            texts.append(unseen(str(kind)))
+            # An image (a blob or uri part of modality image) is kept for the case.
+            texts.append(image_part(part) or unseen(str(kind)))
     said: Message = {"role": role, "content": "\n".join(texts) if texts else None}
     if calls:
         said["tool_calls"] = calls

@@ -10,7 +10,7 @@ from typing import Any
 from .._problems import spellings
 from ._case import _TRACE_KEYS, Case
 from ._turns import TurnsError, read_turns
-from ._unseen import unseen
+from ._unseen import image_part, unseen
 
 __all__ = [
     "ANSWER_KEYS",
@@ -41,8 +41,8 @@ _FIELDS = frozenset(spellings(Case)) | _TRACE_KEYS
 def _content(message: Mapping[str, Any]) -> Any:
     content = message.get("content")
     if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
-        # A part that is not text (an image, audio) is named where it was, as a turn's is
-        # (`_turns`): the judges read text, and are told that something else was there.
+        # A part that is not text is named where it was, as a turn's is (`_turns`): an image
+        # by its number (kept for the case), audio by its kind (the judges cannot see it).
         texts = []
         for part in content:
             if isinstance(part, str):
@@ -50,7 +50,10 @@ def _content(message: Mapping[str, Any]) -> Any:
             elif isinstance(part, Mapping):
                 text = part.get("text")
                 kind = str(part.get("type", "content")).removesuffix("_url")
-                texts.append(text if isinstance(text, str) else unseen(kind))
+                if not isinstance(text, str):
+                    # An image is kept for the case, numbered where it was (`_images`).
+                    text = image_part(part) or unseen(kind)
+                texts.append(text)
         return "\n".join(texts)
     return content
 

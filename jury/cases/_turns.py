@@ -32,8 +32,9 @@ An agent trace given as the turns (an OTLP export of one trace's GenAI spans, or
 trace) is read by `jury.cases._trace_formats` into these messages first.
 
 Only what was said and done is kept: IDs, timestamps, token counts and the like are read
-past. Content that is not text (an image, a file, audio) is shown as ``[image]`` and so on
-(`jury.cases._unseen`: the source of the cases names the records that had some).
+past. An image is kept for the case and marked where it was (``[image 1]``, see
+`jury.cases._images`); other content that is not text (a file, audio) is shown as
+``[input_audio]`` and so on (`jury.cases._unseen`: the source names the records that had some).
 A message with nothing to keep, a result with no call to answer, an unknown role: an error
 that names the message.
 """
@@ -47,7 +48,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from ._trace_formats import trace_fields
-from ._unseen import unseen
+from ._unseen import image_part, unseen
 
 __all__ = [
     "ToolCall",
@@ -136,8 +137,18 @@ def _text(content: Any, where: str) -> str:
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
                 pieces.append(part["refusal"])
             elif kind not in _UNSAID and kind not in ("tool_use", "tool_result"):
-                pieces.append(unseen(kind.removesuffix("_url")))
+                pieces.append(_part(part, kind.removesuffix("_url")))
     return "\n".join(piece for piece in pieces if piece)
+
+
+def _part(part: Mapping[str, Any], kind: str) -> str:
+    """The placeholder of a part that is not text: an image's number (the image is kept for
+    the case), or the part's kind."""
+    try:
+        found = image_part(part)
+    except ValueError as exc:
+        raise TurnsError(str(exc)) from None
+    return unseen(kind) if found is None else found
 
 
 def decoded_arguments(value: Any) -> Any:
@@ -354,7 +365,9 @@ class _Reader:
             elif isinstance(part.get("text"), str):
                 texts.append(part["text"])
             else:
-                texts.extend(unseen(key) for key in part if key not in ("thought_signature",))
+                texts.extend(
+                    _part({key: part[key]}, key) for key in part if key != "thought_signature"
+                )
         text = "\n".join(t for t in texts if t)
         if calls:
             turn = self.turn("assistant", text) if text else self.assistant()

@@ -166,16 +166,27 @@ def add_case_arguments(
 
 
 def case_source(
-    args: argparse.Namespace, panel: Panel, each: Callable[[Case], object] | None = None
+    args: argparse.Namespace,
+    panel: Panel,
+    each: Callable[[Case], object] | None = None,
+    with_images: list[str] | None = None,
 ) -> CaseSource:
     """The cases of the arguments, read with the panel's field map (``[fields]`` and
-    ``--map``), checked whole (each valid case given to `each` as it is read); how they were
-    read is said on stderr."""
+    ``--map``), checked whole (each valid case given to `each` as it is read, and the IDs of
+    those with images put in `with_images`); how they were read is said on stderr."""
     import sys
 
     source = CaseSource(
         args.cases, fields=panel.fields, format=args.format, root=getattr(args, "root", None)
     )
+    if with_images is not None:
+        given = each
+
+        def each(case: Case) -> object:
+            if case.images:
+                with_images.append(case.id)
+            return None if given is None else given(case)
+
     try:
         source.validate(each)
     except BaseException:

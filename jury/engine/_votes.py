@@ -23,6 +23,7 @@ from ..adapters._rubric import Prompt, Rubric, parse_reply
 from ..adapters._strategy import PLAIN, Strategy
 from ..cases._case import Case
 from ..decide._core import Aggregation, aggregate, sample_verdicts
+from ..panel._images import Blind, image_refusal, images_shown
 from ..panel._panel import Juror
 from ._calls import Caller
 from ._soft import outcomes, sample_share, verdict_odds
@@ -218,6 +219,8 @@ class Voter:
                 per_sample.append(combined)
                 if chain.soft:
                     odds.append(self._odds(chain, case, prompts, sample))
+        except Blind as exc:
+            return Cast(_cast(chain, stats, VoteStatus.ABSTAINED, reason=str(exc)))
         except Unavailable as exc:
             vote = _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
             return Cast(vote, exc.transient)
@@ -256,7 +259,12 @@ class Voter:
     ) -> Ballot | str:
         """Ask until the reply is valid or the re-asks run out (then: why it is invalid)."""
         seat = chain.seat
-        messages: tuple[Message, ...] = (Message("user", prompt.user),)
+        images = images_shown(case.images, prompt.user)
+        if images:
+            why = image_refusal(seat.juror, caller.model, caller is seat.callers[0])
+            if why is not None:
+                raise Blind(f"not judged: the case has {len(images)} image(s) and {why}")
+        messages: tuple[Message, ...] = (Message("user", prompt.user, images),)
         reasks = 0
         while True:
             request = JudgeRequest(

@@ -69,6 +69,11 @@ class Juror(BaseModel):
     #: ``responseLogprobs``, OpenAI-compatible servers). A model that cannot give them is
     #: warned about when the panel loads, and is not sent the ask.
     logprobs: bool = False
+    #: Whether the juror's model takes images (a case's ``images``): None leaves it to the
+    #: provider's table (every Claude and Gemini model, OpenAI's but the text-only ones; no
+    #: OpenAI-compatible server unless set here); false sends none. A juror sent no images
+    #: abstains on a case that has them (`jury.panel._images`).
+    images: bool | None = None
 
     @field_validator("model")
     @classmethod

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._verdict import CaseVerdict, CheckOutcome, Verdict, Vote, VoteStatus
 from ..cases._case import Case
+from ..cases._images import Image
 
 __all__ = ["ErrorGroup", "ErrorGroups", "anchor", "case_view", "number"]
 
@@ -299,6 +300,7 @@ def case_view(
             for d in verdict.dissent
         ],
         "question": case.question if case else "",
+        "images": _images_view(case.images) if case else [],
         "answer": case.answer if case and case.answer is not None else "",
         "golden_answer": case.golden_answer if case and case.golden_answer else "",
         "duration": f"{verdict.duration_s:.2f}s",
@@ -314,3 +316,23 @@ def case_view(
         },
         "cost": None if unknown_cost else cost,
     }
+
+
+#: The largest image the card shows as a thumbnail (decoded bytes): the page holds it whole.
+THUMBNAIL_BYTES = 256 * 1024
+
+
+def _images_view(images: tuple[Image, ...]) -> list[dict[str, Any]]:
+    """A case's images on its card: each by its number, a thumbnail of an inline image not
+    too big (the page's policy takes ``data:`` images and fetches nothing), else what it is."""
+    views = []
+    for number, image in enumerate(images, 1):
+        thumbnail = image.data is not None and image.size <= THUMBNAIL_BYTES
+        views.append(
+            {
+                "label": f"image {number}",
+                "src": image.data_uri if thumbnail else None,
+                "what": image.url or f"{image.media_type}, {image.size:,} bytes",
+            }
+        )
+    return views

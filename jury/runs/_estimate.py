@@ -15,6 +15,10 @@ estimate is a range:
 - the most: every reply as long as the panel allows (`max_tokens`) and re-asked `reasks`
   times (each re-ask sends the prompt, the bad reply and the request again).
 
+An image counts `IMAGE_TOKENS` for each juror it is sent to (one whose model takes images;
+the providers count by its size, which the estimate does not read); a juror whose model takes
+none abstains on the case, and is counted no call for it.
+
 Retries after provider errors, fallbacks and cache hits are not counted. A juror asked only
 when an earlier one leaves the case open (a cascade's later tier) counts in the most only:
 `JurorEstimate.always` is False for it.
@@ -33,14 +37,22 @@ from ..adapters._registry import load_rubric, resolve_model
 from ..adapters._request import JudgeReply, Usage
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
+from ..panel._images import image_refusal, images_shown
 from ..panel._panel import Juror, Panel
 
-__all__ = ["CHARS_PER_TOKEN", "JurorEstimate", "RunEstimate", "estimate"]
+__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKENS", "JurorEstimate", "RunEstimate", "estimate"]
 
 CHARS_PER_TOKEN = 4
 #: A reason of two sentences plus one short field per metric.
 REASON_TOKENS = 60
 FIELD_TOKENS = 6
+#: Input tokens of one image, roughly: Claude counts width x height / 750, about 1,600 for
+#: an image at its largest before it is scaled down (1.15 megapixels; "Calculate image costs",
+#: https://docs.anthropic.com/en/docs/build-with-claude/vision); OpenAI counts 765 for a
+#: 1024x1024 image in high detail (85 + 170 a 512-pixel tile, the images-vision guide);
+#: Gemini 258 a 768x768 tile (https://ai.google.dev/gemini-api/docs/image-understanding).
+#: The largest of these, for all: an estimate is better high than low.
+IMAGE_TOKENS = 1600
 #: The re-ask request itself (`_votes.REASK` with a short reason).
 REASK_TOKENS = 40
 
@@ -195,7 +207,8 @@ def estimate(
     for juror in panel.jurors:
         name, offline, pricing, batched = _first_choice(juror, result.notes)
         row = JurorEstimate(juror.id, name, offline=offline, always=juror.tier == 1)
-        seats.append((row, pricing, batched, panel.samples_for(juror)))
+        sees = image_refusal(juror, juror.model) is None
+        seats.append((row, pricing, batched, panel.samples_for(juror), sees))
         result.jurors.append(row)
     rounds = 1 + panel.reasks
     max_out = panel.max_tokens
@@ -213,10 +226,14 @@ def estimate(
             continue
         typical_out = REASON_TOKENS + FIELD_TOKENS * len(rubric.metrics(case))
         for prompt in prompts:
-            tokens_in = (len(prompt.system) + len(prompt.user)) // CHARS_PER_TOKEN
-            # The most: the first ask and every re-ask, each carrying the last bad reply.
-            most_in = tokens_in * rounds + (max_out + REASK_TOKENS) * (rounds - 1)
-            for row, pricing, batched, samples in seats:
+            text_in = (len(prompt.system) + len(prompt.user)) // CHARS_PER_TOKEN
+            shown = IMAGE_TOKENS * len(images_shown(case.images, prompt.user))
+            for row, pricing, batched, samples, sees in seats:
+                if shown and not sees:
+                    continue  # it abstains on the case, asking nothing
+                tokens_in = text_in + shown
+                # The most: the first ask and every re-ask, each carrying the last bad reply.
+                most_in = tokens_in * rounds + (max_out + REASK_TOKENS) * (rounds - 1)
                 row.calls += samples
                 row.max_calls += samples * rounds
                 row.input_tokens += samples * tokens_in

@@ -11,6 +11,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._anthropic_thinking import thinking_refusal, thinking_rules
+from ._images import anthropic_images
 from ._wire import (
     THINKING,
     Ending,
@@ -162,6 +163,9 @@ class AnthropicMessages(WireProtocol):
             problem = _supported_schema(fmt.get("schema"))
             if problem:
                 return Refusal(f"output_config.format.schema: {problem}")
+        images = anthropic_images(body)
+        if images is not None:
+            return images
         return thinking_refusal(body, logged.model)
 
     def thinking_tokens(self, logged: LoggedRequest) -> int:

@@ -7,6 +7,7 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._images import google_images
 from ._logprobs import tokens_of
 from ._wire import (
     THINKING,
@@ -231,6 +232,9 @@ class GeminiGenerateContent(WireProtocol):
                     "Unable to submit request because it has an empty text parameter. Add a "
                     "value to the parameter and try again."
                 )
+        images = google_images(body)
+        if images is not None:
+            return images
         if _matches(model, _STRICT_SAMPLING):
             for name in ("frequencyPenalty", "presencePenalty"):
                 if name in config:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._images import openai_images
 from ._logprobs import tokens_of
 from ._wire import (
     THINKING,
@@ -196,7 +197,7 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
                 param="temperature",
                 code="unsupported_value",
             )
-        refused = _logprobs_refusal(body, logged.model)
+        refused = _logprobs_refusal(body, logged.model) or openai_images(body, logged.model)
         if refused is not None:
             return refused
         fmt = body.get("response_format") or {}

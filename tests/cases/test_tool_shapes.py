@@ -163,14 +163,15 @@ def test_an_inspect_csv_splits_its_choices_cell_on_commas(tmp_path: Path) -> Non
     assert case.metadata["choices"] == ["apple", "stone"]
 
 
-def test_an_image_part_of_a_message_is_named_where_it_was(tmp_path: Path) -> None:
+def test_an_image_part_of_a_message_is_kept_and_numbered_where_it_was(tmp_path: Path) -> None:
     content = [
         {"type": "text", "text": "What is in this picture?"},
         {"type": "image", "image": "data:image/png;base64,AAAA"},
     ]
     record = {"input": [{"role": "user", "content": content}], "target": ["a cat"]}
     case = one(write(tmp_path, "images.jsonl", lines(record)))
-    assert case.question == "What is in this picture?\n[image]"
+    assert case.question == "What is in this picture?\n[image 1]"
+    assert [(i.media_type, i.data) for i in case.images] == [("image/png", "AAAA")]
 
 
 # --- OpenAI evals -------------------------------------------------------------------------
