@@ -47,6 +47,16 @@ EFFORTS: dict[str, str] = {
     "google": "jury.providers.google:effort_refusal",
 }
 
+#: The output tokens each built-in adapter adds to a juror's ``max_tokens`` for its model's
+#: thinking: "module:function" of the model ID and the juror's effort (or None) -> tokens. Read
+#: by `jury estimate`, so that the most it counts is what the adapter asks for. A provider not
+#: listed adds none (compatible servers take the classic settings).
+ROOMS: dict[str, str] = {
+    "anthropic": "jury.providers.anthropic:output_room",
+    "openai": "jury.providers.openai:output_room",
+    "google": "jury.providers._rooms:google",
+}
+
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
