@@ -34,7 +34,7 @@ when an earlier one leaves the case open (a cascade's later tier) counts in the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .._verdict import CheckOutcome, CheckResult
@@ -175,8 +175,8 @@ class _Seat:
     sent: int
 
 
-def _seat(juror: Juror, panel: Panel, notes: list[str]) -> _Seat:
-    priced = seat_price(juror.model, notes)
+def _seat(juror: Juror, panel: Panel, notes: list[str], by_name: bool) -> _Seat:
+    priced = seat_price(juror.model, notes, by_name=by_name)
     strategy = strategy_named(juror.strategy)
     max_tokens = juror.max_tokens or panel.max_tokens
     # A model object (a scripted or third-party judge) is sent what the juror says; a named
@@ -230,13 +230,18 @@ def estimate(
     rubric: Rubric | None = None,
     checks: Checks | None = None,
     judge_all: bool = False,
+    by_name: Collection[int] = (),
 ) -> RunEstimate:
     """Calls, tokens and cost per seat for judging `cases` once with `panel` (first-choice
     models; no retries or fallbacks). `checks` run first, as in a run: a case whose required
-    check fails is spared (unless `judge_all`)."""
+    check fails is spared (unless `judge_all`). The jurors at the indexes `by_name` are
+    priced from their models' names, never resolved (models a record names)."""
     rubric = rubric if rubric is not None else load_rubric(panel.rubric, panel.thresholds)
     result = RunEstimate()
-    seats = [_seat(juror, panel, result.notes) for juror in panel.jurors]
+    seats = [
+        _seat(juror, panel, result.notes, index in by_name)
+        for index, juror in enumerate(panel.jurors)
+    ]
     result.jurors = [seat.row for seat in seats]
     rounds = 1 + panel.reasks
     answered = 0

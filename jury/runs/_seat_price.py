@@ -77,16 +77,22 @@ def _by_name(provider: str, name: str, *, batch: bool = False) -> Pricing:
     return pricing
 
 
-def seat_price(spec: str | JudgeModel, notes: list[str] | None = None) -> SeatPrice:
+def seat_price(
+    spec: str | JudgeModel, notes: list[str] | None = None, *, by_name: bool = False
+) -> SeatPrice:
     """How calls of the model `spec` are priced: a `JudgeModel` by its own `price`; a
     ``provider/model`` resolved where its credential is set (nothing is ever sent), else
-    priced from its name (said in `notes`); a bare model name (a replayed record's model)
-    from its name, under the provider the price table finds for it."""
+    priced from its name (said in `notes`); a bare model name from its name, under the
+    provider the price table finds for it. `by_name`: never resolved (a model a record
+    names, whose provider may be none this process knows)."""
     if not isinstance(spec, str):
         return SeatPrice(spec.name, spec.offline, _resolved(spec), _resolved(spec, batch=True))
     provider, slash, name = spec.partition("/")
-    if not slash:
-        return SeatPrice(spec, False, _by_name("", spec), _by_name("", spec, batch=True))
+    if not slash or by_name:
+        provider, name = (provider, name) if slash else ("", spec)
+        return SeatPrice(
+            spec, False, _by_name(provider, name), _by_name(provider, name, batch=True)
+        )
     try:
         model = resolve_model(spec)
     except MissingCredentialError as exc:
