@@ -5,6 +5,10 @@ Each subset is fitted and measured the same way, by k-fold on the labelled cases
 the whole panel's fit chose, with its penalty. A juror alone is a subset too (its two
 presentation orders learned), so "does the best jury beat its best juror?" compares like with
 like.
+
+A seat's cost per case comes from the price tables (`seat_costs`), through the code path that
+`jury estimate` prices by (`jury.runs._seat_price`): the tokens its votes recorded, else the
+estimate for its model and strategy on the same cases.
 """
 
 from __future__ import annotations
