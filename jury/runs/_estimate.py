@@ -173,6 +173,9 @@ class _Seat:
     generated: int
     #: The output tokens one call is allowed: max_tokens and the thinking room.
     sent: int
+    #: Its prices by a prompt's input tokens (online, then batch: the least and the most),
+    #: worked out once for each prompt size: most cases of a file are of a few sizes.
+    priced: dict[int, tuple[tuple[float | None, float | None], ...]] = field(default_factory=dict)
 
 
 def _seat(juror: Juror, panel: Panel, notes: list[str], by_name: bool) -> _Seat:
@@ -216,11 +219,18 @@ def _count(
         row.max_output_tokens += samples * sent * rounds
         row.strategy_input_tokens += samples * (tokens_in - _tokens(own))
         row.strategy_output_tokens += samples * seat.generated
-        least = Usage(tokens_in, out)
-        # The most, call by call (a price may change tier with the prompt's size).
-        most = [Usage(tokens_in + k * (sent + REASK_TOKENS), sent) for k in range(rounds)]
-        for pricing, add in ((seat.price.online, row.add), (seat.price.batch, row.add_batch)):
-            add(_times(pricing(least), samples), _times(_sum(map(pricing, most)), samples))
+        costs = seat.priced.get(tokens_in)
+        if costs is None:
+            least = Usage(tokens_in, out)
+            # The most, call by call (a price may change tier with the prompt's size).
+            most = [Usage(tokens_in + k * (sent + REASK_TOKENS), sent) for k in range(rounds)]
+            costs = seat.priced[tokens_in] = tuple(
+                (pricing(least), _sum(map(pricing, most)))
+                for pricing in (seat.price.online, seat.price.batch)
+            )
+        (least_online, most_online), (least_batch, most_batch) = costs
+        row.add(_times(least_online, samples), _times(most_online, samples))
+        row.add_batch(_times(least_batch, samples), _times(most_batch, samples))
 
 
 def estimate(
