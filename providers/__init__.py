@@ -59,6 +59,14 @@ IMAGES: dict[str, str] = {
     "vllm": "jury.providers._images:compatible_refusal",
     # A replay judges again what was recorded, images and all.
     "replay": "jury.providers._images:replay_refusal",
+#: The output tokens each built-in adapter adds to a juror's ``max_tokens`` for its model's
+#: thinking: "module:function" of the model ID and the juror's effort (or None) -> tokens. Read
+#: by `jury estimate`, so that the most it counts is what the adapter asks for. A provider not
+#: listed adds none (compatible servers take the classic settings).
+ROOMS: dict[str, str] = {
+    "anthropic": "jury.providers.anthropic:output_room",
+    "openai": "jury.providers.openai:output_room",
+    "google": "jury.providers._rooms:google",
 }
 
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):

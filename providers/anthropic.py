@@ -67,6 +67,7 @@ __all__ = [
     "Family",
     "create",
     "family",
+    "output_room",
     "strict_schema",
 ]
 
@@ -154,6 +155,17 @@ def family(model: str) -> Family | None:
     return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), None)
 
 
+def output_room(model: str, effort: str | None = None) -> int:
+    """The output tokens added to a juror's ``max_tokens`` for its model's thinking (billed as
+    output), as `body` sends them; read by `jury estimate` through ``ROOMS``."""
+    # A juror that sets an effort asks its model to think at it: thinking is not turned
+    # off (Haiku 5.5 refuses "disabled" at xhigh and max anyway), and gets room.
+    if effort is not None:
+        return THINKING_ROOM
+    kind = family(model)
+    return kind.room if kind is not None else 0
+
+
 _STOP: dict[str, Finish] = {
     "max_tokens": "length",
     "model_context_window_exceeded": "length",
@@ -231,9 +243,7 @@ class AnthropicWire(Wire):
             raise InvalidRequestError(
                 f"anthropic: effort {effort!r} is not one of Claude's ({', '.join(EFFORTS)})"
             )
-        # A juror that sets an effort asks its model to think at it: thinking is not turned
-        # off (Haiku 5.5 refuses "disabled" at xhigh and max anyway), and gets room.
-        room = THINKING_ROOM if effort is not None else (kind.room if kind is not None else 0)
+        room = output_room(model, effort)
         if request.max_tokens + room > NON_STREAMING_MAX_TOKENS:
             raise InvalidRequestError(
                 f"anthropic: max_tokens {request.max_tokens} (+{room} to think) is above the "

@@ -103,6 +103,12 @@ def family(model: str) -> Family:
     return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _NEWEST)
 
 
+def output_room(model: str, effort: str | None = None) -> int:
+    """The output tokens added to a juror's max tokens for a reasoning model's reasoning
+    (billed as output), as `OpenAIWire.body` sends them; read by `jury estimate`."""
+    return REASONING_ROOM if family(model).reasoning else 0
+
+
 def logprobs_refusal(model: str) -> str | None:
     """Why an OpenAI model gives no token log-probabilities (None when it does): reasoning
     models answer 403 "You are not allowed to request logprobs from this model"
@@ -177,9 +183,7 @@ class OpenAIWire(Wire):
         messages += [{"role": m.role, "content": openai_content(m)} for m in request.messages]
         # Compatible servers (Ollama, vLLM...) take the classic settings whatever the model.
         kind = family(model) if self.provider == "openai" else None
-        tokens = request.max_tokens
-        if kind is not None and kind.reasoning:
-            tokens += REASONING_ROOM
+        tokens = request.max_tokens + (output_room(model) if kind is not None else 0)
         body: dict[str, Any] = {"model": model, "messages": messages, self.tokens_field: tokens}
         if request.temperature is not None and (kind is None or kind.temperature):
             body["temperature"] = request.temperature

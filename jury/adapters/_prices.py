@@ -45,8 +45,9 @@ def _calc(provider: str, model: str, batch: bool = False, **tokens: int) -> Any:
     from genai_prices import calc_price
 
     context = _BATCH if batch else None
+    # No provider (""): genai-prices finds it from the model's name (a replayed record's).
     return calc_price(
-        PriceUsage(**tokens), model, provider_id=provider, price_context=context
+        PriceUsage(**tokens), model, provider_id=provider or None, price_context=context
     ).total_price
 
 
@@ -56,7 +57,7 @@ def _has_batch_rates(provider: str, model: str) -> bool:
     from genai_prices import Usage as PriceUsage
     from genai_prices import calc_price
 
-    info = calc_price(PriceUsage(input_tokens=1), model, provider_id=provider).model
+    info = calc_price(PriceUsage(input_tokens=1), model, provider_id=provider or None).model
     now = datetime.now(tz=UTC)
     return any(
         variant.when == _BATCH and (variant.constraint is None or variant.constraint.active(now))
@@ -81,9 +82,10 @@ def _rates(provider: str, model: str, batch: bool = False) -> _Rates | None:
 
 
 def price(provider: str, model: str, usage: Usage) -> float | None:
-    """USD for one call of `model` on `provider` ("anthropic", "openai", "google"...), or None
-    when the table does not know the model. `usage.cached_tokens` (read from a prompt cache)
-    and `usage.cache_write_tokens` (written to it) are part of `usage.input_tokens`."""
+    """USD for one call of `model` on `provider` ("anthropic", "openai", "google"...; "": the
+    provider its name tells), or None when the table does not know the model.
+    `usage.cached_tokens` (read from a prompt cache) and `usage.cache_write_tokens` (written
+    to it) are part of `usage.input_tokens`."""
     return _priced(provider, model, usage, batch=False)
 
 

@@ -56,6 +56,7 @@ _LIFECYCLES: dict[str, str | Lifecycle] = {}
 _LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
 _EFFORTS: dict[str, str | Callable[[str, str], str | None]] = {}
 _IMAGES: dict[str, str | Callable[[str], str | None]] = {}
+_ROOMS: dict[str, str | Callable[[str, str | None], int]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -75,6 +76,7 @@ def _providers() -> dict[str, str | ModelFactory]:
             ("LOGPROBS", _LOGPROBS),
             ("EFFORTS", _EFFORTS),
             ("IMAGES", _IMAGES),
+            ("ROOMS", _ROOMS),
         )
         for name, table in hooks:
             for prefix, target in getattr(package, name, {}).items():
@@ -167,6 +169,15 @@ def effort_refusal(spec: str, effort: str) -> str | None:
     prefix, _, model = spec.partition("/")
     check: Callable[[str, str], str | None] | None = _hook(_EFFORTS, prefix)
     return None if check is None else check(model, effort)
+
+
+def output_room(spec: str, effort: str | None = None) -> int:
+    """The output tokens the adapter of ``provider/model`` adds to a juror's ``max_tokens``
+    for the model's thinking (billed as output), at the juror's `effort`: what the provider's
+    ``ROOMS`` entry says; a provider without one adds none."""
+    prefix, _, model = spec.partition("/")
+    room: Callable[[str, str | None], int] | None = _hook(_ROOMS, prefix)
+    return 0 if room is None or not model else room(model, effort)
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:

@@ -223,7 +223,7 @@ def _learn_target(
     from ..report._calibration import print_fit, print_selection, tradeoff_page
     from ._evidence import consistency, effective, errors, labelled_table
     from ._fitting import fit_jury, fit_unsupervised
-    from ._select import cost_per_case, select
+    from ._select import seat_costs, select
 
     table = labelled_table(chosen, verdicts, rubric, target)
     tiers = {juror.id: juror.tier for juror in panel.jurors}
@@ -258,16 +258,29 @@ def _learn_target(
             raise ConfigError("--select measures held-out accuracy: it needs labels")
         last = result.stages[-1]
         model = last.model if last.model != "dawid-skene" else "weights"
+        from ..report._seat_costs import print_seat_costs
+        from ._seats import Seats
+
+        # A seat's cost from the price tables: its votes' tokens, else the estimate.
+        known = seats if seats is not None else Seats.of_panel(panel, verdicts)
+        costs = seat_costs(panel, chosen, verdicts, known, rubric)
         ranked = select(
             table,
             jurors,
-            cost_per_case(verdicts),
+            {seat: found.cost for seat, found in costs.items()},
             model=model,
             penalty=last.penalty,
             seed=args.seed,
             folds=args.folds,
         )
         print_selection(ranked, out)
+        print_seat_costs(costs, out)
+        if findings is not None:
+            findings[target]["seat_costs"] = {
+                seat: {"usd_per_1000": None if c.cost is None else 1000 * c.cost}
+                | {"source": c.source, "model": c.model}
+                for seat, c in costs.items()
+            }
         if getattr(args, "budget", None) is not None:
             from ..report._calibration import print_budget
             from ._select import within_budget

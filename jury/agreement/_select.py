@@ -5,6 +5,10 @@ Each subset is fitted and measured the same way, by k-fold on the labelled cases
 the whole panel's fit chose, with its penalty. A juror alone is a subset too (its two
 presentation orders learned), so "does the best jury beat its best juror?" compares like with
 like.
+
+A seat's cost per case comes from the price tables (`seat_costs`), through the code path that
+`jury estimate` prices by (`jury.runs._seat_price`): the tokens its votes recorded, else the
+estimate for its model and strategy on the same cases.
 """
 
 from __future__ import annotations
@@ -12,15 +16,32 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._errors import ConfigError
-from .._verdict import CaseVerdict
+from .._verdict import CaseVerdict, Vote
+from ..adapters._registry import family_of
+from ..adapters._request import Usage
 from ._evidence import Labelled, method
 from ._learn import Linear, fit_stacked, fit_weights, folds_of
 
-__all__ = ["MAX_CANDIDATES", "Budgeted", "Subset", "cost_per_case", "select", "within_budget"]
+if TYPE_CHECKING:
+    from ..adapters._rubric import Rubric
+    from ..cases._case import Case
+    from ..panel._panel import Juror, Panel
+    from ._seats import Seats
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "Budgeted",
+    "SeatCost",
+    "Subset",
+    "seat_costs",
+    "select",
+    "within_budget",
+]
 
 #: 2^10 - 1 subsets, each fitted k times, is as far as this goes.
 MAX_CANDIDATES = 10
@@ -38,17 +59,78 @@ class Subset:
         return self.accuracy / self.cost if self.cost else None
 
 
-def cost_per_case(verdicts: Sequence[CaseVerdict]) -> dict[str, float | None]:
-    """Each juror's mean cost of a case (its calls there); None where unknown or free."""
-    spent: dict[str, float | None] = {}
-    cases: dict[str, int] = {}
+#: Where a seat's cost came from (`SeatCost.source`).
+MEASURED = "measured tokens"
+ESTIMATED = "estimated"
+FREE = "free (offline)"
+UNKNOWN = "price unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCost:
+    """A seat's USD per case (None: unknown), where it came from (`MEASURED`: the tokens its
+    votes recorded; `ESTIMATED`: `jury estimate`'s expected figure on these cases, where
+    they recorded none), and the model whose price table it was priced by."""
+
+    cost: float | None
+    source: str
+    model: str
+    why: str = ""
+
+
+def seat_costs(
+    panel: Panel,
+    cases: Sequence[Case],
+    verdicts: Sequence[CaseVerdict],
+    seats: Seats,
+    rubric: Rubric | None = None,
+) -> dict[str, SeatCost]:
+    """Each seat's cost of a case, from the price tables (`jury.runs._seat_price`, the path
+    `jury estimate` prices by): the tokens its votes recorded priced by its model's table
+    (not the USD the votes stored), else the estimate for its model and strategy on `cases`
+    (replayed jurors and imported verdicts record no tokens). A replayed seat is priced as
+    the model its records name; one that names none has no price."""
+    from ..runs._estimate import estimate
+    from ..runs._seat_price import seat_price
+
+    votes: dict[str, list[Vote]] = {}
     for verdict in verdicts:
         for vote in verdict.votes:
-            before = spent.get(vote.juror, 0.0)
-            cost = vote.calls.cost
-            spent[vote.juror] = None if before is None or cost is None else before + cost
-            cases[vote.juror] = cases.get(vote.juror, 0) + 1
-    return {j: (s / cases[j] if s else None) for j, s in spent.items()}
+            votes.setdefault(vote.juror, []).append(vote)
+    found: dict[str, SeatCost] = {}
+    guessed: list[tuple[str, Juror]] = []
+    recorded: set[int] = set()  # seats priced as the model their records name
+    for juror in panel.jurors:
+        spec = juror.model if not isinstance(juror.model, str) else seats[juror.id].model
+        name = spec if isinstance(spec, str) else spec.name
+        named = spec != juror.model
+        if isinstance(spec, str) and family_of(spec) == "replay":
+            found[juror.id] = SeatCost(None, UNKNOWN, name, "its records name no model")
+            continue
+        own = votes.get(juror.id, [])
+        if not any(v.calls.input_tokens or v.calls.output_tokens for v in own):
+            if named:
+                recorded.add(len(guessed))
+            guessed.append((juror.id, juror.model_copy(update={"model": spec, "tier": 1})))
+            continue
+        priced = seat_price(spec, by_name=named)
+        total: float | None = 0.0
+        for vote in own:
+            calls = vote.calls
+            usage = Usage(calls.input_tokens, calls.output_tokens, calls.cached_tokens)
+            share = min(1.0, calls.batched / calls.attempts) if calls.attempts else 0.0
+            cost = priced.cost(usage, share)
+            total = None if total is None or cost is None else total + cost
+        source = FREE if priced.offline else MEASURED if total is not None else UNKNOWN
+        found[juror.id] = SeatCost(None if total is None else total / len(own), source, name)
+    if guessed:
+        copy = panel.model_copy(update={"jurors": tuple(juror for _, juror in guessed)})
+        result = estimate(copy, cases, rubric=rubric, by_name=recorded)
+        for (seat, _), row in zip(guessed, result.jurors, strict=True):
+            cost = None if row.cost is None or not result.judged else row.cost / result.judged
+            source = FREE if row.offline else ESTIMATED if cost is not None else UNKNOWN
+            found[seat] = SeatCost(cost, source, row.model)
+    return found
 
 
 def select(

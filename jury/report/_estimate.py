@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ..cases._case import Case
 from ..panel._panel import Panel
-from ..runs._estimate import CHARS_PER_TOKEN, Checks, RunEstimate, estimate
+from ..runs._estimate import CHARS_PER_TOKEN, Checks, JurorEstimate, RunEstimate, estimate
 from ._console import console_for
 
 __all__ = ["print_estimate"]
@@ -39,14 +39,13 @@ def print_estimate(
     console = console_for(sys.stdout)
     console.print(_cases_line(result, checks is not None, judge_all))
     table = Table(title="Estimate (no call made)", title_justify="left")
-    columns = ["juror", "calls", "input tokens", "output tokens", "cost", "at most"]
+    columns = ["seat", "calls", "input tokens", "output tokens", "cost", "at most"]
     columns += ["batch cost", "batch at most"] if batch else []
     for column in columns:
-        table.add_column(column, justify="left" if column == "juror" else "right")
+        table.add_column(column, justify="left" if column == "seat" else "right")
     for row in result.jurors:
-        model = "" if row.model == row.juror else f" ({row.model})"
         table.add_row(
-            escape(row.juror + model + (" (offline)" if row.offline else "")),
+            escape(_seat(row) + (" (offline)" if row.offline else "")),
             f"{row.calls:,} to {row.max_calls:,}",
             f"{row.input_tokens:,} to {row.max_input_tokens:,}",
             f"{row.output_tokens:,} to {row.max_output_tokens:,}",
@@ -68,10 +67,13 @@ def print_estimate(
         f"Total: {_count(result.total('calls'))} calls, at most "
         f"{_count(result.total('max_calls'))}; {escape(cost)}. The least: every reply valid at "
         "once; the most: "
-        f"every reply {panel.max_tokens:,} tokens long and re-asked {panel.reasks} time(s). "
-        f"Input tokens at {CHARS_PER_TOKEN} characters a token; first-choice models; retries, "
+        f"every reply as long as its seat may write ({_limits(panel, result)}) and re-asked "
+        f"{panel.reasks} time(s). Input tokens at {CHARS_PER_TOKEN} characters a token, of the "
+        "prompts each seat is sent (its strategy's included); first-choice models; retries, "
         "fallbacks and cache hits not counted."
     )
+    for line in _seat_lines(result, panel.max_tokens):
+        console.print(escape(line))
     if batch:
         console.print(
             f"Through the providers' batch APIs: {_usd(result.total('batch_cost'))} expected, "
@@ -96,6 +98,53 @@ def print_estimate(
     for note in result.notes:
         console.print(f"Note: {escape(note)}")
     return 0
+
+
+def _seat(row: JurorEstimate) -> str:
+    """The seat's name, and its model and strategy where the name does not say them."""
+    plain = row.model if row.strategy == "plain" else f"{row.model}+{row.strategy}"
+    return row.juror if row.juror == plain else f"{row.juror} ({plain})"
+
+
+def _limits(panel: Panel, result: RunEstimate) -> str:
+    sizes = {(r.max_tokens, r.thinking_room) for r in result.jurors}
+    if sizes == {(panel.max_tokens, 0)}:
+        return f"{panel.max_tokens:,} tokens"
+    return "its max_tokens and thinking room, below"
+
+
+def _per_call(total: int, calls: int) -> int:
+    return round(total / calls) if calls else 0
+
+
+def _seat_lines(result: RunEstimate, default: int) -> list[str]:
+    """What each seat's strategy adds, and what one of its calls may write: said for the
+    seats where it differs from a plain prompt with the panel's max_tokens."""
+    lines = []
+    for row in result.jurors:
+        said = []
+        if row.strategy != "plain":
+            added = (
+                f"its strategy ({row.strategy}) adds its instructions, about "
+                f"{_per_call(row.strategy_input_tokens, row.calls):,} input tokens a call"
+            )
+            if row.generated:
+                added += (
+                    f", and writes {', '.join(row.generated)} before its verdict, about "
+                    f"{_per_call(row.strategy_output_tokens, row.calls):,} output tokens a "
+                    "call expected (within its max_tokens at most)"
+                )
+            said.append(added)
+        if row.thinking_room:
+            said.append(
+                f"max_tokens {row.max_tokens:,} a call plus {row.thinking_room:,} its adapter "
+                f"adds for thinking: at most {row.max_tokens + row.thinking_room:,} output "
+                "tokens a call, thinking billed as output (not counted in the expected figure)"
+            )
+        if said or row.max_tokens != default:
+            said = said or [f"max_tokens {row.max_tokens:,} a call"]
+            lines.append(f"{_seat(row)}: {'; '.join(said)}.")
+    return lines
 
 
 def _cases_line(result: RunEstimate, checked: bool, judge_all: bool) -> str:

@@ -6,14 +6,25 @@ table (``openai/gpt-4.1-mini-...`` as OpenAI's model), and nothing is ever sent.
 deterministic checks run first, as in a run (they are free): a case whose required check
 fails spares the judges and is not counted, and neither is a case the rubric cannot judge.
 
-Input tokens are estimated from the rendered prompts at four characters a token (no
-tokenizer is available offline; real counts differ by roughly ten percent either way). The
-estimate is a range:
+Each seat is priced as what it sends and gets (a seat is a model and a strategy):
+
+- input: the prompts the seat is sent, rendered with its strategy applied (its instructions
+  after the rubric's system text), at four characters a token (no tokenizer is available
+  offline; real counts differ by roughly ten percent either way); a pairwise rubric's two
+  presentation orders and each of a juror's `samples` are calls of their own;
+- output: the reply, which for a strategy seat holds the fields it writes before its verdict
+  (its questions, its own answer, its reasoning), within the juror's own ``max_tokens`` (else
+  the panel's); a model that thinks is sent more (the adapter's room for thinking, e.g. 2048
+  output tokens for Claude's thinking families), and its thinking is billed as output.
+
+The estimate is a range:
 
 - the least: every reply valid at once, each of the typical size of the reply schema filled
-  in with a short reason;
-- the most: every reply as long as the panel allows (`max_tokens`) and re-asked `reasks`
-  times (each re-ask sends the prompt, the bad reply and the request again).
+  in with a short reason, plus the typical size of the strategy's fields (`GENERATED_TOKENS`);
+  thinking is not counted (its length is not known offline);
+- the most: every reply as long as the adapter allows (``max_tokens`` and the thinking room)
+  and re-asked `reasks` times (each re-ask sends the prompt, the bad replies so far and the
+  request again).
 
 An image counts `IMAGE_TOKENS` for each juror it is sent to (one whose model takes images;
 the providers count by its size, which the estimate does not read); a juror whose model takes
@@ -21,26 +32,33 @@ none abstains on the case, and is counted no call for it.
 
 Retries after provider errors, fallbacks and cache hits are not counted. A juror asked only
 when an earlier one leaves the case open (a cascade's later tier) counts in the most only:
-`JurorEstimate.always` is False for it.
+`JurorEstimate.always` is False for it. The price of the tokens is the seat's
+(`jury.runs._seat_price`), the same code path `calibrate --select --budget` prices by.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .._errors import MissingCredentialError
 from .._verdict import CheckOutcome, CheckResult
-from ..adapters._model import JudgeModel
-from ..adapters._prices import batch_price, price
-from ..adapters._registry import load_rubric, resolve_model
-from ..adapters._request import JudgeReply, Usage
-from ..adapters._rubric import Rubric
+from ..adapters._registry import load_rubric, output_room
+from ..adapters._request import Usage
+from ..adapters._rubric import Prompt, Rubric
+from ..adapters._strategy import Strategy, strategy_named
 from ..cases._case import Case
 from ..panel._images import image_refusal, images_shown
 from ..panel._panel import Juror, Panel
+from ._seat_price import SeatPrice, seat_price
 
-__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKENS", "JurorEstimate", "RunEstimate", "estimate"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "GENERATED_TOKENS",
+    "IMAGE_TOKENS",
+    "JurorEstimate",
+    "RunEstimate",
+    "estimate",
+]
 
 CHARS_PER_TOKEN = 4
 #: A reason of two sentences plus one short field per metric.
@@ -55,10 +73,14 @@ FIELD_TOKENS = 6
 IMAGE_TOKENS = 1600
 #: The re-ask request itself (`_votes.REASK` with a short reason).
 REASK_TOKENS = 40
+#: The typical length (tokens) of each field a strategy writes before its verdict, in the
+#: least: our reading of what the built-in strategies ask for (three to five questions of a
+#: line each; a short answer of the judge's own; a few steps of reasoning), not a measurement
+#: (no recorded reply holds them). A field of a strategy of one's own counts `OTHER_FIELD`.
+GENERATED_TOKENS = {"questions": 80, "own_answer": 150, "reasoning": 150}
+OTHER_FIELD = 100
 
 Checks = Callable[[Case], Iterable[CheckResult]]
-#: USD for one call of (input tokens, output tokens), or None when the price is unknown.
-Pricing = Callable[[int, int], float | None]
 
 
 @dataclass(slots=True)
@@ -81,6 +103,18 @@ class JurorEstimate:
     #: The same calls through the provider's batch API (a model without one counts online).
     batch_cost: float | None = 0.0
     batch_max_cost: float | None = 0.0
+    #: The seat's strategy, and what it adds in the least: the input tokens of its
+    #: instructions and the output tokens of the fields it writes first (`generated`).
+    strategy: str = "plain"
+    generated: tuple[str, ...] = ()
+    strategy_input_tokens: int = 0
+    strategy_output_tokens: int = 0
+    #: The output tokens one call may take: the juror's ``max_tokens`` (else the panel's),
+    #: and the room its adapter adds for the model's thinking (billed as output).
+    max_tokens: int = 0
+    thinking_room: int = 0
+    #: Cases its strategy cannot judge (a reply that is not a JSON object): no call.
+    refused: int = 0
 
     def add(self, cost: float | None, max_cost: float | None) -> None:
         self.cost = _plus(self.cost, cost)
@@ -120,63 +154,15 @@ class RunEstimate:
         return None if None in values else sum(values)
 
 
-#: The built-in providers' published batch price as a share of the online price, for a model
-#: priced from its name where the price table has no batch rate (the adapters' own `discount`
-#: for a resolved model): "50% cost discount compared to synchronous APIs"
-#: (https://platform.openai.com/docs/guides/batch), "charged at 50% of the standard API
-#: prices" (https://docs.anthropic.com/en/docs/build-with-claude/batch-processing#pricing),
-#: "at 50% of the standard cost" (https://ai.google.dev/gemini-api/docs/batch-mode).
-_PUBLISHED_BATCH_SHARE = {"anthropic": 0.5, "openai": 0.5, "google": 0.5}
-
-
-def _pricing(model: JudgeModel, *, batch: bool = False) -> Pricing:
-    if model.offline:
-        return lambda tokens_in, tokens_out: 0.0
-    # A model without a batch API is judged online in a batch run.
-    priced = (model.batches() or model) if batch else model
-    return lambda tokens_in, tokens_out: priced.price(
-        JudgeReply(
-            text="",
-            model=model.model_id,
-            usage=Usage(tokens_in, tokens_out),
-            batch="" if batch else None,
-        )
-    )
-
-
-def _by_name(provider: str, name: str, *, batch: bool = False) -> Pricing:
-    def pricing(tokens_in: int, tokens_out: int) -> float | None:
-        usage = Usage(tokens_in, tokens_out)
-        online = price(provider, name, usage)
-        if not batch or online is None:
-            return online
-        priced = batch_price(provider, name, usage)
-        share = _PUBLISHED_BATCH_SHARE.get(provider)
-        if priced is None and share is not None:
-            priced = online * share
-        return priced
-
-    return pricing
-
-
-def _first_choice(juror: Juror, notes: list[str]) -> tuple[str, bool, Pricing, Pricing]:
-    """A juror's first-choice model: name, offline, pricing online and through a batch.
-    Resolved where its credential is set; else priced from its name in the price table, and
-    never called."""
-    spec = juror.model
-    if not isinstance(spec, str):
-        return spec.name, spec.offline, _pricing(spec), _pricing(spec, batch=True)
-    try:
-        model = resolve_model(spec)
-    except MissingCredentialError as exc:
-        provider, _, name = spec.partition("/")
-        notes.append(f"{spec}: {exc.variable} is not set; priced from its name")
-        return spec, False, _by_name(provider, name), _by_name(provider, name, batch=True)
-    return model.name, model.offline, _pricing(model), _pricing(model, batch=True)
-
-
 #: Why `jury run` refuses a file whose cases all lack an answer (and `jury estimate` notes).
 NO_ANSWER = "no case has an answer: give --agent, or map an answer column"
+
+
+def _sum(costs: Iterable[float | None]) -> float | None:
+    total: float | None = 0.0
+    for cost in costs:
+        total = _plus(total, cost)
+    return total
 
 
 def _times(cost: float | None, samples: int) -> float | None:
@@ -190,6 +176,93 @@ def _spared(case: Case, checks: Checks | None, judge_all: bool) -> bool:
     return any(c.required and c.outcome is CheckOutcome.FAIL for c in checks(case))
 
 
+def _tokens(prompt: Prompt) -> int:
+    return (len(prompt.system) + len(prompt.user)) // CHARS_PER_TOKEN
+
+
+@dataclass(slots=True)
+class _Seat:
+    """One seat as the estimate counts it: its row, its price, and what one call holds."""
+
+    row: JurorEstimate
+    price: SeatPrice
+    strategy: Strategy
+    samples: int
+    #: The output tokens of the strategy's fields, typically.
+    generated: int
+    #: The output tokens one call is allowed: max_tokens and the thinking room.
+    sent: int
+    #: Whether its model is sent a case's images (else it abstains on such a case).
+    sees: bool
+    #: Its prices by a prompt's input tokens (online, then batch: the least and the most),
+    #: worked out once for each prompt size: most cases of a file are of a few sizes.
+    priced: dict[int, tuple[tuple[float | None, float | None], ...]] = field(default_factory=dict)
+
+
+def _seat(juror: Juror, panel: Panel, notes: list[str], by_name: bool) -> _Seat:
+    priced = seat_price(juror.model, notes, by_name=by_name)
+    strategy = strategy_named(juror.strategy)
+    max_tokens = juror.max_tokens or panel.max_tokens
+    # A model object (a scripted or third-party judge) is sent what the juror says; a named
+    # model gets the room its adapter adds for thinking, at the juror's effort.
+    room = output_room(juror.model, juror.effort) if isinstance(juror.model, str) else 0
+    row = JurorEstimate(
+        juror.id,
+        priced.model,
+        offline=priced.offline,
+        always=juror.tier == 1,
+        strategy=strategy.name,
+        generated=tuple(strategy.fields),
+        max_tokens=max_tokens,
+        thinking_room=room,
+    )
+    typical = sum(GENERATED_TOKENS.get(name, OTHER_FIELD) for name in strategy.fields)
+    sees = image_refusal(juror, juror.model) is None
+    return _Seat(row, priced, strategy, panel.samples_for(juror), typical, max_tokens + room, sees)
+
+
+def _count(
+    seat: _Seat,
+    case: Case,
+    prompts: Sequence[Prompt],
+    plain: Sequence[Prompt],
+    typical: int,
+    rounds: int,
+) -> None:
+    """Add one case's calls of `seat`: `prompts` as its strategy sends them, `plain` the
+    rubric's own (what the strategy adds is the difference)."""
+    row, samples, sent = seat.row, seat.samples, seat.sent
+    # Re-ask k carries the k bad replies before it, each with the request to mend it.
+    carried = (sent + REASK_TOKENS) * rounds * (rounds - 1) // 2
+    out = typical + seat.generated
+    for prompt, own in zip(prompts, plain, strict=True):
+        shown = IMAGE_TOKENS * len(images_shown(case.images, prompt.user))
+        if shown and not seat.sees:
+            continue  # it abstains on the case, asking nothing
+        tokens_in = _tokens(prompt) + shown
+        most_in = tokens_in * rounds + carried
+        row.calls += samples
+        row.max_calls += samples * rounds
+        row.input_tokens += samples * tokens_in
+        row.max_input_tokens += samples * most_in
+        row.output_tokens += samples * out
+        row.max_output_tokens += samples * sent * rounds
+        row.strategy_input_tokens += samples * (_tokens(prompt) - _tokens(own))
+        row.strategy_output_tokens += samples * seat.generated
+        costs = seat.priced.get(tokens_in)
+        if costs is None:
+            least = Usage(tokens_in, out)
+            # The most, call by call (a price may change tier with the prompt's size).
+            most = [Usage(tokens_in + k * (sent + REASK_TOKENS), sent) for k in range(rounds)]
+            costs = seat.priced[tokens_in] = tuple(
+                (pricing(least), _sum(map(pricing, most)))
+                for pricing in (seat.price.online, seat.price.batch)
+            )
+        (least_online, most_online), (least_batch, most_batch) = costs
+        row.add(_times(least_online, samples), _times(most_online, samples))
+        row.add_batch(_times(least_batch, samples), _times(most_batch, samples))
+
+
 def estimate(
     panel: Panel,
     cases: Iterable[Case],
@@ -197,21 +270,20 @@ def estimate(
     rubric: Rubric | None = None,
     checks: Checks | None = None,
     judge_all: bool = False,
+    by_name: Collection[int] = (),
 ) -> RunEstimate:
-    """Calls, tokens and cost per juror for judging `cases` once with `panel` (first-choice
+    """Calls, tokens and cost per seat for judging `cases` once with `panel` (first-choice
     models; no retries or fallbacks). `checks` run first, as in a run: a case whose required
-    check fails is spared (unless `judge_all`)."""
+    check fails is spared (unless `judge_all`). The jurors at the indexes `by_name` are
+    priced from their models' names, never resolved (models a record names)."""
     rubric = rubric if rubric is not None else load_rubric(panel.rubric, panel.thresholds)
     result = RunEstimate()
-    seats = []
-    for juror in panel.jurors:
-        name, offline, pricing, batched = _first_choice(juror, result.notes)
-        row = JurorEstimate(juror.id, name, offline=offline, always=juror.tier == 1)
-        sees = image_refusal(juror, juror.model) is None
-        seats.append((row, pricing, batched, panel.samples_for(juror), sees))
-        result.jurors.append(row)
+    seats = [
+        _seat(juror, panel, result.notes, index in by_name)
+        for index, juror in enumerate(panel.jurors)
+    ]
+    result.jurors = [seat.row for seat in seats]
     rounds = 1 + panel.reasks
-    max_out = panel.max_tokens
     answered = 0
     for case in cases:
         result.cases += 1
@@ -224,26 +296,27 @@ def estimate(
         except ValueError:
             result.unjudgeable += 1
             continue
-        typical_out = REASON_TOKENS + FIELD_TOKENS * len(rubric.metrics(case))
-        for prompt in prompts:
-            text_in = (len(prompt.system) + len(prompt.user)) // CHARS_PER_TOKEN
-            shown = IMAGE_TOKENS * len(images_shown(case.images, prompt.user))
-            for row, pricing, batched, samples, sees in seats:
-                if shown and not sees:
-                    continue  # it abstains on the case, asking nothing
-                tokens_in = text_in + shown
-                # The most: the first ask and every re-ask, each carrying the last bad reply.
-                most_in = tokens_in * rounds + (max_out + REASK_TOKENS) * (rounds - 1)
-                row.calls += samples
-                row.max_calls += samples * rounds
-                row.input_tokens += samples * tokens_in
-                row.max_input_tokens += samples * most_in
-                row.output_tokens += samples * typical_out
-                row.max_output_tokens += samples * max_out * rounds
-                least, most = pricing(tokens_in, typical_out), pricing(most_in, max_out * rounds)
-                row.add(_times(least, samples), _times(most, samples))
-                least, most = batched(tokens_in, typical_out), batched(most_in, max_out * rounds)
-                row.add_batch(_times(least, samples), _times(most, samples))
+        typical = REASON_TOKENS + FIELD_TOKENS * len(rubric.metrics(case))
+        # The prompts as each strategy sends them, rendered once a case per strategy.
+        sent: dict[str, tuple[Prompt, ...] | None] = {}
+        for seat in seats:
+            name = seat.strategy.name
+            if name not in sent:
+                try:
+                    sent[name] = seat.strategy.apply(rubric, prompts)
+                except ValueError:
+                    sent[name] = None  # the engine's vote is unavailable: no call is made
+            applied = sent[name]
+            if applied is None:
+                seat.row.refused += 1
+                continue
+            _count(seat, case, applied, prompts, typical, rounds)
+    for row in result.jurors:
+        if row.refused:
+            result.notes.append(
+                f"{row.juror}: its strategy ({row.strategy}) cannot judge {row.refused} "
+                "case(s) of this rubric (no call counted)"
+            )
     if result.cases and not answered:
         result.notes.append(f"{NO_ANSWER} (`jury run` stops with exit 2 on this file)")
     return result
