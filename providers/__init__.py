@@ -59,6 +59,8 @@ IMAGES: dict[str, str] = {
     "vllm": "jury.providers._images:compatible_refusal",
     # A replay judges again what was recorded, images and all.
     "replay": "jury.providers._images:replay_refusal",
+}
+
 #: The output tokens each built-in adapter adds to a juror's ``max_tokens`` for its model's
 #: thinking: "module:function" of the model ID and the juror's effort (or None) -> tokens. Read
 #: by `jury estimate`, so that the most it counts is what the adapter asks for. A provider not
@@ -77,4 +79,4 @@ AGENTS: dict[str, str] = {
     "model": "jury.providers.agents._model:create",
 }
 
-__all__ = ["AGENTS", "BUILTIN", "EFFORTS", "IMAGES", "LIFECYCLE", "LOGPROBS"]
+__all__ = ["AGENTS", "BUILTIN", "EFFORTS", "IMAGES", "LIFECYCLE", "LOGPROBS", "ROOMS"]
