@@ -12,8 +12,9 @@ import pytest
 from jury import load_rubric
 from jury.agreement import _recommend
 from jury.agreement._evidence import Labelled
+from jury.agreement._fitting import fit_jury
 from jury.agreement._recommend import Measured, recommend_cascade
-from jury.decide._learned import Fit
+from jury.decide._learned import Fit, SourceKey
 
 RUBRIC = load_rubric("grounded-answer")
 RIGHT = {"cheap": 0.8, "dear": 0.9}
@@ -28,14 +29,13 @@ def table(cases: int = 80) -> Labelled:
     keys = ("FAIL", "PASS")
     labels = [int(rng.random() < 0.5) for _ in range(cases)]
     labels[:2] = [0, 1]  # both classes, whatever the draw
-    rows = []
-    for label in labels:
-        rows.append(
-            {
-                (seat, None): keys[label if rng.random() < right else 1 - label]
-                for seat, right in RIGHT.items()
-            }
-        )
+    rows: list[dict[SourceKey, str]] = [
+        {
+            (seat, None): keys[label if rng.random() < right else 1 - label]
+            for seat, right in RIGHT.items()
+        }
+        for label in labels
+    ]
     jurors = [{k[0]: v for k, v in row.items()} for row in rows]
     # Ten cases unlabelled: never fitted on, never measured.
     labels[-10:] = [-1] * 10
@@ -47,7 +47,7 @@ def test_every_order_is_measured_only_on_labelled_cases_its_fit_did_not_read(
 ) -> None:
     data = table()
     hidden: dict[int, set[int]] = {}
-    real = _recommend.fit_jury
+    real = fit_jury
 
     def spying(fitted: Labelled, *args: Any, **kwargs: Any) -> Any:
         found = real(fitted, *args, **kwargs)
