@@ -426,7 +426,13 @@ def run_panel(
         # on one inner fold of it and measured on the other (the library's rule, what
         # `recommend_cascade` does for `jury calibrate`), never on the fit's own cases.
         chosen_order = recommend_cascade(
-            half, orders, data.rubric, inner, tolerance=TOLERANCE, folds=INNER_FOLDS, seed=split
+            half,
+            orders,
+            data.rubric,
+            inner,
+            tolerance=TOLERANCE,
+            inner_folds=INNER_FOLDS,
+            seed=split,
         ).chosen
         record("cascade recommended", measured[chosen_order])
         return Split(tallies, found_best, chosen_order)

@@ -63,7 +63,7 @@ def test_every_order_is_measured_only_on_labelled_cases_its_fit_did_not_read(
         measured[name] += members
         return Measured(len(members), len(members), 1.0, 1.0)
 
-    recommend_cascade(data, ORDERS, RUBRIC, measure, folds=2, seed=0)
+    recommend_cascade(data, ORDERS, RUBRIC, measure, inner_folds=2, seed=0)
     labelled = [i for i, label in enumerate(data.labels) if label >= 0]
     for members in measured.values():
         # Each labelled case is held out exactly once per order: the folds cover them all.
@@ -99,4 +99,6 @@ def test_the_choice_is_the_cheapest_within_the_tolerance_on_the_pooled_held_out_
 
 def test_fewer_than_two_folds_is_refused() -> None:
     with pytest.raises(ValueError, match="two folds"):
-        recommend_cascade(table(), ORDERS, RUBRIC, lambda *_: Measured(0, 0, None, None), folds=1)
+        recommend_cascade(
+            table(), ORDERS, RUBRIC, lambda *_: Measured(0, 0, None, None), inner_folds=1
+        )
