@@ -202,6 +202,10 @@ class Vote(BaseModel):
     #: "abstained") -> probability (None with `probability`: a mutable default is copied for
     #: every vote, which cost a third more per vote).
     distribution: dict[str, float] | None = None
+    #: Each metric's distribution over its values, from the same log-probabilities or samples
+    #: (metric -> value, spelt as a fit file spells it -> probability; a pairwise winner
+    #: after both orders are combined): what a learned jury fitted on a metric reads.
+    value_distribution: dict[str, dict[str, float]] | None = None
     #: Where `probability` came from: "logprobs" or "samples".
     probability_from: str | None = None
     #: Set when the vote was asked a second time (see `SecondChance`); None otherwise.

@@ -14,8 +14,8 @@ from .._verdict import CaseVerdict, Score, VoteStatus
 from ..decide._learned import (
     PASS_CLASSES,
     PASS_TARGET,
-    SOFT,
     SourceKey,
+    is_soft,
     signals,
     value_key,
     vote_value,
@@ -173,7 +173,7 @@ def consistency(table: Labelled, jurors: Sequence[str]) -> dict[str, tuple[int, 
             said = [
                 v
                 for (j, order), v in row.items()
-                if j == juror and order is not None and order != SOFT
+                if j == juror and order is not None and not is_soft(order)
             ]
             if len(said) >= 2:
                 judged += 1

@@ -288,6 +288,8 @@ def _learn_target(
             # A seat's model (a seat is a model and a strategy); an object model is its own.
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
+    if getattr(args, "cascades", False) and labelled and not args.unsupervised:
+        _cascades(panel, rubric, chosen, verdicts, table, args, out)
     if args.html and draw:
         page = tradeoff_page(
             result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
@@ -295,3 +297,49 @@ def _learn_target(
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
     return result.fit, result.failure
+
+
+def _cascades(
+    panel: Panel,
+    rubric: Rubric,
+    chosen: Sequence[Case],
+    verdicts: Sequence[CaseVerdict],
+    table: Any,
+    args: argparse.Namespace,
+    out: Any,
+) -> None:
+    """``--cascades``: the recommended cascade order, chosen out of sample (issue 21)."""
+    from ._evidence import alone
+    from ._recommend import engine_measure, orders_of, recommend_cascade
+    from ._select import cost_per_case
+
+    members = [i for i, label in enumerate(table.labels) if label >= 0]
+    strength = {
+        j.id: sum(
+            o == table.labels[i] for o, i in zip(alone(table, members, j.id), members, strict=True)
+        )
+        / len(members)
+        for j in panel.jurors
+    }
+    costs = cost_per_case(verdicts)
+    costs = {j.id: costs.get(j.id) for j in panel.jurors}
+    orders = orders_of(panel, costs, strength)
+    measure = engine_measure(panel, rubric, chosen, verdicts, table, costs)
+    found = recommend_cascade(
+        table, orders, rubric, measure, seed=args.seed, model=args.model, folds=args.folds
+    )
+    print(
+        f"Cascade orders ({found.folds} inner folds of the labelled cases: each order fitted on "
+        "the others, measured on one):",
+        file=out,
+    )
+    for option in found.options:
+        ratio = option.cost_ratio
+        cost = "cost unknown" if ratio is None else f"cost {100 * ratio:.1f} % of the full panel's"
+        print(f"  {option.name}: accuracy {100 * option.accuracy:.1f} %, {cost}", file=out)
+    tiers = ", ".join(f"{j} {t}" for j, t in sorted(orders[found.chosen].items()))
+    print(
+        f"Recommended cascade: {found.chosen} (the cheapest within 1 point of the most accurate);"
+        f" tiers: {tiers}",
+        file=out,
+    )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from .._errors import ConfigError
-from ..decide._learned import SOFT, Fit, FitSource, FitStage, SourceKey, value_key
+from ..decide._learned import Fit, FitSource, FitStage, SourceKey, is_soft, value_key
 from ._evidence import Labelled, Method, Rows, alone, method, naive
 from ._learn import Linear, fit_dawid_skene, fit_stacked, fit_weights, folds_of
 from ._selective import Threshold, curve, fixed_sequence, isotonic_steps
@@ -153,7 +153,7 @@ def _indistinct(rows: Rows, labels: Sequence[int], keys: Sequence[str]) -> list[
     tally: dict[SourceKey, list[int]] = {}
     for row, label in zip(rows, labels, strict=True):
         for source, value in row.items():
-            if source[1] == SOFT:
+            if is_soft(source[1]):
                 continue  # a probability bin is never a class: it is not right or wrong
             counts = tally.setdefault(source, [0, 0])
             counts[0] += value == keys[label]

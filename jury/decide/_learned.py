@@ -48,8 +48,10 @@ __all__ = [
     "Fits",
     "Prediction",
     "SourceKey",
+    "is_soft",
     "load_fit",
     "signals",
+    "soft_values",
     "value_key",
     "vote_value",
 ]
@@ -66,7 +68,9 @@ SourceKey = tuple[str, str | None]
 #: the case passing (`Vote.distribution`, from log-probabilities or its samples), in bins of
 #: `SOFT_BIN` spelt by their lower bound ("0.8": 0.8 to 1). Averaging judges' probabilities
 #: beats the best judge where majority voting does not (issue 21); a bin keeps the table
-#: model, so deciding stays the same sum.
+#: model, so deciding stays the same sum. For a metric target (a pairwise winner, a 1-5
+#: score) the sources are ``soft:<class>``, its probability of each class
+#: (`Vote.value_distribution`).
 SOFT = "soft"
 SOFT_BIN = 0.2
 
@@ -353,10 +357,44 @@ def signals(case: Case, votes: Sequence[Vote], rubric: Rubric, target: str) -> d
             value = vote_value(case, rubric, target, vote.scores, vote.verdict)
             if value is not None:
                 found[(vote.juror, None)] = value
-        soft = soft_value(vote) if target == PASS_TARGET else None
-        if soft is not None:
-            found[(vote.juror, SOFT)] = soft
+        if target == PASS_TARGET:
+            soft = soft_value(vote)
+            if soft is not None:
+                found[(vote.juror, SOFT)] = soft
+        elif vote.value_distribution and target in vote.value_distribution:
+            # Only a vote that carries the metric's distribution looks the classes up (most
+            # carry none, and deciding reads every vote of every case).
+            found.update(soft_values(vote, target, _classes_of(case, rubric, target)))
     return found
+
+
+def is_soft(order: str | None) -> bool:
+    """Whether a source's order is a soft vote (a probability bin, never a class)."""
+    return order is not None and (order == SOFT or order.startswith(SOFT + ":"))
+
+
+def _classes_of(case: Case, rubric: Rubric, target: str) -> tuple[str, ...]:
+    metric = next((m for m in rubric.metrics(case) if m.name == target), None)
+    return () if metric is None else tuple(value_key(v) for v in metric.values)
+
+
+def _binned(share: float) -> str:
+    bins = round(1 / SOFT_BIN)
+    return f"{min(math.floor(share * bins), bins - 1) * SOFT_BIN:.1f}"
+
+
+def soft_values(vote: Vote, target: str, classes: Sequence[str]) -> dict[SourceKey, str]:
+    """A valid vote's probability of each class of a metric target, binned: one source
+    ``soft:<class>`` per class (one, the last class's, for two classes: the other is its
+    complement); nothing without the metric's distribution or its declared values."""
+    odds = (vote.value_distribution or {}).get(target)
+    if vote.status is not VoteStatus.VALID or not odds or len(classes) < 2:
+        return {}
+    mass = sum(odds.get(c, 0.0) for c in classes)
+    if mass <= 0:
+        return {}
+    shown = classes[-1:] if len(classes) == 2 else classes
+    return {(vote.juror, f"{SOFT}:{c}"): _binned(odds.get(c, 0.0) / mass) for c in shown}
 
 
 def soft_value(vote: Vote) -> str | None:
@@ -368,9 +406,7 @@ def soft_value(vote: Vote) -> str | None:
     if decided <= 0:
         return None
     # Of the mass that decides: an abstaining alternative says nothing about which side.
-    share = odds.get("PASS", 0.0) / decided
-    bins = round(1 / SOFT_BIN)
-    return f"{min(math.floor(share * bins), bins - 1) * SOFT_BIN:.1f}"
+    return _binned(odds.get("PASS", 0.0) / decided)
 
 
 def vote_value(

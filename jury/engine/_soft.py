@@ -32,8 +32,19 @@ from .._verdict import Ballot, Verdict
 from ..adapters._request import TokenLogprob
 from ..adapters._rubric import Prompt, Rubric
 from ..cases._case import Case
+from ..decide._learned import value_key
 
-__all__ = ["ABSTAINED", "field_spans", "outcomes", "sample_share", "value_odds", "verdict_odds"]
+__all__ = [
+    "ABSTAINED",
+    "Odds",
+    "field_spans",
+    "outcomes",
+    "sample_share",
+    "sample_values",
+    "soft_odds",
+    "value_odds",
+    "verdict_odds",
+]
 
 #: The key of the mass of alternative replies that make the juror abstain.
 ABSTAINED = "abstained"
@@ -228,23 +239,62 @@ def verdict_odds(
 ) -> dict[str, float]:
     """The distribution over the juror's verdict (and `ABSTAINED`) that the prompts' possible
     ballots give, combined by the rubric as the real ones are."""
+    return soft_odds(rubric, case, per_prompt)[0]
+
+
+#: A verdict's distribution, and each metric's over its values.
+Odds = tuple[dict[str, float], dict[str, dict[str, float]]]
+
+
+def soft_odds(
+    rubric: Rubric, case: Case, per_prompt: Sequence[tuple[Prompt, list[tuple[Ballot, float]]]]
+) -> Odds:
+    """`verdict_odds`, and each metric's distribution over its values (as a fit spells
+    them) from the same combined ballots: an alternative that abstains gives no metric a
+    value, so each metric's is over the mass that gave it one (issue 21)."""
     odds: dict[str, float] = {}
+    values: dict[str, dict[str, float]] = {}
     lists = [
         [(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt
     ]
     if math.prod(len(ballots) for ballots in lists) > _MOST:
-        return {}
+        return {}, {}
     for combination in itertools.product(*lists):
         weight = math.prod(w for _, _, w in combination)
         combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
-        key = (
-            ABSTAINED
-            if isinstance(combined, str)
-            else str(rubric.verdict_of(case, combined.scores).value)
-        )
+        if isinstance(combined, str):
+            key = ABSTAINED
+        else:
+            key = str(rubric.verdict_of(case, combined.scores).value)
+            for name, value in combined.scores.items():
+                spelt = value_key(value)
+                metric = values.setdefault(name, {})
+                metric[spelt] = metric.get(spelt, 0.0) + weight
         odds[key] = odds.get(key, 0.0) + weight
     total = sum(odds.values())
-    return {key: value / total for key, value in sorted(odds.items())} if total > 0 else {}
+    if total <= 0:
+        return {}, {}
+    return {key: value / total for key, value in sorted(odds.items())}, _normalised(values)
+
+
+def _normalised(values: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    out = {}
+    for name, odds in sorted(values.items()):
+        total = sum(odds.values())
+        if total > 0:
+            out[name] = {value: p / total for value, p in sorted(odds.items())}
+    return out
+
+
+def sample_values(ballots: Sequence[Ballot]) -> dict[str, dict[str, float]]:
+    """The share of a juror's samples that gave each metric each value."""
+    counted: dict[str, dict[str, float]] = {}
+    for ballot in ballots:
+        for name, value in ballot.scores.items():
+            spelt = value_key(value)
+            metric = counted.setdefault(name, {})
+            metric[spelt] = metric.get(spelt, 0.0) + 1.0
+    return _normalised(counted)
 
 
 def sample_share(verdicts: Sequence[Verdict | None]) -> dict[str, float]:

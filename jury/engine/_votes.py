@@ -26,7 +26,7 @@ from ..decide._core import Aggregation, aggregate, sample_verdicts
 from ..panel._images import Blind, image_refusal, images_shown
 from ..panel._panel import Juror
 from ._calls import Caller
-from ._soft import outcomes, sample_share, verdict_odds
+from ._soft import Odds, outcomes, sample_share, sample_values, soft_odds
 
 __all__ = ["BUDGET_REASON", "REASK", "Cast", "Fallback", "Seat", "Unavailable", "Voter"]
 
@@ -189,7 +189,7 @@ class Voter:
         """The seat's vote, as `vote`, and whether it failed on transient errors only."""
         chain = Fallback(seat, self._ballot, self._on_failover)
         per_sample: list[Ballot] = []
-        odds: list[dict[str, float] | None] = []
+        odds: list[Odds | None] = []
         try:
             prompts = seat.strategy.apply(self.rubric, prompts)
             for sample in range(seat.samples):
@@ -240,13 +240,14 @@ class Voter:
 
     def _odds(
         self, chain: Fallback, case: Case, prompts: Sequence[Prompt], sample: int
-    ) -> dict[str, float] | None:
-        """One sample's distribution over the verdict, when every prompt's reply was read
-        with log-probabilities."""
+    ) -> Odds | None:
+        """One sample's distribution over the verdict (and each metric's over its values),
+        when every prompt's reply was read with log-probabilities."""
         found = [(p, chain.soft.get((p.key, sample))) for p in prompts]
         if not found or any(ballots is None for _, ballots in found):
             return None
-        return verdict_odds(self.rubric, case, [(p, b) for p, b in found if b is not None]) or None
+        odds = soft_odds(self.rubric, case, [(p, b) for p, b in found if b is not None])
+        return odds if odds[0] else None
 
     async def _ballot(
         self,
@@ -397,24 +398,32 @@ def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
     return {f"{p.key}.{name}": text for p, b in ballots for name, text in b.generated.items()}
 
 
-def _confident(vote: Vote, odds: Sequence[dict[str, float] | None], samples: int) -> Vote:
+def _mean(odds: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    keys = sorted({key for o in odds for key in o})
+    return {k: sum(o.get(k, 0.0) for o in odds) / len(odds) for k in keys}
+
+
+def _confident(vote: Vote, odds: Sequence[Odds | None], samples: int) -> Vote:
     """The vote with the probability of its verdict: the mean of its samples' distributions
     read from log-probabilities when every sample has one, else the share of its samples
     (two or more) that reached each verdict."""
     if vote.status is not VoteStatus.VALID or vote.verdict is None:
         return vote
     if len(odds) == samples and all(o is not None for o in odds):
-        keys = sorted({key for o in odds if o is not None for key in o})
-        mean = {k: sum(o.get(k, 0.0) for o in odds if o is not None) / len(odds) for k in keys}
+        mean = _mean([o[0] for o in odds if o is not None])
+        names = sorted({name for o in odds if o is not None for name in o[1]})
+        values = {n: _mean([o[1].get(n, {}) for o in odds if o is not None]) for n in names}
         source = "logprobs"
     elif len(vote.samples) > 1:
         mean, source = sample_share([b.verdict for b in vote.samples]), "samples"
+        values = sample_values(vote.samples)
     else:
         return vote
     return vote.model_copy(
         update={
             "probability": mean.get(str(vote.verdict.value), 0.0),
             "distribution": mean,
+            "value_distribution": values or None,
             "probability_from": source,
         }
     )
