@@ -204,9 +204,10 @@ def _ragas_messages(messages: list[Any]) -> list[Any]:
     would be joined to an older call that went unanswered."""
     out: list[Any] = []
     waiting: list[str] = []
-    for index, message in enumerate(messages):
-        if isinstance(message, Mapping) and message.get("type") == "ai":
-            calls = message.get("tool_calls")
+    for index, given in enumerate(messages):
+        message = given
+        if isinstance(given, Mapping) and given.get("type") == "ai":
+            calls = given.get("tool_calls")
             if isinstance(calls, list):
                 calls = [
                     {**call, "id": f"ragas-{index}-{n}"}
@@ -214,11 +215,11 @@ def _ragas_messages(messages: list[Any]) -> list[Any]:
                     else call
                     for n, call in enumerate(calls)
                 ]
-                message = {**message, "tool_calls": calls}
+                message = {**given, "tool_calls": calls}
             waiting = [c["id"] for c in calls or () if isinstance(c, Mapping) and "id" in c]
-        elif isinstance(message, Mapping) and message.get("type") == "tool":
-            if waiting and "tool_call_id" not in message:
-                message = {**message, "tool_call_id": waiting.pop(0)}
+        elif isinstance(given, Mapping) and given.get("type") == "tool":
+            if waiting and "tool_call_id" not in given:
+                message = {**given, "tool_call_id": waiting.pop(0)}
         else:
             waiting = []
         out.append(message)
