@@ -27,6 +27,8 @@ _BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
 _ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
+#: Parts of a var's name that say it holds the user's words, most telling first.
+_ASKED = ("question", "query", "message", "request", "input", "prompt", "user", "body")
 _COLUMNS = ("__expected", "__metadata:")
 _NAMED_COLUMNS = frozenset({"__description", "__threshold", "__prefix", "__suffix"})
 _OWN = ("description", "options", "threshold", "provider", "providerOutput")
@@ -63,7 +65,10 @@ def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
     return _VAR.sub(fill, value)
 
 
-def promptfoo(record: Record) -> Record:
+def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Record:
+    """A test as a case's fields. `renamed`: case field -> the path a field map read it
+    from (``--map question=customer_message``), so that ``{{customer_message}}`` in an
+    assertion is still rendered once that var has become the question."""
     record = dict(record)
     nested = bool(record.get("vars"))  # vars as a table (YAML), not a CSV row's columns
     variables = dict(typed(record, "vars", dict, {}))
@@ -89,14 +94,20 @@ def promptfoo(record: Record) -> Record:
     if "question" not in case.out and len(case.rest) > 1:
         names = sorted(case.rest)
         where = "vars." if nested else ""
+        # The line to paste names the var most likely the user's words (customer_message,
+        # not context): a suggestion, said as one, which the user checks against the names.
+        likely = next((n for w in _ASKED for n in names if w in n.lower()), names[0])
         raise ValueError(
             f"vars {', '.join(names)}: none is clearly the question; say which with "
-            f'--map question={where}{names[0]} (or [fields] question = "{where}{names[0]}")'
+            f'--map question={where}{likely} (or [fields] question = "{where}{likely}")'
         )
     case.answers("answer", "answer")
     if "providerOutput" in record:
         case.put("answer", record.pop("providerOutput"), "providerOutput")
     every = {**variables}
+    for field, path in (renamed or {}).items():
+        if field in variables:
+            every.setdefault(path.split(".")[-1], variables[field])
     asserts = [
         {**a, "value": _rendered(a.get("value"), every)} if isinstance(a, Mapping) else a
         for a in asserts
