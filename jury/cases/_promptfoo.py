@@ -29,8 +29,10 @@ _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
 #: Parts of a var's name that say it holds the user's words, most telling first.
 _ASKED = ("question", "query", "message", "request", "input", "prompt", "user", "body")
-_COLUMNS = ("__expected", "__metadata:")
+_COLUMNS = ("__expected", "__metadata:", "__config:")
 _NAMED_COLUMNS = frozenset({"__description", "__threshold", "__prefix", "__suffix"})
+_NAMED_COLUMNS |= {"__metric", "__providerOutput"}  # promptfoo src/csv.ts, testCaseFromCsvRow
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 _OWN = ("description", "options", "threshold", "provider", "providerOutput")
 
 
@@ -50,7 +52,9 @@ def _assertion(text: str) -> dict[str, Any]:
     found = _ASSERT_TEXT.match(text)
     if found is None:
         return {"type": "equals", "value": text}
-    return {"type": found.group(1), "value": found.group(2)}
+    # `grade:` is promptfoo's older name of `llm-rubric:` (src/csv.ts, assertionFromString).
+    kind = "llm-rubric" if found.group(1) == "grade" else found.group(1)
+    return {"type": kind, "value": found.group(2)}
 
 
 def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
@@ -77,8 +81,17 @@ def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Recor
     for key in list(record):
         if key.startswith("__expected"):
             asserts.append(_assertion(str(record.pop(key))))
+        elif key.startswith("__metadata:") and key.endswith("[]"):
+            # A list, as promptfoo's processMetadataKey splits it: at commas not escaped (\\,).
+            items = _UNESCAPED_COMMA.split(str(record.pop(key)))
+            name = key.removeprefix("__metadata:").removesuffix("[]")
+            metadata[name] = [item.strip().replace("\\,", ",") for item in items]
         elif key.startswith("__metadata:"):
             metadata[key.removeprefix("__metadata:")] = record.pop(key)
+        elif key.startswith("__config:") or key == "__metric":
+            metadata[key[2:]] = record.pop(key)
+        elif key == "__providerOutput":
+            record["providerOutput"] = record.pop(key)
         elif key in ("__description", "__threshold"):
             record[key[2:]] = record.pop(key)
         elif key in ("__prefix", "__suffix"):  # text around the prompt, not a var
