@@ -84,7 +84,13 @@ def is_inspect(record: Record) -> bool:
 def is_mt_bench(record: Record) -> bool:
     """An MT-Bench question (fastchat/llm_judge/data/mt_bench/question.jsonl)."""
     turns = record.get("turns")
-    return isinstance(turns, list) and bool(turns) and all(isinstance(t, str) for t in turns)
+    if not (isinstance(turns, list) and turns):
+        return False
+    if all(isinstance(t, str) for t in turns):
+        return True
+    # With its question_id, turns that are not messages are a question's that went wrong
+    # (a number among the texts): said as such, not as a conversation's turns.
+    return "question_id" in record and not any(isinstance(t, Mapping) for t in turns)
 
 
 def _numbered(texts: list[Any]) -> Any:
@@ -98,6 +104,9 @@ def mt_bench(record: Record) -> Record:
     # so the question is them all (numbered), and a per-turn reference the golden answer.
     case = Builder(record)
     turns = case.take("turns")
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, str):
+            raise TypeError(f"turns[{index}]: expected a question's text, got {turn!r}")
     case.put("question", _numbered(turns), "turns")
     if len(turns) > 1:
         case.metadata["turns"] = turns
