@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._shape_base import Builder, Record, is_chat
+from ._shape_base import Builder, Record, _content, is_chat
 
 __all__ = [
     "alpaca_eval",
@@ -69,7 +69,27 @@ def inspect(record: Record) -> Record:
         case.metadata["choices"] = choices
     case.answers("target", "golden_answer")
     case.keep("sandbox", "files", "setup")
+    _eval_log_sample(case)
     return case.done()
+
+
+def _eval_log_sample(case: Builder) -> None:
+    """An eval log's sample (EvalSample, inspect_ai/log/_log.py): its `output` (a
+    ModelOutput: the model, its choices, usage) gives the answer, the first choice's message;
+    the output and the sample's `messages` (the whole exchange) are kept in metadata. A
+    sample of a later epoch gets its epoch in its ID, as one ID is in every epoch."""
+    output = case.rest.get("output")
+    if isinstance(output, Mapping) and isinstance(output.get("choices"), list):
+        case.take("output")
+        case.metadata["output"] = output
+        first = output["choices"][0] if output["choices"] else None
+        message = first.get("message") if isinstance(first, Mapping) else None
+        if isinstance(message, Mapping):
+            case.put("answer", _content(message), "output")
+    epoch = case.rest.get("epoch")
+    if isinstance(epoch, int) and epoch > 1 and "id" in case.rest:
+        case.put("id", f"{case.rest['id']}-epoch{epoch}", "id")
+        case.take("id")
 
 
 def is_inspect(record: Record) -> bool:
@@ -78,7 +98,8 @@ def is_inspect(record: Record) -> bool:
     if "target" not in record:
         return False
     target, chat = record.get("target"), is_chat(record.get("input"))
-    return "choices" in record or not isinstance(target, str) or chat
+    # `epoch` is an eval log's sample's own key (inspect_ai/log/_log.py, EvalSample).
+    return "choices" in record or not isinstance(target, str) or chat or "epoch" in record
 
 
 def is_mt_bench(record: Record) -> bool:
