@@ -173,6 +173,8 @@ def alpaca_eval(record: Record) -> Record:
 
 _SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant"}
 _SHAREGPT_ROLES |= {"bing": "assistant", "bard": "assistant", "system": "system"}
+# Files converted to ShareGPT's layout often keep chat roles: "user" is read, so "assistant" is.
+_SHAREGPT_ROLES |= {"assistant": "assistant"}
 
 
 def sharegpt(record: Record) -> Record:

@@ -26,3 +26,19 @@ def test_an_mt_bench_question_with_a_number_among_its_turns_names_that_turn(
     assert [str(e) for e in caught.value.errors] == [
         "line 1: turns[1]: expected a question's text, got 3 (read as MT-Bench questions)"
     ]
+
+
+def test_a_sharegpt_conversation_with_chat_roles_loads_as_one_with_human_and_gpt(
+    tmp_path: Path,
+) -> None:
+    # FastChat's data/dummy_conversation.json item 1, its "from"s given as chat roles.
+    items = json.loads((TOOLS / "sharegpt_dummy_conversation.json").read_text("utf-8"))
+    roles = {"human": "user", "gpt": "assistant"}
+    chat = {**items[0], "conversations": [
+        {**m, "from": roles[m["from"]]} for m in items[0]["conversations"]
+    ]}  # fmt: skip
+    path = tmp_path / "sharegpt.json"
+    path.write_text(json.dumps([chat]), encoding="utf-8")
+    (case,) = load_cases(path)
+    (original,) = load_cases(TOOLS / "sharegpt_dummy_conversation.json")[:1]
+    assert case.turns == original.turns
