@@ -206,8 +206,9 @@ def _evidence(case: Case, answer: str) -> Signals:
     scores["correctness"] = exact or Rating(
         min(faithful.value, halluc.value),
         "judged by its grounding in the evidence",
-        # With no evidence and no golden answer there is nothing to judge it by.
-        measured=_has_evidence(case) or bool(case.golden_answer),
+        # Where its grounding could not be measured (no evidence, no golden answer, names
+        # it cannot check), neither can its correctness, which is judged by that grounding.
+        measured=faithful.measured and halluc.measured,
     )
     if not scores["correctness"].measured:
         scores["correctness"] = Rating(
