@@ -29,7 +29,7 @@ def test_a_var_mapped_to_the_question_is_still_filled_in_the_assertions() -> Non
     first = load_cases(CONFIG, fields=MAPPED)[0]
     message = "Me cobraron dos veces mi factura de octubre, quiero mi dinero de vuelta"
     assert first.question == message
-    assert first.answer.startswith("Hola, lamento el doble cobro.")
+    assert (first.answer or "").startswith("Hola, lamento el doble cobro.")
     behaviour = (first.expected_behaviour or "").splitlines()
     assert len(behaviour) == 5  # the five llm-rubric assertions of its defaultTest
     assert behaviour[0].startswith(
