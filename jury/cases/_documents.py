@@ -35,6 +35,10 @@ _TOOLS: tuple[tuple[frozenset[str], str, str | None], ...] = (
 )
 
 
+#: Keys of a case's own: an object that has one is one case, not a file of them.
+_ONE_CASE = frozenset({"question", "answer", "golden_answer", "goldenAnswer", "turns"})
+
+
 def _kind(value: Any) -> str:
     kinds = {list: "a list", str: "text", bool: "true or false", type(None): "null"}
     return kinds.get(type(value), "a number" if isinstance(value, int | float) else "a value")
@@ -74,6 +78,12 @@ def _refusal(document: Any, name: str, kind: str, hint: str) -> ConfigError:
             if tool == "one LangSmith run":
                 return ConfigError(f"{said}: give it as a list ([...]) or as a line of JSONL")
             return ConfigError(said)
+    if not document.keys().isdisjoint(_ONE_CASE):
+        # The README's one case, pretty-printed into a .json file: its turns are no list of
+        # cases to point --root at.
+        return ConfigError(
+            f"{said}; it looks like one case: give it as a list ([...]) or as a line of JSONL"
+        )
     lists = _lists_in(document)
     if lists:
         first = lists[0].split(" ")[0]

@@ -27,8 +27,12 @@ _BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
 _ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
-_COLUMNS = ("__expected", "__metadata:")
+#: Parts of a var's name that say it holds the user's words, most telling first.
+_ASKED = ("question", "query", "message", "request", "input", "prompt", "user", "body")
+_COLUMNS = ("__expected", "__metadata:", "__config:")
 _NAMED_COLUMNS = frozenset({"__description", "__threshold", "__prefix", "__suffix"})
+_NAMED_COLUMNS |= {"__metric", "__providerOutput"}  # promptfoo src/csv.ts, testCaseFromCsvRow
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 _OWN = ("description", "options", "threshold", "provider", "providerOutput")
 
 
@@ -48,7 +52,9 @@ def _assertion(text: str) -> dict[str, Any]:
     found = _ASSERT_TEXT.match(text)
     if found is None:
         return {"type": "equals", "value": text}
-    return {"type": found.group(1), "value": found.group(2)}
+    # `grade:` is promptfoo's older name of `llm-rubric:` (src/csv.ts, assertionFromString).
+    kind = "llm-rubric" if found.group(1) == "grade" else found.group(1)
+    return {"type": kind, "value": found.group(2)}
 
 
 def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
@@ -63,7 +69,10 @@ def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
     return _VAR.sub(fill, value)
 
 
-def promptfoo(record: Record) -> Record:
+def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Record:
+    """A test as a case's fields. `renamed`: case field -> the path a field map read it
+    from (``--map question=customer_message``), so that ``{{customer_message}}`` in an
+    assertion is still rendered once that var has become the question."""
     record = dict(record)
     nested = bool(record.get("vars"))  # vars as a table (YAML), not a CSV row's columns
     variables = dict(typed(record, "vars", dict, {}))
@@ -72,8 +81,17 @@ def promptfoo(record: Record) -> Record:
     for key in list(record):
         if key.startswith("__expected"):
             asserts.append(_assertion(str(record.pop(key))))
+        elif key.startswith("__metadata:") and key.endswith("[]"):
+            # A list, as promptfoo's processMetadataKey splits it: at commas not escaped (\\,).
+            items = _UNESCAPED_COMMA.split(str(record.pop(key)))
+            name = key.removeprefix("__metadata:").removesuffix("[]")
+            metadata[name] = [item.strip().replace("\\,", ",") for item in items]
         elif key.startswith("__metadata:"):
             metadata[key.removeprefix("__metadata:")] = record.pop(key)
+        elif key.startswith("__config:") or key == "__metric":
+            metadata[key[2:]] = record.pop(key)
+        elif key == "__providerOutput":
+            record["providerOutput"] = record.pop(key)
         elif key in ("__description", "__threshold"):
             record[key[2:]] = record.pop(key)
         elif key in ("__prefix", "__suffix"):  # text around the prompt, not a var
@@ -89,14 +107,20 @@ def promptfoo(record: Record) -> Record:
     if "question" not in case.out and len(case.rest) > 1:
         names = sorted(case.rest)
         where = "vars." if nested else ""
+        # The line to paste names the var most likely the user's words (customer_message,
+        # not context): a suggestion, said as one, which the user checks against the names.
+        likely = next((n for w in _ASKED for n in names if w in n.lower()), names[0])
         raise ValueError(
             f"vars {', '.join(names)}: none is clearly the question; say which with "
-            f'--map question={where}{names[0]} (or [fields] question = "{where}{names[0]}")'
+            f'--map question={where}{likely} (or [fields] question = "{where}{likely}")'
         )
     case.answers("answer", "answer")
     if "providerOutput" in record:
         case.put("answer", record.pop("providerOutput"), "providerOutput")
     every = {**variables}
+    for field, path in (renamed or {}).items():
+        if field in variables:
+            every.setdefault(path.split(".")[-1], variables[field])
     asserts = [
         {**a, "value": _rendered(a.get("value"), every)} if isinstance(a, Mapping) else a
         for a in asserts

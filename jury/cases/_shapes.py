@@ -116,11 +116,15 @@ _SIGNS = frozenset(
 )
 
 
-def recognise(record: Record, table: bool = False) -> tuple[str | None, Record, dict[str, str]]:
+def recognise(
+    record: Record, table: bool = False, renamed: Mapping[str, str] | None = None
+) -> tuple[str | None, Record, dict[str, str]]:
     """The shape a record is in (None: a case's own fields), the record as a case's, and the
     record's key each case field was read from (where it is another). `table`: the record is a
     CSV or TSV row, which may be a promptfoo test CSV's (told by its own columns; their names
-    are looked for only there, as a scan of every key of every record costs a tenth more)."""
+    are looked for only there, as a scan of every key of every record costs a tenth more).
+    `renamed`: the field map's paths by case field, for the promptfoo reader to render a
+    mapped var's ``{{name}}``."""
     if (
         record.keys().isdisjoint(_SIGNS)
         and not isinstance(record.get("input"), list)
@@ -130,7 +134,7 @@ def recognise(record: Record, table: bool = False) -> tuple[str | None, Record, 
     for name, matches, read in SHAPES:
         if matches(record):
             try:
-                data = read(record)
+                data = promptfoo(record, renamed) if read is promptfoo else read(record)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{exc} (read as {name})") from None
             origins: Any = data.pop(ORIGINS, None) or {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._shape_base import Builder, Record, is_chat
+from ._shape_base import Builder, Record, _content, is_chat
 
 __all__ = [
     "alpaca_eval",
@@ -69,7 +69,27 @@ def inspect(record: Record) -> Record:
         case.metadata["choices"] = choices
     case.answers("target", "golden_answer")
     case.keep("sandbox", "files", "setup")
+    _eval_log_sample(case)
     return case.done()
+
+
+def _eval_log_sample(case: Builder) -> None:
+    """An eval log's sample (EvalSample, inspect_ai/log/_log.py): its `output` (a
+    ModelOutput: the model, its choices, usage) gives the answer, the first choice's message;
+    the output and the sample's `messages` (the whole exchange) are kept in metadata. A
+    sample of a later epoch gets its epoch in its ID, as one ID is in every epoch."""
+    output = case.rest.get("output")
+    if isinstance(output, Mapping) and isinstance(output.get("choices"), list):
+        case.take("output")
+        case.metadata["output"] = output
+        first = output["choices"][0] if output["choices"] else None
+        message = first.get("message") if isinstance(first, Mapping) else None
+        if isinstance(message, Mapping):
+            case.put("answer", _content(message), "output")
+    epoch = case.rest.get("epoch")
+    if isinstance(epoch, int) and epoch > 1 and "id" in case.rest:
+        case.put("id", f"{case.rest['id']}-epoch{epoch}", "id")
+        case.take("id")
 
 
 def is_inspect(record: Record) -> bool:
@@ -78,13 +98,20 @@ def is_inspect(record: Record) -> bool:
     if "target" not in record:
         return False
     target, chat = record.get("target"), is_chat(record.get("input"))
-    return "choices" in record or not isinstance(target, str) or chat
+    # `epoch` is an eval log's sample's own key (inspect_ai/log/_log.py, EvalSample).
+    return "choices" in record or not isinstance(target, str) or chat or "epoch" in record
 
 
 def is_mt_bench(record: Record) -> bool:
     """An MT-Bench question (fastchat/llm_judge/data/mt_bench/question.jsonl)."""
     turns = record.get("turns")
-    return isinstance(turns, list) and bool(turns) and all(isinstance(t, str) for t in turns)
+    if not (isinstance(turns, list) and turns):
+        return False
+    if all(isinstance(t, str) for t in turns):
+        return True
+    # With its question_id, turns that are not messages are a question's that went wrong
+    # (a number among the texts): said as such, not as a conversation's turns.
+    return "question_id" in record and not any(isinstance(t, Mapping) for t in turns)
 
 
 def _numbered(texts: list[Any]) -> Any:
@@ -98,6 +125,9 @@ def mt_bench(record: Record) -> Record:
     # so the question is them all (numbered), and a per-turn reference the golden answer.
     case = Builder(record)
     turns = case.take("turns")
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, str):
+            raise TypeError(f"turns[{index}]: expected a question's text, got {turn!r}")
     case.put("question", _numbered(turns), "turns")
     if len(turns) > 1:
         case.metadata["turns"] = turns
@@ -143,6 +173,8 @@ def alpaca_eval(record: Record) -> Record:
 
 _SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "chatgpt": "assistant"}
 _SHAREGPT_ROLES |= {"bing": "assistant", "bard": "assistant", "system": "system"}
+# Files converted to ShareGPT's layout often keep chat roles: "user" is read, so "assistant" is.
+_SHAREGPT_ROLES |= {"assistant": "assistant"}
 
 
 def sharegpt(record: Record) -> Record:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._shape_base import Builder, Record, typed
+from ._turns import TurnsError, read_turns
 
 __all__ = [
     "DEEPEVAL_KEYS",
@@ -196,8 +197,45 @@ DEEPEVAL_KEYS = (
 GOLDEN_KEYS = ("expected_outcome", "scenario", "user_description", "expectedOutcome")
 
 
+def _ragas_messages(messages: list[Any]) -> list[Any]:
+    """RAGAS's messages with the IDs its calls lack: a ToolMessage answers the calls of the
+    AIMessage just before it, in order (MultiTurnSample's validator allows a ToolMessage only
+    after an AIMessage with tool_calls, or after another ToolMessage). Without them, a result
+    would be joined to an older call that went unanswered."""
+    out: list[Any] = []
+    waiting: list[str] = []
+    for index, given in enumerate(messages):
+        message = given
+        if isinstance(given, Mapping) and given.get("type") == "ai":
+            calls = given.get("tool_calls")
+            if isinstance(calls, list):
+                calls = [
+                    {**call, "id": f"ragas-{index}-{n}"}
+                    if isinstance(call, Mapping) and "id" not in call
+                    else call
+                    for n, call in enumerate(calls)
+                ]
+                message = {**given, "tool_calls": calls}
+            waiting = [c["id"] for c in calls or () if isinstance(c, Mapping) and "id" in c]
+        elif isinstance(given, Mapping) and given.get("type") == "tool":
+            if waiting and "tool_call_id" not in given:
+                message = {**given, "tool_call_id": waiting.pop(0)}
+        else:
+            waiting = []
+        out.append(message)
+    return out
+
+
 def ragas(record: Record) -> Record:
     case = Builder(record)
+    if isinstance(case.rest.get("user_input"), list):
+        # A MultiTurnSample (ragas/dataset_schema.py): its user_input is the conversation,
+        # messages of `type` human / ai / tool as LangChain's (ragas/messages.py).
+        try:
+            messages = _ragas_messages(case.take("user_input"))
+            case.put("turns", read_turns(messages), "user_input")
+        except TurnsError as exc:
+            raise ValueError(f"user_input{str(exc).removeprefix('turns')}") from None
     case.text("user_input", "question")
     case.answers("response", "answer")
     case.answers("reference", "golden_answer")

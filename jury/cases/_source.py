@@ -201,7 +201,7 @@ class CaseSource:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
-            shape, data, origins = recognise(record, self._table)
+            shape, data, origins = recognise(record, self._table, fields.fields)
             if shape == MT_BENCH_ANSWERS and "question" not in data:
                 data = self._questions.join(data)
         except ValueError as exc:

@@ -100,7 +100,12 @@ def _refusal_scores(case: Case, answer: str, refusing: bool) -> Signals | None:
         }
     return {
         "relevance": Rating(2, "declines a question it was expected to answer"),
-        "correctness": Rating(1, "refuses a question that has a golden answer"),
+        "correctness": Rating(
+            1,
+            "refuses a question that has a golden answer"
+            if case.golden_answer
+            else "refuses a question it was expected to answer",
+        ),
         "helpfulness": Rating(1, "leaves the user without an answer"),
     }
 
@@ -144,6 +149,11 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     if unsupported:
         why += f"; unsupported: {', '.join(unsupported[:4])}"
     faithful = min(faithful, 4) if blind else faithful
+    if blind and not case.golden_answer and unsupported:
+        # Nothing at all to hold its specifics against (no evidence, no golden answer: an
+        # AlpacaEval output): "Brin", "CEO" are not shown false by being found nowhere.
+        why = "no evidence and no golden answer to check its words against"
+        return Rating(faithful, why, measured=False), Rating(halluc.value, why, measured=False)
     return Rating(faithful, why), halluc
 
 
@@ -194,8 +204,16 @@ def _evidence(case: Case, answer: str) -> Signals:
     # nothing, a short golden answer is all there is to judge it by.
     exact = None if _has_evidence(case) else short_answer(case, answer)
     scores["correctness"] = exact or Rating(
-        min(faithful.value, halluc.value), "judged by its grounding in the evidence"
+        min(faithful.value, halluc.value),
+        "judged by its grounding in the evidence",
+        # Where its grounding could not be measured (no evidence, no golden answer, names
+        # it cannot check), neither can its correctness, which is judged by that grounding.
+        measured=faithful.measured and halluc.measured,
     )
+    if not scores["correctness"].measured:
+        scores["correctness"] = Rating(
+            3, "no evidence and no golden answer to measure it against", measured=False
+        )
     length = len(content(answer))
     scores["helpfulness"] = Rating(
         min(
