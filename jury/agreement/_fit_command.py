@@ -289,7 +289,7 @@ def _learn_target(
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
     if getattr(args, "cascades", False) and labelled and not args.unsupervised:
-        _cascades(panel, rubric, chosen, verdicts, table, args, out)
+        _cascades(panel, rubric, chosen, verdicts, table, args, out, seats)
     if args.html and draw:
         page = tradeoff_page(
             result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
@@ -307,11 +307,13 @@ def _cascades(
     table: Any,
     args: argparse.Namespace,
     out: Any,
+    seats: Seats | None,
 ) -> None:
     """``--cascades``: the recommended cascade order, chosen out of sample (issue 21)."""
     from ._evidence import alone
     from ._recommend import engine_measure, orders_of, recommend_cascade
-    from ._select import cost_per_case
+    from ._seats import Seats
+    from ._select import seat_costs
 
     members = [i for i, label in enumerate(table.labels) if label >= 0]
     strength = {
@@ -321,8 +323,10 @@ def _cascades(
         / len(members)
         for j in panel.jurors
     }
-    costs = cost_per_case(verdicts)
-    costs = {j.id: costs.get(j.id) for j in panel.jurors}
+    # Priced as `--select --budget` prices: the price tables, per seat.
+    known = seats if seats is not None else Seats.of_panel(panel, verdicts)
+    priced = seat_costs(panel, chosen, verdicts, known, rubric)
+    costs = {j.id: priced[j.id].cost if j.id in priced else None for j in panel.jurors}
     orders = orders_of(panel, costs, strength)
     measure = engine_measure(panel, rubric, chosen, verdicts, table, costs)
     found = recommend_cascade(
