@@ -124,6 +124,7 @@ def produced(script: str, path: Path, **env: str) -> Path:
     """The file `script` writes at `path`, run in a fresh interpreter."""
     done = subprocess.run(
         [sys.executable, "-c", script, str(path)],
+        check=False,
         cwd=path.parent,
         env={**os.environ, **env},
         capture_output=True,
@@ -215,3 +216,39 @@ def test_an_mlflow_trace_saved_by_to_json_loads_with_its_expectation_and_info(
         assert case.metadata[key] == info[key], key
     assert case.metadata["trace_id"] == info["trace_id"]
     assert f"{path}: read 1 of 1 as MLflow traces" in source.notices
+
+
+def test_interleaved_traces_over_lines_are_joined_per_trace_and_a_case_line_stays_whole(
+    tmp_path: Path,
+) -> None:
+    traces = Path(__file__).parents[1] / "data" / "traces"
+    export = json.loads((traces / "otel_export.json").read_text("utf-8"))
+    booking, bianchi = (r["scopeSpans"][0]["spans"] for r in export["resourceSpans"])
+    resources = [r["resource"] for r in export["resourceSpans"]]
+
+    def line(*parts: tuple[int, list[dict[str, Any]]]) -> str:
+        spans = [
+            {"resource": resources[i], "scopeSpans": [{"scope": {"name": "s"}, "spans": s}]}
+            for i, s in parts
+        ]
+        return json.dumps({"resourceSpans": spans}) + "\n"
+
+    # A batch exporter's lines: the ends of both traces on one line, the rest after.
+    own = {"id": "mine", "golden_answer": "Booked.", **json.loads(line((1, bianchi)))}
+    path = tmp_path / "batches.jsonl"
+    path.write_text(
+        line((0, booking[:2]), (1, bianchi[:1]))
+        + line((0, booking[2:]))
+        + line((1, bianchi[1:]))
+        + json.dumps(own)
+        + "\n",
+        "utf-8",
+    )
+    source = CaseSource(path)
+    source.validate()
+    first, second, mine = list(source)
+    expected = CaseSource(traces / "otel_export.json")
+    assert [first, second] == list(expected)
+    # A line with keys of its own beside the export is a case of its own, not joined.
+    assert (mine.id, mine.golden_answer) == ("mine", "Booked.")
+    assert mine.turns == second.turns
