@@ -232,7 +232,6 @@ class CaseSource:
         self._kept = Counter()
         self._unseen = {}
         unseen: list[str] = []
-        # One trace's spans, exported a few a line, are joined first (`_otlp_lines`).
         for number, record in joined_traces(self.records()):
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
