@@ -16,7 +16,8 @@ A span, as ``mlflow/entities/span.py`` ``Span.to_dict`` writes it (version 4, an
 - when no model span has messages, the root span: its inputs (``messages``, or a text) and
   its outputs, as one exchange;
 - the trace's expectation named ``expected_response`` (MLflow 3 assessments) is the golden
-  answer; its other assessments and its tags are kept in metadata.
+  answer; its other assessments, its tags, and its state, timing and trace metadata are kept
+  in metadata.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ __all__ = ["is_mlflow", "mlflow_case"]
 
 Message = dict[str, Any]
 _MODEL_SPANS = frozenset({"CHAT_MODEL", "LLM"})
+_INFO_KEPT = (
+    "state",
+    "request_time",
+    "execution_duration_ms",
+    "trace_metadata",
+    "request_metadata",
+)
 
 
 def is_mlflow(value: Any) -> bool:
@@ -127,6 +135,11 @@ def mlflow_case(trace: Mapping[str, Any]) -> dict[str, Any]:
         metadata["assessments"] = assessments
     if info.get("tags"):
         metadata["tags"] = info["tags"]
+    # The trace's record of itself (MLflow 3's ``trace_metadata``, MLflow 2's
+    # ``request_metadata``: token usage, source, schema version), kept rather than dropped.
+    for key in _INFO_KEPT:
+        if info.get(key) not in (None, "", {}):
+            metadata[key] = info[key]
     if trace_id:
         case["id"] = str(trace_id)
     case["metadata"] = metadata

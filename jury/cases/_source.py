@@ -29,6 +29,7 @@ from .._problems import LineError, problems, spellings
 from ._case import Case
 from ._fields import FieldMap, field_map_problems, paths
 from ._mt_bench import MT_BENCH_ANSWERS, Questions
+from ._otlp_lines import joined_traces
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
 from ._shapes import recognise
@@ -231,7 +232,7 @@ class CaseSource:
         self._kept = Counter()
         self._unseen = {}
         unseen: list[str] = []
-        for number, record in self.records():
+        for number, record in joined_traces(self.records()):
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
             else:

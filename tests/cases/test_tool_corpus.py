@@ -3,6 +3,7 @@ and licence) load as those tools mean them, field by field."""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -203,3 +204,34 @@ def test_an_mt_bench_answer_to_a_question_not_in_the_file_names_its_id(tmp_path:
     assert [str(e) for e in caught.value.errors] == [
         f"line 2: question_id 104: no such question in {answers.parent.parent / 'question.jsonl'}"
     ]
+
+
+def test_ragas_tool_call_samples_expect_their_reference_tool_calls() -> None:
+    # The CSV keeps each row's RAGAS ToolCalls ({name, args}) as JSON text in its cell, as
+    # the RAGAS example that wrote it reads them back (json.loads of the cell).
+    path = TOOLS / "ragas_weather_tool_calls.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    source = CaseSource(path)
+    source.validate()
+    cases = list(source)
+    assert len(cases) == len(rows) == 5
+    for case, row in zip(cases, rows, strict=True):
+        (call,) = json.loads(row["reference_tool_calls"])
+        assert case.question == row["user_input"]
+        assert (case.expected_tool, case.expected_tool_argument) == (call["name"], call["args"])
+        assert (case.answer, case.golden_answer, case.expected_tool_order) == (None, None, None)
+    assert cases[2].expected_tool_argument == {"location": "Paris"}
+    assert f"{path}: read 5 of 5 as RAGAS samples" in source.notices
+
+
+def test_ragas_single_turn_samples_take_their_reference_as_the_golden_answer() -> None:
+    path = TOOLS / "ragas_scientist_biographies.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    cases = load_cases(path)
+    assert [(c.question, c.golden_answer) for c in cases] == [
+        (row["user_input"], row["reference"]) for row in rows
+    ]
+    assert cases[1].golden_answer == "Alexander Fleming discovered penicillin in 1928."
+    assert all(c.answer is None and c.metadata == {} for c in cases)

@@ -1,7 +1,7 @@
 """Files written by other tools' own code (their SDKs, offline), read as those tools mean them.
 
-Braintrust's rows come from its own logger (the in-memory background logger its SDK's test
-helpers use in place of the service), LangSmith's examples from its SDK's own `Example`
+Braintrust's rows are what its own logger (its public `init_logger`) posts to a loopback fake
+of Braintrust's HTTP API, LangSmith's examples from its SDK's own `Example`
 schema: what a user's export holds, key for key, with no hand-written record in between.
 The SDKs are in the `tool-files` extra (part of `dev`)."""
 
@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from jury.cases import CaseSource
 
@@ -21,12 +26,82 @@ def _written(path: Path, records: list[dict[str, object]]) -> Path:
     return path
 
 
-def _braintrust_rows() -> list[dict[str, object]]:
-    from braintrust import logger
-    from braintrust.test_helpers import init_test_logger
+class _BraintrustApi(BaseHTTPRequestHandler):
+    """Braintrust's HTTP API as its SDK uses it to log, on 127.0.0.1, keeping what it posts.
 
-    with logger._internal_with_memory_background_logger() as memory:
-        project = init_test_logger("jury-corpus")
+    - ``POST /api/apikey/login`` (app URL) answers the organizations the key belongs to, each
+      with the API URL to use (``braintrust/api/auth.py``, ``login``: it refuses a reply
+      without ``org_info``);
+    - ``POST /v1/project`` with ``name`` creates (or finds) a project and answers it, ``id``
+      and ``name`` (https://www.braintrust.dev/docs/reference/api/Projects);
+    - ``GET /version`` answers the API's limits (none here: the SDK's defaults apply);
+    - ``POST /logs3`` takes ``{"rows": [...], "api_version": 2}`` (``logger.py``,
+      ``construct_logs3_data``), the rows as they are stored.
+    Every call must carry the key as a bearer token, as the API requires; anything else is a
+    404, so a call the SDK makes that this does not know fails the test."""
+
+    posted: list[dict[str, Any]]
+    key = "bt-test-key-not-secret"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: a library prints nothing."""
+
+    def _reply(self, status: int, body: object) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorised(self) -> bool:
+        if self.headers.get("authorization") == f"Bearer {self.key}":
+            return True
+        self._reply(401, {"error": "missing or invalid API key"})
+        return False
+
+    def do_GET(self) -> None:
+        if self._authorised():
+            self._reply(200, {}) if self.path == "/version" else self._reply(404, {})
+
+    def do_POST(self) -> None:
+        if not self._authorised():
+            return
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length) or b"null")
+        base = f"http://127.0.0.1:{self.server.server_port}"  # type: ignore[attr-defined]
+        if self.path == "/api/apikey/login":
+            org = {"id": "org-1", "name": "jury", "api_url": base, "proxy_url": base}
+            self._reply(200, {"org_info": [org]})
+        elif self.path == "/v1/project" and isinstance(body.get("name"), str):
+            self._reply(200, {"id": "proj-1", "org_id": "org-1", "name": body["name"]})
+        elif self.path == "/logs3" and isinstance(body.get("rows"), list):
+            assert body.get("api_version") == 2, body
+            self.posted.append(body)
+            self._reply(200, {})
+        else:
+            self._reply(404, {"error": f"not found: {self.path}"})
+
+
+def _braintrust_rows(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    import braintrust
+
+    # The organization's API URL is the fake's, unless the environment overrides it.
+    for name in ("BRAINTRUST_API_URL", "BRAINTRUST_PROXY_URL", "BRAINTRUST_APP_PUBLIC_URL"):
+        monkeypatch.delenv(name, raising=False)
+    posted: list[dict[str, Any]] = []
+    handler = type("Api", (_BraintrustApi,), {"posted": posted})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        project = braintrust.init_logger(
+            project="jury-corpus",
+            api_key=_BraintrustApi.key,
+            app_url=f"http://127.0.0.1:{server.server_port}",
+            async_flush=False,
+            set_current=False,
+        )
         project.log(
             input={"question": "What is the capital of France?"},
             output="Paris",
@@ -40,13 +115,19 @@ def _braintrust_rows() -> list[dict[str, object]]:
             output={"text": "hi", "tokens": 1},
             scores={"exact": 0.0},
         )
-        rows: list[dict[str, object]] = memory.pop()
-    logger._state.reset_parent_state()  # type: ignore[no-untyped-call]
-    return rows
+        project.flush()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    return [row for body in posted for row in body["rows"]]
 
 
-def test_braintrust_logged_rows_keep_their_own_keys_in_metadata(tmp_path: Path) -> None:
-    rows = _braintrust_rows()
+def test_braintrust_logged_rows_keep_their_own_keys_in_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _braintrust_rows(monkeypatch)
+    assert len(rows) == 2
     source = CaseSource(_written(tmp_path / "logs.jsonl", rows))
     source.validate()
     first, second = list(source)
