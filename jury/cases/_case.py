@@ -233,23 +233,50 @@ class Case(BaseModel):
 
     @model_validator(mode="after")
     def _answer_from_turns(self) -> Case:
-        update = conversation_update(self)
-        return self.model_copy(update=update) if update else self
+        # The word bounds are checked here too: one validator, not two, as each is a Python
+        # call for every case loaded.
+        case = self
+        if self.turns:
+            update = conversation_update(self)
+            case = self.model_copy(update=update) if update else self
+        if (
+            self.min_words is not None
+            and self.max_words is not None
+            and self.min_words > self.max_words
+        ):
+            raise ValueError(f"min_words {self.min_words} is more than max_words {self.max_words}")
+        return case
 
     @model_validator(mode="before")
     @classmethod
-    def _lift_flat_trace(cls, data: object) -> object:
-        """Accept the seed article's reply shape: trace fields, and the answer, side by side.
+    def _read_spellings(cls, data: object) -> object:
+        """Refuse two spellings of one field; accept the seed article's reply shape (trace
+        fields, and the answer, side by side). One validator, not two, for the reason above.
 
-        Its agent returns ``{answer, retrievedSources, toolCalls, context}``; datasets either
-        nest that under ``trace`` or spread it over the case. Both load to the same Case.
+        Two spellings of one field (``answer`` and ``output``) is ambiguous: it is refused
+        instead of keeping whichever the alias list happens to name first. The seed article's
+        agent returns ``{answer, retrievedSources, toolCalls, context}``; datasets either nest
+        that under ``trace`` or spread it over the case. Both load to the same Case.
         """
-        if not isinstance(data, Mapping):
+        # `dict` first: it is told in C, an ABC by a Python call (this runs for every case).
+        if not isinstance(data, (dict, Mapping)):
             return data
+        # The usual record spells each field once: told by set operations, without a loop
+        # (nor a comprehension, which is a Python call).
+        spelled = _CASE_SPELLINGS.keys() & data.keys()
+        if len(spelled) != len(set(map(_CASE_SPELLINGS.__getitem__, spelled))):
+            seen: dict[str, str] = {}
+            for key in data:
+                name = _CASE_SPELLINGS.get(key)
+                if name is None:
+                    continue
+                other = seen.setdefault(name, key)
+                if other != key:
+                    raise ValueError(f"{name} is given twice, as {other} and {key}")
         nested = data.get("trace")
         # Told by one set operation for the usual record (this runs for every case).
         if _TRACE_KEYS.isdisjoint(data) and not (
-            isinstance(nested, Mapping) and "answer" in nested
+            isinstance(nested, (dict, Mapping)) and "answer" in nested
         ):
             return data
         flat = [key for key in data if key in _TRACE_KEYS]
@@ -265,27 +292,6 @@ class Case(BaseModel):
             out["answer"] = trace.pop("answer")
         out["trace"] = trace
         return out
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_spelling_each(cls, data: object) -> object:
-        # Two spellings of one field (``answer`` and ``output``) is ambiguous: refuse it
-        # instead of keeping whichever the alias list happens to name first.
-        if not isinstance(data, Mapping):
-            return data
-        # The usual record spells each field once: told by set operations, without a loop.
-        spelled = _CASE_SPELLINGS.keys() & data.keys()
-        if len(spelled) == len({_CASE_SPELLINGS[key] for key in spelled}):
-            return data
-        seen: dict[str, str] = {}
-        for key in data:
-            name = _CASE_SPELLINGS.get(key)
-            if name is None:
-                continue
-            other = seen.setdefault(name, key)
-            if other != key:
-                raise ValueError(f"{name} is given twice, as {other} and {key}")
-        return data
 
     @field_validator("id", mode="before")
     @classmethod
@@ -318,16 +324,6 @@ class Case(BaseModel):
             except SchemaError as exc:
                 raise ValueError(f"not a valid JSON schema: {exc.message}") from None
         return value
-
-    @model_validator(mode="after")
-    def _bounds_in_order(self) -> Case:
-        if (
-            self.min_words is not None
-            and self.max_words is not None
-            and self.min_words > self.max_words
-        ):
-            raise ValueError(f"min_words {self.min_words} is more than max_words {self.max_words}")
-        return self
 
     @property
     def expects_no_tool(self) -> bool:

@@ -71,7 +71,7 @@ from ._shapes_rag import (
 )
 from ._trace_formats import TRACE_KEYS, trace_format, trace_record
 
-__all__ = ["SHAPES", "recognise"]
+__all__ = ["SHAPES", "SHAPE_KEYS", "recognise"]
 
 
 def _has(*keys: str) -> Callable[[Record], bool]:
@@ -114,6 +114,11 @@ _SIGNS = frozenset(
     | {*RAGAS_KEYS, *DEEPEVAL_KEYS, *SNAKE}
     | {key for keys in TRACE_KEYS.values() for key in keys}
 )
+
+#: Keys none of which a JSON record in a case's own fields has (a table row may have other
+#: signs: promptfoo's ``__`` columns): the shapes' signs, and ``input``, which may be a chat.
+#: A record with none of them is read as it is, told by one set operation (`_source`).
+SHAPE_KEYS = _SIGNS | {"input"}
 
 
 def recognise(

@@ -32,7 +32,7 @@ from ._mt_bench import MT_BENCH_ANSWERS, Questions
 from ._otlp_lines import joined_traces
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, without_nulls
 from ._shape_base import KEPT
-from ._shapes import recognise
+from ._shapes import SHAPE_KEYS, recognise
 from ._trace_formats import split_traces
 from ._unseen import collect, restore, unseen_notice
 
@@ -195,10 +195,12 @@ class CaseSource:
 
     # --- records to cases --------------------------------------------------------------------
 
-    def _case(self, number: int, record: dict[str, Any], fields: FieldMap) -> _Read:
+    def _case(self, number: int, record: dict[str, Any], fields: FieldMap | None) -> Case | _Read:
+        """What a record gives: the usual one (a case's own fields with an ID, nothing noted)
+        its `Case` alone, any other a `_Read` (a `_Read` a record costs a tenth more)."""
         unit = self.unit
         found: list[LineError] = []
-        if fields:
+        if fields is not None:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
@@ -212,18 +214,22 @@ class CaseSource:
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
         except ValidationError as exc:
-            for problem in problems(exc, Case, unknown_key="unknown field",
-                                    unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
-                key, reason = _in_their_words(*problem, origins)
-                found.append(LineError(number, key, reason, unit))
-            return _Read(None, found, shape)
+            return _Read(None, found + _problems(exc, number, unit, origins), shape)
         if made:
             case = case.model_copy(update={"id": content_id(case)})
+        elif not (found or shape or kept):
+            return case
         return _Read(None if found else case, found, shape, made, kept)
 
     def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
         """The valid cases; problems go to `errors`, or are raised at the first bad record."""
         fields = FieldMap(self.fields)
+        mapped = fields if fields else None  # told once, not by a Python call a record
+        # A JSON record in a case's own fields, with an ID and no field map, is validated as
+        # it is, told by two set operations: what `_case` does for it, without its calls (the
+        # usual record; this runs for every one).
+        as_is = mapped is None and not self._table
+        read_case, unit = self._case, self.unit
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
         made: list[str] = []  # IDs made from content
@@ -233,22 +239,31 @@ class CaseSource:
         self._unseen = {}
         unseen: list[str] = []
         for number, record in joined_traces(self.records()):
+            results: list[Case | _Read]
             if isinstance(record, LineError):
                 results = [_Read(None, [record])]
             else:
-                if fields and len(keys) < 1000:
+                if mapped is not None and len(keys) < 1000:
                     keys.update(paths(record))
                 # The placeholders its reading makes for what the judges cannot see (an
                 # image) are collected, record by record (`_unseen`).
                 token = collect(unseen)
                 try:
-                    # An OTLP export of several traces: a case each (told by its key first:
-                    # this runs for every record).
-                    if "resourceSpans" in record or "resource_spans" in record:
+                    if (
+                        as_is
+                        and SHAPE_KEYS.isdisjoint(record)
+                        and not _ID_SPELLINGS.isdisjoint(record)
+                    ):
+                        try:
+                            results = [Case.model_validate(record)]
+                        except ValidationError as exc:
+                            results = [_Read(None, _problems(exc, number, unit, {}))]
+                    # An OTLP export of several traces: a case each (told by its key first).
+                    elif "resourceSpans" in record or "resource_spans" in record:
                         parts = split_traces(record)
-                        results = [self._case(number, part, fields) for part in parts]
+                        results = [read_case(number, part, mapped) for part in parts]
                     else:
-                        results = [self._case(number, record, fields)]
+                        results = [read_case(number, record, mapped)]
                 finally:
                     restore(token)
                 if unseen:
@@ -257,46 +272,25 @@ class CaseSource:
             for result in results:
                 total += 1
                 self._total = total
-                yield from self._checked(result, number, seen, shapes, made, errors)
+                if isinstance(result, Case):
+                    if seen.setdefault(result.id, number) == number:
+                        yield result
+                        continue
+                    read = _Read(result, [])  # its duplicate ID is said by `_checked`
+                else:
+                    read = result
+                case = _checked(read, number, self.unit, seen, (shapes, self._kept, made))
+                if read.problems:
+                    if errors is None:
+                        raise CaseFileError(self.name, read.problems)
+                    errors.extend(read.problems)
+                elif case is not None:
+                    yield case
         if errors is not None:
             unused = fields.unused(keys)
             if unused:
                 raise ConfigError(f"{self.name}: field map: {'; '.join(unused)}")
             self._note(total, shapes, made)
-
-    def _checked(
-        self,
-        result: _Read,
-        number: int,
-        seen: dict[str, int],
-        shapes: Counter[str],
-        made: list[str],
-        errors: list[LineError] | None,
-    ) -> Iterator[Case]:
-        """The case a record gave, unless it has problems (or its ID was seen before)."""
-        if result.shape:
-            shapes[result.shape] += 1
-        if result.kept:
-            self._kept[result.kept] += 1
-        case = result.case
-        if case is not None:
-            first = seen.setdefault(case.id, number)
-            if first != number:
-                reason = (
-                    f"the same content as {self.unit} {first} (give the cases IDs)"
-                    if result.made
-                    else f"duplicate id {case.id!r} (first on {self.unit} {first})"
-                )
-                result.problems.append(LineError(number, "id", reason, self.unit))
-                case = None
-            elif result.made:
-                made.append(case.id)
-        if result.problems:
-            if errors is None:
-                raise CaseFileError(self.name, result.problems)
-            errors.extend(result.problems)
-        elif case is not None:
-            yield case
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
         self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
@@ -347,6 +341,49 @@ class CaseSource:
 
     def __iter__(self) -> Iterator[Case]:
         return self._cases(None)
+
+
+def _checked(
+    read: _Read,
+    number: int,
+    unit: str,
+    seen: dict[str, int],
+    tally: tuple[Counter[str], Counter[str], list[str]],
+) -> Case | None:
+    """The case a record gave, unless it has problems (or its ID was seen before, a problem
+    added to the record's); `tally` counts its shape, its keys kept in metadata and its ID
+    made from content. A function, not a generator: one a record cost a tenth more."""
+    shapes, kept, made = tally
+    if read.shape:
+        shapes[read.shape] += 1
+    if read.kept:
+        kept[read.kept] += 1
+    case = read.case
+    if case is not None:
+        first = seen.setdefault(case.id, number)
+        if first != number:
+            reason = (
+                f"the same content as {unit} {first} (give the cases IDs)"
+                if read.made
+                else f"duplicate id {case.id!r} (first on {unit} {first})"
+            )
+            read.problems.append(LineError(number, "id", reason, unit))
+            case = None
+        elif read.made:
+            made.append(case.id)
+    return case
+
+
+def _problems(
+    exc: ValidationError, number: int, unit: str, origins: Mapping[str, str]
+) -> list[LineError]:
+    """A record's validation problems, each named by the record's own key."""
+    found = []
+    for problem in problems(exc, Case, unknown_key="unknown field",
+                            unknown_hint=_UNKNOWN_HINT, typos=True):  # fmt: skip
+        key, reason = _in_their_words(*problem, origins)
+        found.append(LineError(number, key, reason, unit))
+    return found
 
 
 def _in_their_words(key: str, reason: str, origins: Mapping[str, str]) -> tuple[str, str]:

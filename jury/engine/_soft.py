@@ -21,6 +21,7 @@ the share of its samples that reached each verdict (Wang et al.'s self-consisten
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import math
@@ -42,6 +43,7 @@ __all__ = [
     "sample_share",
     "sample_values",
     "soft_odds",
+    "token_offsets",
     "value_odds",
     "verdict_odds",
 ]
@@ -103,24 +105,34 @@ def _object(text: str, at: int, path: Path, spans: dict[Path, Span]) -> int:
         at = end
 
 
+#: Where each token of a reply starts and ends in its text (two ascending lists).
+Offsets = tuple[list[int], list[int]]
+
+
+def token_offsets(tokens: Sequence[TokenLogprob]) -> Offsets:
+    """Each token's start and end in the reply's text: found once a reply, so that a field's
+    tokens are found by bisection rather than by a walk over every token for every field."""
+    ends = list(itertools.accumulate(len(token.token) for token in tokens))
+    return [0, *ends[:-1]], ends
+
+
 def value_odds(
-    text: str, tokens: Sequence[TokenLogprob], span: Span
+    text: str, tokens: Sequence[TokenLogprob], span: Span, offsets: Offsets | None = None
 ) -> dict[str, tuple[Any, float]] | None:
     """The values the judge might have written in `span`, as ``literal -> (value,
     probability)`` (not normalised), the written one included. None when the tokens do not
-    spell the text or cover the span."""
+    spell the text or cover the span. `offsets`: `token_offsets(tokens)`, given when several
+    fields of one reply are read."""
     start, end, quoted = span
-    offsets, at = [], 0
-    for token in tokens:
-        offsets.append((at, at + len(token.token)))
-        at += len(token.token)
-    if at != len(text) or end <= start:
+    starts, ends = offsets or token_offsets(tokens)
+    if not ends or ends[-1] != len(text) or end <= start:
         return None
-    covering = [i for i, (a, b) in enumerate(offsets) if b > start and a < end]
-    if not covering:
+    # The tokens that cover the span: from the first that ends after its start to the last
+    # that starts before its end (both lists ascend).
+    first, last = bisect.bisect_right(ends, start), bisect.bisect_left(starts, end) - 1
+    if first > last:
         return None
-    first, last = covering[0], covering[-1]
-    rest = sum(tokens[i].logprob for i in covering[1:])
+    rest = sum(tokens[i].logprob for i in range(first + 1, last + 1))
     odds: dict[str, tuple[Any, float]] = {}
 
     def add(literal: str, logprob: float) -> None:
@@ -134,7 +146,7 @@ def value_odds(
         odds[literal] = (value, (known[1] if known else 0.0) + math.exp(logprob))
 
     add(text[start:end], tokens[first].logprob + rest)
-    a, b = offsets[first]
+    a, b = starts[first], ends[first]
     before = text[a:start]
     after = text[end:b] if first == last else ""
     tail = "" if first == last else text[b:end]
@@ -166,10 +178,11 @@ def outcomes(
         return None
     choices: list[tuple[Path, list[tuple[Any, float]]]] = []
     read_any = False
+    offsets = token_offsets(tokens)
     for path, span in spans.items():
         if _at(data, path) is _MISSING or not _closed(_schema_at(prompt.schema, path)):
             continue
-        odds = value_odds(text, tokens, span)
+        odds = value_odds(text, tokens, span, offsets)
         if odds is None:
             return None  # the tokens do not spell the reply: nothing can be read
         read_any = True
