@@ -204,7 +204,8 @@ class CaseSource:
             record, mapped = fields.apply(record)
             found += [LineError(number, key, reason, unit) for key, reason in mapped]
         try:
-            shape, data, origins = recognise(record, self._table, fields.fields)
+            renamed = fields.fields if fields is not None else None
+            shape, data, origins = recognise(record, self._table, renamed)
             if shape == MT_BENCH_ANSWERS and "question" not in data:
                 data = self._questions.join(data)
         except ValueError as exc:

@@ -59,17 +59,18 @@ def test_plain_records_and_records_in_a_shape_load_alike_in_one_file(tmp_path: P
 
 
 def test_the_unseen_parts_of_a_plain_records_conversation_are_noticed(tmp_path: Path) -> None:
-    image = {"type": "image_url", "image_url": {"url": "https://example.test/cat.png"}}
+    # Audio: an image is carried to the judges (`_images`), audio is still unseen.
+    audio = {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}
     records: list[dict[str, Any]] = [
         {"id": "a", "question": "q"},
         {
             "id": "b",
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "Look"}, image]},
+                {"role": "user", "content": [{"type": "text", "text": "Listen"}, audio]},
                 {"role": "assistant", "content": "A cat."},
             ],
         },
     ]
     source = _source(tmp_path, records, suffix="json")
     source.validate()
-    assert any("(image): items 2" in n or "(image): item 2" in n for n in source.notices)
+    assert any("(input_audio): item" in n and "2" in n for n in source.notices), source.notices
