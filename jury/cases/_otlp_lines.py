@@ -60,9 +60,11 @@ def joined_traces(items: Iterable[Item]) -> Iterator[Item]:
     export per trace (in the order the traces first appear)."""
     held: dict[Any, tuple[int, list[dict[str, Any]]]] = {}
     for number, record in items:
-        spans = _bare_spans(record)
+        # Told inline for the usual record (several keys), which this runs for every one.
+        spans = _bare_spans(record) if isinstance(record, dict) and len(record) == 1 else None
         if spans is None:
-            yield from _released(held)
+            if held:
+                yield from _released(held)
             yield number, record
             continue
         for resource, scope, span in spans:
