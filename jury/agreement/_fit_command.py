@@ -22,6 +22,7 @@ from ..panel._panel import Panel
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
     from ._seats import Seats
+    from ._select import SeatCost
 
 __all__ = ["learn", "write_findings", "write_fit"]
 
@@ -223,7 +224,7 @@ def _learn_target(
     from ..report._calibration import print_fit, print_selection, tradeoff_page
     from ._evidence import consistency, effective, errors, labelled_table
     from ._fitting import fit_jury, fit_unsupervised
-    from ._select import seat_costs, select
+    from ._select import select
 
     table = labelled_table(chosen, verdicts, rubric, target)
     tiers = {juror.id: juror.tier for juror in panel.jurors}
@@ -253,17 +254,15 @@ def _learn_target(
             "effective_judges": worth.model_dump(mode="json") if worth else None,
             "error_correlation": shared.model_dump(mode="json") if shared else None,
         }
+    costs: dict[str, SeatCost] | None = None
     if args.select:
         if not labelled:
             raise ConfigError("--select measures held-out accuracy: it needs labels")
         last = result.stages[-1]
         model = last.model if last.model != "dawid-skene" else "weights"
         from ..report._seat_costs import print_seat_costs
-        from ._seats import Seats
 
-        # A seat's cost from the price tables: its votes' tokens, else the estimate.
-        known = seats if seats is not None else Seats.of_panel(panel, verdicts)
-        costs = seat_costs(panel, chosen, verdicts, known, rubric)
+        costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
         ranked = select(
             table,
             jurors,
@@ -289,7 +288,9 @@ def _learn_target(
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
     if getattr(args, "cascades", False) and labelled and not args.unsupervised:
-        _cascades(panel, rubric, chosen, verdicts, table, args, out, seats)
+        if costs is None:
+            costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
+        _cascades(panel, rubric, chosen, verdicts, table, args, out, costs)
     if args.html and draw:
         page = tradeoff_page(
             result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
@@ -307,13 +308,11 @@ def _cascades(
     table: Any,
     args: argparse.Namespace,
     out: Any,
-    seats: Seats | None,
+    priced: dict[str, SeatCost],
 ) -> None:
     """``--cascades``: the recommended cascade order, chosen out of sample (issue 21)."""
     from ._evidence import alone
     from ._recommend import engine_measure, orders_of, recommend_cascade
-    from ._seats import Seats
-    from ._select import seat_costs
 
     members = [i for i, label in enumerate(table.labels) if label >= 0]
     strength = {
@@ -324,8 +323,6 @@ def _cascades(
         for j in panel.jurors
     }
     # Priced as `--select --budget` prices: the price tables, per seat.
-    known = seats if seats is not None else Seats.of_panel(panel, verdicts)
-    priced = seat_costs(panel, chosen, verdicts, known, rubric)
     costs = {j.id: priced[j.id].cost if j.id in priced else None for j in panel.jurors}
     orders = orders_of(panel, costs, strength)
     measure = engine_measure(panel, rubric, chosen, verdicts, table, costs)
@@ -347,3 +344,19 @@ def _cascades(
         f" tiers: {tiers}",
         file=out,
     )
+
+
+def _seat_costs(
+    panel: Panel,
+    rubric: Rubric,
+    chosen: Sequence[Case],
+    verdicts: Sequence[CaseVerdict],
+    seats: Seats | None,
+) -> dict[str, SeatCost]:
+    """Each seat's cost from the price tables: its votes' tokens, else the estimate (one
+    estimate a target, shared by ``--select`` and ``--cascades``)."""
+    from ._seats import Seats
+    from ._select import seat_costs
+
+    known = seats if seats is not None else Seats.of_panel(panel, verdicts)
+    return seat_costs(panel, chosen, verdicts, known, rubric)
