@@ -3,7 +3,11 @@
 A `jury.adapters.Message` carries its text and its images; the text marks each image where
 it was in the case (``[image 1]``). Each protocol is sent the text first, then every image
 after a short text that names it ("image 1:"), so that a judge can tell which is which
-whatever order the protocol reads parts in. A message without images is sent exactly as
+whatever order the protocol reads parts in. An image's name is its number in the case: the
+numbers the message's text marks (``[image 2]``) when it marks as many as it carries (a
+model agent's later turn carries only the images it shows), else their places in the message
+(a judge's prompt carries all of a case's images, numbered from 1, so both read the same). A
+message without images is sent exactly as
 before (a plain string where the protocol takes one), so that no request without images
 changes by a byte.
 
@@ -16,6 +20,7 @@ part it does not know.
 
 from __future__ import annotations
 
+import re
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -52,8 +57,18 @@ TEXT_ONLY_OPENAI = (
 )
 
 
+_MARK = re.compile(r"\[image (\d+)\]")
+
+
 def _label(number: int) -> str:
     return f"image {number}:"
+
+
+def _numbered(message: Message) -> list[tuple[int, Image]]:
+    """Each image of `message` with its number (see the module's text)."""
+    marked = sorted({int(n) for n in _MARK.findall(message.content)})
+    numbers = marked if len(marked) == len(message.images) else range(1, len(message.images) + 1)
+    return list(zip(numbers, message.images, strict=True))
 
 
 def anthropic_content(message: Message) -> str | list[dict[str, Any]]:
@@ -64,7 +79,7 @@ def anthropic_content(message: Message) -> str | list[dict[str, Any]]:
     if not message.images:
         return message.content
     blocks: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
-    for number, image in enumerate(message.images, 1):
+    for number, image in _numbered(message):
         source: dict[str, Any] = (
             {"type": "base64", "media_type": image.media_type, "data": image.data}
             if image.data is not None
@@ -82,7 +97,7 @@ def openai_content(message: Message) -> str | list[dict[str, Any]]:
     if not message.images or message.role != "user":
         return message.content
     parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
-    for number, image in enumerate(message.images, 1):
+    for number, image in _numbered(message):
         parts += [
             {"type": "text", "text": _label(number)},
             {"type": "image_url", "image_url": {"url": image.data_uri}},
@@ -112,7 +127,7 @@ def gemini_parts(message: Message) -> list[dict[str, Any]]:
     ``mime_type``, ``data``) or ``fileData`` (FileData: ``mime_type``, ``file_uri``) part
     (google/genai/types.py Part)."""
     parts: list[dict[str, Any]] = [{"text": message.content}]
-    for number, image in enumerate(message.images, 1):
+    for number, image in _numbered(message):
         parts += [{"text": _label(number)}, _gemini_part(image)]
     return parts
 

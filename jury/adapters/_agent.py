@@ -60,6 +60,12 @@ class Agent(ABC):
     #: `request_for` and `reply_for`: the engine then sends its calls through its own call
     #: layer (cache, limits, retries, price) instead of calling `respond`.
     model: JudgeModel | None = None
+    #: Why the agent is sent no images, or None when a case's images reach it (a callable
+    #: gets the `Case`, images and all). Set by a built-in agent that cannot pass them on: a
+    #: model whose provider's table says it takes none, an HTTP body template that places no
+    #: ``{{images}}``. A run whose cases have images refuses such a model (it would answer
+    #: blind) and warns of such an endpoint, at load (`jury.panel._images`).
+    blind: str | None = None
 
     @abstractmethod
     async def respond(self, case: Case) -> AgentReply:

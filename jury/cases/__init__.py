@@ -19,6 +19,7 @@ from typing import Any
 
 from ._case import Case
 from ._fields import field_map_problems, parse_map
+from ._images import placeholder
 from ._read import FORMATS
 from ._source import CaseSource, content_id
 
@@ -30,6 +31,7 @@ __all__ = [
     "iter_cases",
     "load_cases",
     "parse_map",
+    "placeholder",
     "validate_cases",
 ]
 

@@ -228,13 +228,14 @@ def _run(
     # say so without reading them again.
     if agent is None and not args.resume and (written is None or not written.answered):
         refuse_nothing_to_judge(selection.cases())
-    from ..panel._images import image_warnings
+    from ..panel._images import agent_images, image_warnings
     from ..panel._lifecycle import agent_lifecycle
     from ..panel._warnings import panel_warnings
 
     # Said before the run (a long run should not hide them until the end) and in the report.
     warnings = panel_warnings(panel, agent)
     warnings += image_warnings(panel, with_images)
+    warnings += agent_images(agent, with_images)
     if agent is not None and (said := agent_lifecycle(agent, panel)) is not None:
         warnings.append(said)
     for warning in warnings:

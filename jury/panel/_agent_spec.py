@@ -60,6 +60,9 @@ class AgentSettings(BaseModel):
     agent_body: dict[str, Any] | None = None
     #: Where the case's fields are in the agent's reply (``{"answer": "data.reply"}``).
     agent_fields: dict[str, str] = Field(default_factory=dict)
+    #: A ``provider/model`` agent's model takes images, whatever its provider's table says
+    #: (an OpenAI-compatible server's vision model), as a juror's ``images = true``.
+    agent_images: bool = False
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -125,6 +128,11 @@ def resolve_agent(
         raise ConfigError(
             f"agent_prompt: a prompt template is for a provider/model agent, not {spec!r}"
         )
+    if kind != "model" and settings.agent_images:
+        raise ConfigError(
+            f"agent_images: for a provider/model agent, not {spec!r} (a callable gets the "
+            "case's images; an endpoint is POSTed them)"
+        )
     agent: Agent
     if kind == "callable":
         agent = _factory(kind)(
@@ -153,5 +161,11 @@ def resolve_agent(
             except OSError as exc:
                 raise ConfigError(f"agent_prompt: cannot read {path}: {exc.strerror}") from None
         model = resolve_model(spec)
-        agent = _factory(kind)(spec, model, template=template, family=settings.agent_family)
+        agent = _factory(kind)(
+            spec,
+            model,
+            template=template,
+            family=settings.agent_family,
+            images=settings.agent_images,
+        )
     return agent

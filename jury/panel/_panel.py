@@ -235,6 +235,7 @@ class Panel(BaseModel):
     agent_headers: dict[str, str] = {}
     agent_body: dict[str, Any] | None = None
     agent_fields: dict[str, str] = {}
+    agent_images: bool = False
     gate: Gate = Gate()
     #: The rules `jury compare` applies (the ``[compare]`` table).
     compare: CompareRules = CompareRules()

@@ -9,6 +9,10 @@ runs inside `jury.trace.recording()`: what it records with `jury.trace`'s helper
 OpenTelemetry spans it makes, are this case's trace alone (the worker thread runs in a copy
 of the caller's context, so it sees the same recording). An exception it raises is left as
 it is: the engine fails the case at the stage "agent" with it.
+
+The case is the one the judges read, images and all: ``case.images`` holds each image of its
+messages (a `jury.adapters.Image`: base64 ``data`` with its ``media_type``, or a ``url``;
+``data_uri`` gives either as one string), numbered as the text marks them (``[image 1]``).
 """
 
 from __future__ import annotations

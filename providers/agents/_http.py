@@ -6,6 +6,18 @@ that body: its strings are filled from the case (`providers.agents._template`; a
 is only ``{{messages}}`` becomes the list itself). The golden answer and the expectations are
 never sent.
 
+**Images.** A case's images (`jury.Case.images`) are POSTed as ``"images"``: a list of
+strings, each the image's ``data:`` URI (``data:image/png;base64,...``) or its http(s) URL,
+in the order of their numbers, which the question's and the messages' text mark where each
+was (``[image 1]``). A list of its own, rather than the messages in OpenAI chat's content-part
+shape: every key the body had keeps its type (a message's ``content`` stays a string), so an
+endpoint that reads no images is sent what it was before, and a body without images has no
+``images`` key at all; each string is what OpenAI chat's ``image_url.url`` takes, so an
+endpoint that forwards to a model can place it as it is. A body template places them with
+``{{images}}`` (the list itself; ``[]`` for a case without images); a template that places
+none is `blind` to them, and a run whose cases have images warns so at load (the endpoint
+may find them its own way, by the case's ID).
+
 The reply: JSON (``application/json`` or ``*+json``) is read by `jury.adapters.reply_from`,
 with the field map (``agent_fields``) for shapes of its own; ``text/*`` is the answer. A status
 outside 2xx raises `AgentError` with the status and the first 200 characters of the body; a
@@ -27,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 from jury import Case
 from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, reply_from
 
-from ._template import render_value
+from ._template import render_value, variables
 
 if TYPE_CHECKING:
     import aiohttp
 
-__all__ = ["HttpAgent", "create", "request_body"]
+__all__ = ["HttpAgent", "create", "places_images", "request_body"]
 
 _EXCERPT = 200
 
@@ -41,14 +53,30 @@ def _messages(case: Case) -> list[dict[str, str]]:
     return [{"role": turn.role, "content": turn.content} for turn in case.history]
 
 
+def _images(case: Case) -> list[str]:
+    return [image.data_uri for image in case.images]
+
+
+def places_images(template: Any) -> bool:
+    """Whether a body template places the case's images (a string naming ``{{images}}``)."""
+    if isinstance(template, dict):
+        return any(places_images(item) for item in template.values())
+    if isinstance(template, list):
+        return any(places_images(item) for item in template)
+    return isinstance(template, str) and "images" in variables(template)
+
+
 def request_body(case: Case, template: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON body `case` is POSTed as (see the module's text)."""
     if template is not None:
-        filled = render_value(template, case, {"messages": _messages(case)})
+        extra = {"messages": _messages(case), "images": _images(case)}
+        filled = render_value(template, case, extra)
         return filled if isinstance(filled, dict) else {"input": filled}
     body: dict[str, Any] = {"id": case.id, "question": case.question, "metadata": case.metadata}
     if case.turns:
         body["messages"] = _messages(case)
+    if case.images:
+        body["images"] = _images(case)
     return body
 
 
@@ -74,6 +102,8 @@ class HttpAgent(Agent):
         self._body = body
         self._fields = fields
         self._session: aiohttp.ClientSession | None = None
+        if body is not None and not places_images(body):
+            self.blind = "its agent_body places no {{images}}"
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:

@@ -7,6 +7,25 @@ the same wire, credentials and account limits as a judge of that provider. What 
 user message; without one, the case's conversation so far (its system turns as the system
 text), or its question as one user message.
 
+**Images.** A case's images (`jury.Case.images`) go with the user message whose text marks
+them (``[image 1]``), in the protocol's shape of the judges' requests (`Message.images`):
+with a template, the one message; in a conversation, each user turn its own; an image that no
+user message marks (one in a system turn, or a template that leaves it out) goes with the
+last, the message the model answers, so that none is dropped. They are part of the request,
+so of its cache key (`jury.adapters.call_key` hashes each image): a rerun pays nothing twice,
+and a changed image is a new call.
+
+A model that cannot take images must not answer a case that has them: its answer would be a
+guess at what it was not shown, judged as the system's. Which models take images is the
+providers' ``IMAGES`` table (`jury.adapters.images_refusal`), known before a call, so a run
+whose cases have images and whose agent model takes none stops at load with a configuration
+error (exit 2) naming the model and how many cases have images, rather than failing those
+cases one by one at the stage "agent": no case of such a run could be answered, and the fix
+(another model, or ``agent_images = true`` for a server's vision model the table cannot
+know) is the user's to make before anything is paid. `blind` says why; `request_for` raises
+`AgentError` on such a case too, for the callers that load no cases first (the pytest
+plugin, `respond`), so that the case fails at the stage "agent" instead.
+
 The adapters constrain every reply with a JSON schema (a judge's ballot), so the agent asks
 for ``{"answer": "..."}`` (`ANSWER_SCHEMA`) and reads the answer from it; a reply that is not
 that JSON (a server told to send plain text) is the answer as it is.
@@ -27,14 +46,17 @@ from jury.adapters import (
     Agent,
     AgentError,
     AgentReply,
+    Image,
     InvalidReply,
     JudgeModel,
     JudgeReply,
     JudgeRequest,
     Message,
     family_of,
+    images_refusal,
     parse_reply,
 )
+from jury.cases import placeholder
 
 from ._template import render
 
@@ -50,6 +72,25 @@ ANSWER_SCHEMA: dict[str, Any] = {
 ANSWER_SYSTEM = 'Reply with a JSON object {"answer": "<your reply to the user>"} and nothing else.'
 
 
+def _marked(text: str, count: int) -> list[int]:
+    """The numbers (from 1) of the images among `count` that `text` marks."""
+    return [n for n in range(1, count + 1) if placeholder(n) in text]
+
+
+def with_images(messages: tuple[Message, ...], images: tuple[Image, ...]) -> tuple[Message, ...]:
+    """`messages` with each user message carrying the images its text marks, and the images
+    no user message marks carried by the last (see the module's text)."""
+    carried: list[list[int]] = [
+        _marked(m.content, len(images)) if m.role == "user" else [] for m in messages
+    ]
+    seen = {n for numbers in carried for n in numbers}
+    carried[-1] += [n for n in range(1, len(images) + 1) if n not in seen]
+    return tuple(
+        Message(m.role, m.content, tuple(images[n - 1] for n in sorted(numbers))) if numbers else m
+        for m, numbers in zip(messages, carried, strict=True)
+    )
+
+
 class ModelAgent(Agent):
     """A model answering each case (see the module's text)."""
 
@@ -63,12 +104,15 @@ class ModelAgent(Agent):
         template: str | None = None,
         family: str | None = None,
         max_tokens: int = 1024,
+        images: bool = False,
     ) -> None:
         self.name = name
         self.model = model
         self.template = template
         self.family = family or family_of(name)
         self.max_tokens = max_tokens
+        # ``agent_images = true`` speaks for the model, as a juror's ``images = true`` does.
+        self.blind = None if images else images_refusal(name)
 
     def request_for(self, case: Case) -> JudgeRequest:
         """The request that asks the model to answer `case`."""
@@ -82,6 +126,12 @@ class ModelAgent(Agent):
             messages = (Message("user", case.question),)
         if not messages or messages[-1].role != "user" or not messages[-1].content.strip():
             raise AgentError(f"case {case.id!r} gives the model nothing to answer")
+        if case.images:
+            if self.blind is not None:
+                raise AgentError(
+                    f"not asked: the case has {len(case.images)} image(s) and {self.blind}"
+                )
+            messages = with_images(messages, case.images)
         return JudgeRequest(
             system="\n\n".join(system),
             messages=messages,
@@ -121,7 +171,12 @@ class ModelAgent(Agent):
 
 
 def create(
-    spec: str, model: JudgeModel, *, template: str | None = None, family: str | None = None
+    spec: str,
+    model: JudgeModel,
+    *,
+    template: str | None = None,
+    family: str | None = None,
+    images: bool = False,
 ) -> Agent:
     """The agent of ``provider/model`` (the model already resolved by the registry)."""
-    return ModelAgent(spec, model, template=template, family=family)
+    return ModelAgent(spec, model, template=template, family=family, images=images)

@@ -16,7 +16,7 @@ from typing import Any
 from jury import Case
 from jury.adapters import AgentError
 
-__all__ = ["lookup", "render", "render_value"]
+__all__ = ["lookup", "render", "render_value", "variables"]
 
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}")
 _MISSING = object()
@@ -54,6 +54,11 @@ def lookup(case: Case, name: str) -> Any:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def variables(template: str) -> list[str]:
+    """The names `template` gives in ``{{name}}``, in order."""
+    return _VAR.findall(template)
 
 
 def render(template: str, case: Case) -> str:
