@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from images_helpers import BMP, PNG_URI
@@ -107,7 +108,7 @@ def test_agent_images_true_lets_a_compatible_servers_model_answer_the_image_case
 def test_a_request_the_provider_refuses_for_its_image_fails_that_case_at_the_agent_stage(
     served: ServerThread, tmp_path: Path
 ) -> None:
-    bitmap = dict(CASES[0], id="bmp")
+    bitmap: dict[str, Any] = {**CASES[0], "id": "bmp"}
     bitmap["messages"] = [
         {
             "role": "user",
