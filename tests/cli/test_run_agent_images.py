@@ -20,7 +20,7 @@ AGENT_MODEL = "gpt-5.4-mini-2026-03-17"
 #: The offline juror cannot see the image: that case is left undecided and the gate does not
 #: pass (the exit of a gate not met); the plain case passes.
 NOT_PASSED = 1
-CASES = [
+CASES: list[dict[str, Any]] = [
     {
         "id": "cat",
         "golden_answer": "A cat.",
