@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from jury.adapters import BatchAPI, JudgeReply, batch_price
 
-from ._wire import HttpStatusError, MalformedReplyError, json_object
+from ._wire import HttpStatusError, MalformedReplyError, json_object, sendable
 
 if TYPE_CHECKING:
     from ._wire import WireModel
@@ -148,6 +148,8 @@ class Http:
         if body is not None:
             data = json.dumps(body, ensure_ascii=False).encode()
             sent["content-type"] = "application/json"
+        if isinstance(data, bytes):
+            data = sendable(data)
         async with self._open().request(
             method, url, data=data, params=params, headers=sent
         ) as response:

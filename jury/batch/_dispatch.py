@@ -183,6 +183,9 @@ class Dispatcher:
                 return
             self._store.update(row.label, "submitted", error=str(exc))
             self._store.collect(row.label, (), ("errored", f"the batch was refused: {exc}", False))
+            # Its requests have their outcome now: the next pass reads them (a run whose
+            # only batch was refused would otherwise see no progress, and stop).
+            self.collected += 1
             self._notify(f"batch {row.label} ({row.model}): refused: {exc}")
             return
         # Its input file is kept until its results are in: a batch the provider fails for

@@ -10,6 +10,10 @@ difference is below the call layer, in `BatchedModel.complete`:
   *deferred*: `Deferred` unwinds it, and it is judged again in a later pass, once the batch
   has ended. Its other jurors' calls have been written too by then, so one pass sends every
   first request of every case, and the next one every re-ask.
+- it is larger alone than a batch of its provider may be (a case's big images: Gemini's
+  inline batches hold 20 MB, where one online call takes 100 MB): no batch can carry it, so
+  it is asked online at once and kept in the store as the online calls of a juror without a
+  batch API are; its vote is the one the run online would have had, at the online price.
 
 Nothing of a deferred case is held in memory between passes (a million cases wait in a file
 and a database, not in coroutines), and nothing is lost: what a pass learnt is in the store.
@@ -108,8 +112,13 @@ class Batcher:
         self._written = 0
         self._opened = 0.0
 
-    def add(self, key: str, tries: int, case_id: str, request: JudgeRequest) -> None:
+    def add(self, key: str, tries: int, case_id: str, request: JudgeRequest) -> bool:
+        """Write the request into the batch being collected; False, writing nothing, for a
+        request larger alone than a batch of the provider may be (a case's images: Gemini's
+        inline batches take 20 MB, its online calls 100 MB), which no batch can carry."""
         line = self.api.entry(custom_id(key, tries), request) + b"\n"
+        if len(line) > self._bytes:
+            return False
         tokens = tokens_of(line)
         if self._file is not None and (
             self._count >= self._size
@@ -129,6 +138,7 @@ class Batcher:
         self._count += 1
         self._written += len(line)
         self._tokens += tokens
+        return True
 
     def due(self) -> bool:
         """Whether the batch being collected has waited long enough to be sent."""
@@ -207,9 +217,10 @@ class BatchedModel(JudgeModel):
         case_id = request.case.id if request.case is not None else ""
         row = self._store.lookup(key)
         if row is None:
-            if self.batcher is None:
+            if self.batcher is None or not self.batcher.add(key, 1, case_id, request):
+                # No batch can carry it (`Batcher.add`): asked online, at the online price,
+                # so that its vote is the one the same run online would have.
                 return await self._online(request, key, 1, case_id)
-            self.batcher.add(key, 1, case_id, request)
             return await self._defer()
         if row.reply is not None:
             if row.state == "online":
@@ -233,7 +244,8 @@ class BatchedModel(JudgeModel):
             )
         if self._fallback_online or self.batcher is None:
             return await self._online(request, key, row.tries + 1, case_id)
-        self.batcher.add(key, row.tries + 1, case_id, request)
+        if not self.batcher.add(key, row.tries + 1, case_id, request):
+            return await self._online(request, key, row.tries + 1, case_id)
         return await self._defer()
 
     async def _online(

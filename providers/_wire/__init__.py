@@ -52,6 +52,7 @@ from ._transport import (
     TransportName,
     json_object,
     pick_transport,
+    sendable,
 )
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "pick_transport",
     "rate_limit_headers",
     "read_key",
+    "sendable",
 ]
 
 #: Providers whose prices genai-prices keeps.

@@ -3,6 +3,7 @@ every provider's official client plugs into, and the choice between them."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from abc import ABC, abstractmethod
@@ -22,7 +23,20 @@ __all__ = [
     "TransportName",
     "json_object",
     "pick_transport",
+    "sendable",
 ]
+
+#: Bodies above this many bytes are handed to aiohttp as a stream: it warns (ResourceWarning,
+#: "Sending a large body directly with raw bytes might lock the event loop") for raw bytes
+#: over 1 MiB (aiohttp/payload.py TOO_LARGE_BYTES_BODY), which a case's images easily pass.
+LARGE_BODY = 2**20
+
+
+def sendable(payload: bytes) -> bytes | io.BytesIO:
+    """`payload` as aiohttp is to send it: the bytes themselves, or over `LARGE_BODY` a
+    `BytesIO` (written in chunks, with its Content-Length all the same)."""
+    return io.BytesIO(payload) if len(payload) > LARGE_BODY else payload
+
 
 TransportName = Literal["direct", "sdk"]
 
@@ -94,7 +108,7 @@ class DirectTransport(Transport):
             )
         payload = json.dumps(body, ensure_ascii=False).encode()
         async with self._session.post(
-            self.wire.url(model), data=payload, headers=self._headers
+            self.wire.url(model), data=sendable(payload), headers=self._headers
         ) as response:
             raw = await response.read()
             if response.status >= 400:

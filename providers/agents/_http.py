@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from jury import Case
 from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, reply_from
 
+from .._wire import sendable
 from ._template import render_value, variables
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ class HttpAgent(Agent):
         self._body = body
         self._fields = fields
         self._session: aiohttp.ClientSession | None = None
+        # As aiohttp's ``json=`` sets it: unless the jury file's headers give one.
+        given = any(name.lower() == "content-type" for name in self._headers)
+        self._content_type = {} if given else {"Content-Type": "application/json"}
         if body is not None and not places_images(body):
             self.blind = "its agent_body places no {{images}}"
 
@@ -121,7 +125,12 @@ class HttpAgent(Agent):
         started = time.perf_counter()
         try:
             async with self._client().post(
-                self.url, json=payload, timeout=aiohttp.ClientTimeout(total=self.timeout)
+                self.url,
+                # Serialised here, as aiohttp's ``json=`` would, to be sent as a stream when
+                # large (a case's images): see `sendable`.
+                data=sendable(json.dumps(payload).encode()),
+                headers=self._content_type,
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
             ) as response:
                 raw = await response.read()
                 status, kind = response.status, response.content_type
