@@ -64,10 +64,9 @@ def test_a_model_agent_is_sent_the_image_and_a_rerun_pays_for_it_once(
     asked = _asked(served)
     assert len(asked) == 2
     assert sum(PNG_URI in body for body in asked) == 1  # the image case's request carries it
-    recorded = {
-        case["id"]: case
-        for case in map(json.loads, (tmp_path / "run/cases.jsonl").read_text().splitlines())
-    }
+    lines = (tmp_path / "run/cases.jsonl").read_text().splitlines()
+    recorded = {case["id"]: case for case in map(json.loads, lines)}
+    assert len(lines) == len(recorded) == 2  # each answered case recorded once
     assert recorded["cat"]["answer"] == "A cat."
     # The record keeps the image with the answered case: judging it again sees what it saw.
     assert recorded["cat"]["images"][0]["data"] == PNG_URI.split(",", 1)[1]

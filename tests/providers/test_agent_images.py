@@ -135,6 +135,34 @@ async def test_in_a_conversation_each_image_goes_with_the_user_turn_that_shows_i
     assert "[image 2]" in last[0]["text"]
 
 
+async def test_an_image_no_user_turn_shows_goes_with_the_turn_the_model_answers(
+    server: FakeProviderServer,
+) -> None:
+    case = Case.model_validate(
+        {
+            "id": "system-image",
+            "turns": [
+                {
+                    "role": "system",
+                    "content": [
+                        {"type": "text", "text": "Our logo:"},
+                        {"type": "image_url", "image_url": {"url": PNG_URI}},
+                    ],
+                },
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": "Is our logo blue?"},
+            ],
+        }
+    )
+    agent = resolve_agent(OPENAI, AgentSettings())
+    request = agent.request_for(case)
+    assert "[image 1]" in request.system
+    first, _, last = request.messages
+    assert first.images == ()
+    assert last.images == case.images  # not dropped: sent with the question answered
+
+
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 async def test_the_fakes_image_rules_apply_to_the_agents_requests(
     server: FakeProviderServer, spec: str
