@@ -1,6 +1,7 @@
-"""`jury/engine/_soft.py` as it was at 20b9350, before its reads were made cheaper (polish21):
-kept below this note as it was (its relative imports made absolute) so that `test_soft_pinned.py` can compare the new reader
-against it, probability for probability. Not imported by the package.
+"""`jury/engine/_soft.py` as it was at 20b9350, before its reads were made cheaper (polish21),
+kept below this note as it was (its relative imports made absolute) so that
+`test_soft_pinned.py` can compare the new reader against it, probability for probability.
+Not imported by the package.
 
 Soft confidence: the probability of a juror's verdict, not just the verdict.
 
