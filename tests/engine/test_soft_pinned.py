@@ -44,7 +44,11 @@ def odds_of(rng: random.Random, written: str, others: list[str]) -> dict[str, fl
     return {value.strip('"'): w / total for value, w in zip(chosen, weights, strict=True)}
 
 
-def reply_of(rng: random.Random, rubric: Rubric, key: str) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+#: A field's values as the fake spells them, with their probabilities.
+Odds = dict[str, dict[str, float]]
+
+
+def reply_of(rng: random.Random, rubric: Rubric, key: str) -> tuple[dict[str, Any], Odds]:
     """A valid reply to the rubric's prompt `key`, and the odds of some of its fields."""
     if rubric.kind == "scale":
         metrics = [m.name for m in rubric.metrics(CASE)]
