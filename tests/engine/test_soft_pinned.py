@@ -13,7 +13,7 @@ import pytest
 import soft_before
 
 from jury import Case, load_rubric
-from jury.adapters import Rubric, TokenLogprob
+from jury.adapters import InvalidReply, Rubric, TokenLogprob
 from jury.engine._soft import outcomes, soft_odds
 from jury.testing._logprobs import tokens_of
 
@@ -119,3 +119,46 @@ def test_a_scale_reply_with_an_abstained_metric_is_read_as_before() -> None:
     assert all("correctness" not in ballot.scores for ballot, _ in after)
     pinned = soft_before.soft_odds(rubric, CASE, [(prompt, after)])
     assert soft_odds(rubric, CASE, [(prompt, after)]) == pinned
+
+
+def test_the_scale_rubrics_shortcut_reads_a_value_as_reading_the_whole_reply_does() -> None:
+    rubric = load_rubric("five-metric")
+    (prompt,) = rubric.prompts(CASE)
+    data = {"reason": "fine", **{m.name: 4 for m in rubric.metrics(CASE)}}
+    base = rubric.read(CASE, prompt, data)
+    for value in [1, 3, 5, 0, 6, 4.0, 4.5, True, False, "4", None, [4], {"v": 4}]:
+        try:
+            whole: Any = rubric.read(CASE, prompt, {**data, "correctness": value})
+        except InvalidReply:
+            whole = InvalidReply
+        try:
+            alone: Any = rubric.read_value(CASE, prompt, base, ("correctness",), value)
+        except InvalidReply:
+            alone = InvalidReply
+        # None: the shortcut leaves the value to `read` (a null may be an abstention).
+        assert alone in (whole, None), value
+        assert (alone is None) == (value is None)
+
+
+def test_a_scale_reply_is_not_validated_again_for_each_alternative(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rubric = load_rubric("five-metric")
+    (prompt,) = rubric.prompts(CASE)
+    reply = {"reason": "fine", **{m.name: 4 for m in rubric.metrics(CASE)}}
+    text = json.dumps(reply)
+    odds = {"correctness": {"4": 0.5, "5": 0.3, "3": 0.2}, "relevance": {"4": 0.6, "2": 0.4}}
+    tokens = tuple(TokenLogprob(t.text, t.logprob, t.top) for t in tokens_of(text, odds, 5))
+    base = rubric.read(CASE, prompt, reply)
+    reads: list[Any] = []
+    whole = rubric.read
+
+    def counted(*args: Any) -> Any:
+        reads.append(args)
+        return whole(*args)
+
+    monkeypatch.setattr(rubric, "read", counted)
+    found = outcomes(rubric, CASE, prompt, reply, text, tokens, base)
+    assert found is not None
+    assert len(found) == 6  # every combination of the two fields' values, each read
+    assert reads == []
