@@ -25,6 +25,7 @@ import bisect
 import itertools
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -105,6 +106,7 @@ def _object(text: str, at: int, path: Path, spans: dict[Path, Span]) -> int:
         at = end
 
 
+_TEXT = operator.attrgetter("token")
 #: Where each token of a reply starts and ends in its text (two ascending lists).
 Offsets = tuple[list[int], list[int]]
 
@@ -112,7 +114,7 @@ Offsets = tuple[list[int], list[int]]
 def token_offsets(tokens: Sequence[TokenLogprob]) -> Offsets:
     """Each token's start and end in the reply's text: found once a reply, so that a field's
     tokens are found by bisection rather than by a walk over every token for every field."""
-    ends = list(itertools.accumulate(len(token.token) for token in tokens))
+    ends = list(itertools.accumulate(map(len, map(_TEXT, tokens))))
     return [0, *ends[:-1]], ends
 
 
@@ -359,8 +361,9 @@ def _metric_mass(rows: Sequence[tuple[float, Mapping[str, Any]]]) -> dict[str, d
     for name in dict.fromkeys(itertools.chain.from_iterable(s for _, s in rows)):
         column = [scores.get(name, _MISSING) for _, scores in rows]
         first = column[0]
-        kind = first.__class__
-        if all(v.__class__ is kind and v == first for v in column):
+        # One value (equal, and of one type: True == 1 == 1.0 are spelt apart), told by
+        # built-ins rather than a loop here.
+        if column.count(first) == len(column) and len(set(map(type, column))) == 1:
             values[name] = {spelt(first): sum(weight for weight, _ in rows)}
             continue
         metric: dict[str, float] = {}
