@@ -313,28 +313,30 @@ def soft_odds(
     them) from the same combined ballots: an alternative that abstains gives no metric a
     value, so each metric's is over the mass that gave it one (issue 21)."""
     odds: dict[str, float] = {}
-    lists = [
-        [(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt
-    ]
-    if math.prod(len(ballots) for ballots in lists) > _MOST:
-        return {}, {}
-    # One prompt, combined by the base class (which returns its one ballot): not called for
-    # each combination.
-    alone = len(lists) == 1 and type(rubric).combine is Rubric.combine
     rows: list[tuple[float, Mapping[str, Any]]] = []
-    for combination in itertools.product(*lists):
-        if alone:
-            ((_, combined, weight),) = combination
-        else:
+    if len(per_prompt) == 1 and type(rubric).combine is Rubric.combine:
+        # One prompt, combined by the base class (which returns its one ballot): each
+        # ballot is its own combination, and `combine` is not called for each.
+        ((_, ballots),) = per_prompt
+        if len(ballots) > _MOST:
+            return {}, {}
+        for ballot, weight in ballots:
+            key = str(rubric.verdict_of(case, ballot.scores).value)
+            odds[key] = odds.get(key, 0.0) + weight
+            rows.append((weight, ballot.scores))
+    else:
+        lists = [[(p, ballot, weight) for ballot, weight in found] for p, found in per_prompt]
+        if math.prod(len(ballots) for ballots in lists) > _MOST:
+            return {}, {}
+        for combination in itertools.product(*lists):
             weight = math.prod(w for _, _, w in combination)
-            found = rubric.combine(case, [(p, b) for p, b, _ in combination])
-            if isinstance(found, str):
+            combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
+            if isinstance(combined, str):
                 odds[ABSTAINED] = odds.get(ABSTAINED, 0.0) + weight
                 continue
-            combined = found
-        key = str(rubric.verdict_of(case, combined.scores).value)
-        odds[key] = odds.get(key, 0.0) + weight
-        rows.append((weight, combined.scores))
+            key = str(rubric.verdict_of(case, combined.scores).value)
+            odds[key] = odds.get(key, 0.0) + weight
+            rows.append((weight, combined.scores))
     values = _metric_mass(rows)
     total = sum(odds.values())
     if total <= 0:
