@@ -12,7 +12,16 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 
 from jury import Ballot, Case, MetricResult, Verdict
 from jury.adapters import (
@@ -23,6 +32,7 @@ from jury.adapters import (
     ReferenceJudge,
     Rubric,
     Score,
+    pydantic_reason,
     validate_model,
 )
 
@@ -132,7 +142,7 @@ class ScaleRubric(Rubric):
             "reason": (Annotated[StrictStr, Field(min_length=1)], ...),
         }
         for metric in self.spec.metrics:
-            fields[metric.name] = (StrictInt, ...)
+            fields[metric.name] = (_SCORE, ...)
         model: type[BaseModel] = create_model(
             f"{self.name}-reply".replace("-", "_"),
             __config__=ConfigDict(extra="ignore"),
@@ -194,6 +204,30 @@ class ScaleRubric(Rubric):
             raise InvalidReply("; ".join(problems))
         return Ballot(scores=values, reason=reason)
 
+    def read_value(
+        self, case: Case, prompt: Prompt, ballot: Ballot, path: tuple[str, ...], value: Any
+    ) -> Ballot | None:
+        # A metric's score is validated alone, by the reply model's own type for it, and
+        # checked against the scale as `read` checks it; nothing else of the reply depends
+        # on it. A null (which `not_measured` may make an abstention) is left to `read`.
+        name = path[0] if len(path) == 1 else ""
+        if value is None or name not in ballot.scores or name not in self._metric_names:
+            return None
+        try:
+            score = _SCORE_VALIDATOR.validate_python(value, strict=True)
+        except ValidationError as exc:
+            raise InvalidReply(pydantic_reason(exc)) from None
+        if not self.low <= score <= self.high:
+            raise InvalidReply(f"{name}: {score} is outside {self.low}..{self.high}")
+        # Built directly: `dataclasses.replace` costs four times as much, once per value.
+        return Ballot(
+            scores={**ballot.scores, name: score},
+            reason=ballot.reason,
+            details=ballot.details,
+            verdict=ballot.verdict,
+            generated=ballot.generated,
+        )
+
     def reference_reply(self, case: Case, prompt: Prompt, judge: ReferenceJudge) -> dict[str, Any]:
         """Each metric rated by its name, from the judge's 1-5 onto this rubric's scale."""
         ratings = judge.rate(case.answer or "", [m.name for m in self.spec.metrics])
@@ -246,13 +280,16 @@ class ScaleRubric(Rubric):
     def verdict_of(self, case: Case, scores: Mapping[str, Score]) -> Verdict:
         # The same rule as `decide` on one juror's values (no ties are possible), without
         # building per-metric results: this runs for every vote.
-        thresholds = self.thresholds
-        # A metric the juror abstained on is not in its scores, and not in its pass rule.
-        if not any(name in scores for name in thresholds):
-            return Verdict.INCONCLUSIVE
-        if all(scores[name] >= limit for name, limit in thresholds.items() if name in scores):  # type: ignore[operator]
-            return Verdict.PASS
-        return Verdict.FAIL
+        # A metric the juror abstained on is not in its scores, and not in its pass rule. One
+        # plain loop (not any() and all() over generators): soft confidence asks this for
+        # every alternative reply.
+        measured = False
+        for name, limit in self.thresholds.items():
+            if name in scores:
+                if not scores[name] >= limit:  # type: ignore[operator]
+                    return Verdict.FAIL
+                measured = True
+        return Verdict.PASS if measured else Verdict.INCONCLUSIVE
 
     def with_thresholds(self, thresholds: Mapping[str, float]) -> ScaleRubric:
         names = {m.name for m in self.spec.metrics}
@@ -278,6 +315,12 @@ class ScaleRubric(Rubric):
 
     def fingerprint(self) -> str:
         return hashlib.sha256(self.spec.model_dump_json().encode()).hexdigest()[:16]
+
+
+#: A metric's score in the reply model, and its validator alone (`read_value`).
+_SCORE = StrictInt
+#: (Its core validator: `TypeAdapter.validate_python`'s wrapper costs as much again.)
+_SCORE_VALIDATOR = TypeAdapter(_SCORE).validator
 
 
 def _abstained(data: Any, metrics: frozenset[str]) -> list[str]:

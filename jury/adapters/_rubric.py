@@ -157,6 +157,22 @@ class Rubric(ABC):
     def read(self, case: Case, prompt: Prompt, data: Any) -> Ballot:
         """Validate a parsed reply against the schema and the rules; raise `InvalidReply`."""
 
+    def read_value(
+        self, case: Case, prompt: Prompt, ballot: Ballot, path: tuple[str, ...], value: Any
+    ) -> Ballot | None:
+        """What `read` gives for the reply `ballot` was read from with its field at `path`
+        (keys from the top of the reply) set to `value`: a shortcut for soft confidence,
+        which reads every value the judge might have written in a field (each alternative
+        token), and would otherwise validate the whole reply again for each.
+
+        A rubric may override it for fields it reads on their own: a value that is invalid
+        there makes the reply invalid whatever its other fields say (raise `InvalidReply`),
+        and a valid one changes nothing but what that field gives. Return None (the
+        default) where it cannot tell: the whole reply is then read. It must agree with
+        `read`.
+        """
+        return None
+
     @abstractmethod
     def decide(self, case: Case, results: Mapping[str, MetricResult]) -> Decision:
         """Decide the case from the aggregated metrics (or one juror's own values)."""

@@ -23,7 +23,7 @@ import numpy as np
 from .._errors import ConfigError
 from .._verdict import Verdict
 from ._evidence import Labelled
-from ._fitting import cheapest_within, fit_jury
+from ._fitting import MIN_LABELLED, cheapest_within, fit_jury
 from ._learn import folds_of
 
 if TYPE_CHECKING:
@@ -106,6 +106,17 @@ def recommend_cascade(
     rng = np.random.default_rng([seed, 21])
     assigned = folds_of([table.labels[i] for i in labelled], inner_folds, rng)
     held = [[labelled[j] for j in np.nonzero(assigned == f)[0]] for f in range(inner_folds)]
+    # Each order is fitted on the folds but one: each such share must be enough for a fit,
+    # or the fit's own refusal would count the labels of one share, not the user's.
+    fewest = len(labelled) - max(len(members) for members in held)
+    if fewest < MIN_LABELLED:
+        raise ConfigError(
+            f"{len(labelled)} case(s) labelled on {table.target}: too few to recommend a "
+            f"cascade out of sample, which fits each order on {inner_folds - 1} of "
+            f"{inner_folds} folds of them ({fewest} case(s) here) and a fit needs at least "
+            f"{MIN_LABELLED}; label about {-(-MIN_LABELLED * inner_folds // (inner_folds - 1))}"
+            " or more"
+        )
     options = []
     for name, tiers in orders.items():
         right = cases = 0

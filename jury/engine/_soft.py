@@ -25,6 +25,7 @@ import bisect
 import itertools
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -105,6 +106,7 @@ def _object(text: str, at: int, path: Path, spans: dict[Path, Span]) -> int:
         at = end
 
 
+_TEXT = operator.attrgetter("token")
 #: Where each token of a reply starts and ends in its text (two ascending lists).
 Offsets = tuple[list[int], list[int]]
 
@@ -112,7 +114,7 @@ Offsets = tuple[list[int], list[int]]
 def token_offsets(tokens: Sequence[TokenLogprob]) -> Offsets:
     """Each token's start and end in the reply's text: found once a reply, so that a field's
     tokens are found by bisection rather than by a walk over every token for every field."""
-    ends = list(itertools.accumulate(len(token.token) for token in tokens))
+    ends = list(itertools.accumulate(map(len, map(_TEXT, tokens))))
     return [0, *ends[:-1]], ends
 
 
@@ -136,10 +138,15 @@ def value_odds(
     odds: dict[str, tuple[Any, float]] = {}
 
     def add(literal: str, logprob: float) -> None:
-        try:
-            value = literal if quoted else json.loads(literal)
-        except ValueError:
-            return
+        if quoted:
+            value: Any = literal
+        elif literal.isascii() and literal.isdigit() and (literal[0] != "0" or len(literal) == 1):
+            value = int(literal)  # what json.loads makes of it (a score), without the parser
+        else:
+            try:
+                value = json.loads(literal)
+            except ValueError:
+                return
         if quoted and ('"' in literal or "\\" in literal):
             return
         known = odds.get(literal)
@@ -170,9 +177,11 @@ def outcomes(
     data: Any,
     text: str,
     tokens: Sequence[TokenLogprob],
+    ballot: Ballot | None = None,
 ) -> list[tuple[Ballot, float]] | None:
     """The ballots the judge's reply might have been, each with its probability (summing to
-    1), from the log-probabilities of its fields' values; None when none can be read."""
+    1), from the log-probabilities of its fields' values; None when none can be read.
+    `ballot`: the rubric's read of `data`, when the caller has it (read here otherwise)."""
     spans = field_spans(text)
     if spans is None or not isinstance(data, Mapping) or not tokens:
         return None
@@ -192,24 +201,62 @@ def outcomes(
         return None  # no value of a few choices: nothing a verdict's probability rests on
     if math.prod(len(c) for _, c in choices) > _MOST:
         return None  # too many combinations to read each: no distribution rather than a cut one
+    base = rubric.read(case, prompt, data) if ballot is None else ballot
     if not choices:
         # The judge was sure of every value it wrote (the provider listed no alternative).
-        return [(rubric.read(case, prompt, data), 1.0)]
-    read: list[tuple[Ballot, float]] = []
-    for combination in itertools.product(*(c for _, c in choices)):
-        variant: Any = data
-        weight = 1.0
-        for (path, _), (value, probability) in zip(choices, combination, strict=True):
-            variant = _replaced(variant, path, value)
-            weight *= probability
-        try:
-            read.append((rubric.read(case, prompt, variant), weight))
-        except InvalidReply:
-            continue
+        return [(base, 1.0)]
+    read = _variants(rubric, case, prompt, data, base, choices)
     total = sum(weight for _, weight in read)
     if total <= 0:
         return None
     return [(ballot, weight / total) for ballot, weight in read]
+
+
+#: One combination of alternative values on its way: the ballot read so far (None once the
+#: rubric's shortcut could not tell, so that the whole variant is read at the end), its
+#: weight, and the values it set.
+_Partial = tuple[Ballot | None, float, tuple[tuple[Path, Any], ...]]
+
+
+def _variants(
+    rubric: Rubric,
+    case: Case,
+    prompt: Prompt,
+    data: Any,
+    base: Ballot,
+    choices: Sequence[tuple[Path, list[tuple[Any, float]]]],
+) -> list[tuple[Ballot, float]]:
+    """Every combination of the fields' alternative values that the rubric reads as valid,
+    with its weight, in `itertools.product` order. A field is read alone where the rubric
+    can (`Rubric.read_value`): the reply is not validated again for each alternative, and a
+    value invalid in its field drops every combination with it at once. Elsewhere the whole
+    variant is read, as it always was. The weights multiply in the same order either way."""
+    level: list[_Partial] = [(base, 1.0, ())]
+    for path, values in choices:
+        grown: list[_Partial] = []
+        for ballot, weight, set_ in level:
+            for value, probability in values:
+                found = ballot
+                if ballot is not None:
+                    try:
+                        found = rubric.read_value(case, prompt, ballot, path, value)
+                    except InvalidReply:
+                        continue
+                grown.append((found, weight * probability, (*set_, (path, value))))
+        level = grown
+    read: list[tuple[Ballot, float]] = []
+    for shortcut, weight, set_ in level:
+        if shortcut is not None:
+            read.append((shortcut, weight))
+            continue
+        variant: Any = data
+        for path, value in set_:
+            variant = _replaced(variant, path, value)
+        try:
+            read.append((rubric.read(case, prompt, variant), weight))
+        except InvalidReply:
+            continue
+    return read
 
 
 _MISSING = object()
@@ -266,28 +313,68 @@ def soft_odds(
     them) from the same combined ballots: an alternative that abstains gives no metric a
     value, so each metric's is over the mass that gave it one (issue 21)."""
     odds: dict[str, float] = {}
-    values: dict[str, dict[str, float]] = {}
-    lists = [
-        [(prompt, ballot, weight) for ballot, weight in ballots] for prompt, ballots in per_prompt
-    ]
-    if math.prod(len(ballots) for ballots in lists) > _MOST:
-        return {}, {}
-    for combination in itertools.product(*lists):
-        weight = math.prod(w for _, _, w in combination)
-        combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
-        if isinstance(combined, str):
-            key = ABSTAINED
-        else:
+    rows: list[tuple[float, Mapping[str, Any]]] = []
+    if len(per_prompt) == 1 and type(rubric).combine is Rubric.combine:
+        # One prompt, combined by the base class (which returns its one ballot): each
+        # ballot is its own combination, and `combine` is not called for each.
+        ((_, ballots),) = per_prompt
+        if len(ballots) > _MOST:
+            return {}, {}
+        for ballot, weight in ballots:
+            key = str(rubric.verdict_of(case, ballot.scores).value)
+            odds[key] = odds.get(key, 0.0) + weight
+            rows.append((weight, ballot.scores))
+    else:
+        lists = [[(p, ballot, weight) for ballot, weight in found] for p, found in per_prompt]
+        if math.prod(len(ballots) for ballots in lists) > _MOST:
+            return {}, {}
+        for combination in itertools.product(*lists):
+            weight = math.prod(w for _, _, w in combination)
+            combined = rubric.combine(case, [(p, b) for p, b, _ in combination])
+            if isinstance(combined, str):
+                odds[ABSTAINED] = odds.get(ABSTAINED, 0.0) + weight
+                continue
             key = str(rubric.verdict_of(case, combined.scores).value)
-            for name, value in combined.scores.items():
-                spelt = value_key(value)
-                metric = values.setdefault(name, {})
-                metric[spelt] = metric.get(spelt, 0.0) + weight
-        odds[key] = odds.get(key, 0.0) + weight
+            odds[key] = odds.get(key, 0.0) + weight
+            rows.append((weight, combined.scores))
+    values = _metric_mass(rows)
     total = sum(odds.values())
     if total <= 0:
         return {}, {}
     return {key: value / total for key, value in sorted(odds.items())}, _normalised(values)
+
+
+def _metric_mass(rows: Sequence[tuple[float, Mapping[str, Any]]]) -> dict[str, dict[str, float]]:
+    """Each metric's mass on each of its values (as a fit spells them) over the combined
+    ballots `rows` (weight, scores), added in the rows' order. A metric that has one value
+    in every row (a field the judge was sure of) has all the mass on it: summed at once."""
+    spelt_of: dict[tuple[type, Any], str] = {}
+
+    def spelt(value: Any) -> str:
+        # Each value spelt once, keyed by its type too: True, 1 and 1.0 are equal keys, and
+        # spelt "true", "1" and "1".
+        typed = (value.__class__, value)
+        found = spelt_of.get(typed)
+        if found is None:
+            found = spelt_of[typed] = value_key(value)
+        return found
+
+    values: dict[str, dict[str, float]] = {}
+    for name in dict.fromkeys(itertools.chain.from_iterable(s for _, s in rows)):
+        column = [scores.get(name, _MISSING) for _, scores in rows]
+        first = column[0]
+        # One value (equal, and of one type: True == 1 == 1.0 are spelt apart), told by
+        # built-ins rather than a loop here.
+        if column.count(first) == len(column) and len(set(map(type, column))) == 1:
+            values[name] = {spelt(first): sum(weight for weight, _ in rows)}
+            continue
+        metric: dict[str, float] = {}
+        for (weight, _), value in zip(rows, column, strict=True):
+            if value is not _MISSING:
+                key = spelt(value)
+                metric[key] = metric.get(key, 0.0) + weight
+        values[name] = metric
+    return values
 
 
 def _normalised(values: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:

@@ -288,7 +288,7 @@ class Voter:
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 generated, data = seat.strategy.read(data)
-                ballot = self.rubric.read(case, prompt, data)
+                read_ballot = ballot = self.rubric.read(case, prompt, data)
                 if generated:
                     ballot = replace(ballot, generated=generated)
             except InvalidReply as exc:
@@ -304,7 +304,10 @@ class Voter:
                 messages = (*messages, *said, Message("user", REASK.format(reason=reason)))
                 continue
             if reply.logprobs:
-                read = outcomes(self.rubric, case, prompt, data, reply.text, reply.logprobs)
+                # The reply as the rubric read it (not read again), before the strategy's.
+                read = outcomes(
+                    self.rubric, case, prompt, data, reply.text, reply.logprobs, read_ballot
+                )
                 if read is not None:
                     chain.soft[prompt.key, sample] = read
             return ballot
@@ -399,6 +402,8 @@ def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
 
 
 def _mean(odds: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    if len(odds) == 1:  # one sample (the usual): its own, exactly what the sum over 1 gives
+        return dict(sorted(odds[0].items()))
     keys = sorted({key for o in odds for key in o})
     return {k: sum(o.get(k, 0.0) for o in odds) / len(odds) for k in keys}
 

@@ -19,7 +19,7 @@ from ..runs._records import read_cases, read_verdicts, require_manifest
 from ._agreement import manifest_rubric, rubric_metrics
 from ._page import render_page
 from ._summary import summarize
-from ._views import anchor, number
+from ._views import anchor, confidence_view, number
 
 __all__ = ["Comparison", "render_compare"]
 
@@ -62,6 +62,8 @@ def _side(verdict: CaseVerdict | None, case: Case | None) -> dict[str, Any] | No
                 "juror": vote.juror,
                 "verdict": vote.verdict.value if vote.verdict else vote.status.value,
                 "reason": vote.reason or vote.error or "",
+                # How sure the juror was, formatted as the run's own report shows it.
+                "confidence": confidence_view(vote),
             }
             for vote in verdict.votes
         ],

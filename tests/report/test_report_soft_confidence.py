@@ -180,3 +180,48 @@ async def test_the_browser_shows_the_probability_in_the_vote_card(run_dir: Path)
             PLAIN: [None, None],
         }
         assert page.errors == []
+
+
+@pytest.fixture
+def compare_page(run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`jury report --compare` of the run (A) and the same run re-scored (B): the votes, and
+    their probabilities, are the same on both sides."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["rescore", str(run_dir), "--threshold", "2", "--out", "b"]) in (0, 1, 3)
+    assert main(["report", "--compare", str(run_dir), "b", "--html", "cmp.html"]) == 0
+    return tmp_path / "cmp.html"
+
+
+def test_the_comparison_shows_each_votes_probability_as_the_run_report_does(
+    compare_page: Path,
+) -> None:
+    page = compare_page.read_text(encoding="utf-8")
+    start = page.index('<article class="case" id="case-split"')
+    card = page[start : page.index("</article>", start)]
+    for side in ("side-a", "side-b"):
+        half = card[card.index(f'<div class="{side}">') :]
+        found = re.findall(r'data-juror="([^"]+)"(.*?)(?=<div class="vote" |\Z)', half, re.S)
+        votes = {juror: html.unescape(text) for juror, text in found}
+        assert "p 0.60</span>" in votes[SURE]
+        assert "How sure: PASS 0.60 · FAIL 0.40" in votes[SURE]
+        assert "p 0.75</span>" in votes[SAMPLED]
+        sampled = "How sure: FAIL 0.75 · PASS 0.25 (from the share of its 4 samples)"
+        assert sampled in votes[SAMPLED]
+        assert "confidence" not in votes[PLAIN]
+
+
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
+async def test_the_browser_shows_the_probability_on_both_sides_of_a_comparison(
+    compare_page: Path,
+) -> None:
+    async with browser_page(compare_page) as page:
+        shown = await page.evaluate(
+            "['.side-a', '.side-b'].map(side => Object.fromEntries([...document"
+            ".querySelectorAll(`#case-bad ${side} .vote`)].map(v => [v.dataset.juror,"
+            " v.querySelector('.confidence')?.textContent ?? null])))"
+        )
+        # 0.8 from the sure juror's tokens; all four samples of the sampled juror fail
+        # "bad": a share of exactly 1, shown as 1.00 (not ">0.99", which it is not).
+        expected = {SURE: "p 0.80", SAMPLED: "p 1.00", PLAIN: None}
+        assert shown == [expected, expected]
+        assert page.errors == []
