@@ -158,6 +158,17 @@ def test_our_own_jsonl_field_and_its_camel_case_spelling_load(tmp_path: Path) ->
         )
 
 
+def test_our_own_csv_column_holds_the_calls_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "cases.csv"
+    cell = json.dumps([WEATHER, {"name": "news"}]).replace('"', '""')
+    path.write_text(f'id,question,expected_tool_calls\na,q,"{cell}"\n', encoding="utf-8")
+    (loaded,) = load_cases(path)
+    assert loaded.expected_tool_calls == (
+        ExpectedToolCall(name="weather", arguments={"city": "Paris"}),
+        ExpectedToolCall(name="news"),
+    )
+
+
 def test_bad_expected_calls_are_refused_naming_the_line_and_field(tmp_path: Path) -> None:
     path = written(
         tmp_path,
