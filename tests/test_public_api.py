@@ -22,6 +22,8 @@ PUBLIC = {
     "CheckResult",
     "ConfigError",
     "Dissent",
+    # A case's expected tool call (name and arguments), as `ToolCall` is a made one.
+    "ExpectedToolCall",
     "Gate",
     "Juror",
     "Jury",

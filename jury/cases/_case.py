@@ -25,12 +25,21 @@ from pydantic import (
 )
 
 from .._problems import spellings
+from ._expected_calls import ExpectedToolCall, contradiction
 from ._images import Image, as_images
 from ._seed_fields import IsoDate, MustFind, Split
 from ._turns import ToolCall, Turn, read_turns
 from ._unseen import take_images
 
-__all__ = ["Case", "Image", "Point", "ToolCall", "Trace", "conversation_update"]
+__all__ = [
+    "Case",
+    "ExpectedToolCall",
+    "Image",
+    "Point",
+    "ToolCall",
+    "Trace",
+    "conversation_update",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -176,6 +185,10 @@ class Case(BaseModel):
     expected_tool_order: tuple[str, ...] | None = Field(
         default=None, validation_alias=_aliases("expected_tool_order", "expectedToolOrder")
     )
+    #: The calls to make, in order (others may come between), each with its arguments.
+    expected_tool_calls: tuple[ExpectedToolCall, ...] | None = Field(
+        default=None, validation_alias=_aliases("expected_tool_calls", "expectedToolCalls")
+    )
     expect_refusal: bool | None = Field(
         default=None, validation_alias=_aliases("expect_refusal", "expectRefusal")
     )
@@ -245,6 +258,8 @@ class Case(BaseModel):
             and self.min_words > self.max_words
         ):
             raise ValueError(f"min_words {self.min_words} is more than max_words {self.max_words}")
+        if self.expected_tool_calls:  # told by an attribute, without a call, for most cases
+            contradiction(self.expects_no_tool, self.expected_tool_calls)
         return case
 
     @model_validator(mode="before")
@@ -316,13 +331,7 @@ class Case(BaseModel):
     def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         # Refuse a broken schema when the file loads, not case by case mid-run.
         if value is not None:
-            from jsonschema.exceptions import SchemaError
-            from jsonschema.validators import Draft202012Validator, validator_for
-
-            try:
-                validator_for(value, default=Draft202012Validator).check_schema(value)
-            except SchemaError as exc:
-                raise ValueError(f"not a valid JSON schema: {exc.message}") from None
+            _check_schema(value)
         return value
 
     @property
@@ -354,6 +363,17 @@ class Case(BaseModel):
 
 
 _CASE_SPELLINGS = spellings(Case)
+
+
+def _check_schema(schema: dict[str, Any]) -> None:
+    # Out of the class, which is near its size limit.
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"not a valid JSON schema: {exc.message}") from None
 
 
 def conversation_update(case: Case) -> dict[str, Any]:

@@ -346,8 +346,8 @@ def _row(columns: list[list[str]], cells: list[str], number: int) -> dict[str, A
 def _cell(column: str, cell: str) -> Any:
     """A table cell's value: JSON for a structured field (a list, an object), else the text.
 
-    A list may also be written as Python writes one (``['a', 'b']``), as pandas stores list
-    columns in CSV (RAGAS datasets, for one).
+    A list or a table may also be written as Python writes one (``['a', 'b']``,
+    ``{'k': 'v'}``), as pandas stores list columns in CSV and RAGAS's ``to_csv`` its cells.
     """
     text = cell.strip()
     if column in _TEXT_COLUMNS or text[:1] not in ("{", "["):
@@ -356,13 +356,15 @@ def _cell(column: str, cell: str) -> Any:
         return parse_json(text.encode())
     except ValueError:
         pass
-    if text[:1] == "[":
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return cell
-        if isinstance(value, list):
-            return value
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return cell
+    # A set (``{1, 2}``) or a table keyed by numbers is no JSON value: the text is kept.
+    if isinstance(value, list) or (
+        isinstance(value, dict) and all(isinstance(key, str) for key in value)
+    ):
+        return value
     return cell
 
 

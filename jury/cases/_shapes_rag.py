@@ -74,18 +74,35 @@ def _tool_call(call: Any) -> Any:
     return out
 
 
+#: The keys of an expected call that a case's expected calls hold (DeepEval's ToolCall, RAGAS's).
+_CALL_KEYS = frozenset({"name", "input_parameters", "inputParameters", "args"})
+
+
 def _expected_calls(case: Builder, calls: list[Any], key: str) -> None:
-    """Expected tool calls: one is the expected tool (and its arguments), several their
-    order; the calls as given are kept in metadata when the order alone would lose them."""
+    """Expected tool calls: one is the expected tool (and its arguments, which the
+    tool_choice and tool_argument checks hold a trace to), several with arguments the
+    expected tool calls (names, order and arguments), several names only their order. The
+    calls as given are kept in metadata when they say more (a DeepEval call's ``output``)."""
     read = [_tool_call(call) for call in calls]
     if len(read) == 1 and isinstance(read[0], Mapping):
         case.put("expected_tool", read[0]["name"], key)
         if "arguments" in read[0]:
             case.put("expected_tool_argument", read[0]["arguments"], key)
+    elif any(isinstance(c, Mapping) and "arguments" in c for c in read):
+        expected = [
+            {k: v for k, v in c.items() if k in ("name", "arguments")}
+            if isinstance(c, Mapping)
+            else c
+            for c in read
+        ]
+        case.put("expected_tool_calls", expected, key)
     elif read:
         case.put("expected_tool_order", [c.get("name") for c in read if c], key)
-        if any(isinstance(c, Mapping) and "arguments" in c for c in read):
-            case.metadata[key] = calls
+    if any(
+        isinstance(c, Mapping) and any(v is not None for k, v in c.items() if k not in _CALL_KEYS)
+        for c in calls
+    ):
+        case.metadata[key] = calls
 
 
 #: DeepEval's CSV export joins a list cell's items with "|" (`EvaluationDataset.save_as`,

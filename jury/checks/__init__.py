@@ -16,6 +16,7 @@ check_quotes                retrieval     a point with a ``quote`` (advisory by 
 tool_choice                 tool choice   ``expected_tool`` (an explicit null: no tool)
 tool_order                  tool choice   ``expected_tool_order``
 tool_argument               tool argument ``expected_tool_argument``
+tool_calls                  tool argument ``expected_tool_calls`` (names, order, arguments)
 tools_healthy               tool argument any tool call
 answer_present              generation    always
 garbled                     generation    an answer

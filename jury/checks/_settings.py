@@ -215,6 +215,7 @@ class CheckSettings(BaseModel):
     tool_choice: CheckRule = CheckRule()
     tool_order: CheckRule = CheckRule()
     tool_argument: CheckRule = CheckRule()
+    tool_calls: CheckRule = CheckRule()
     tools_healthy: CheckRule = CheckRule()
     answer_present: CheckRule = CheckRule()
     garbled: GarbledRule = GarbledRule()

@@ -38,6 +38,7 @@ _BUILTINS: dict[str, tuple[Stage, Callable[[Any], CheckFunction]]] = {
     "tool_choice": ("tool choice", _plain(trace.tool_choice)),
     "tool_order": ("tool choice", _plain(trace.tool_order)),
     "tool_argument": ("tool argument", _plain(trace.tool_argument)),
+    "tool_calls": ("tool argument", _plain(trace.tool_calls)),
     "tools_healthy": ("tool argument", _plain(trace.tools_healthy)),
     "answer_present": ("generation", _plain(output.answer_present)),
     "garbled": ("generation", garbled),

@@ -13,6 +13,13 @@ silent pass. The rules, as `jury.checks` documents them:
   whitespace, case kept. A single value matches a call whose arguments are exactly one
   value: ``"ORD-101"`` matches ``"ORD-101"``, ``{"order_id": "ORD-101"}`` and
   ``["ORD-101"]``. Arguments given as a JSON string (as some SDKs report them) are decoded.
+- *tool calls*: each of ``expected_tool_calls`` is made, in that order (other calls may come
+  between, as in *tool order*), with arguments that match by the *tool argument* rule; an
+  expected call without arguments (or with ``{}``) matches any call of its tool. Each
+  expected call takes the first call after the one the previous expected call matched, so a
+  tool expected twice must be called twice. A failure names the first expected call not
+  made: never called, called only before the call expected ahead of it, or called (after
+  it) with other arguments, which it quotes.
 - *tools healthy*: no tool call carries an ``error``.
 - *source*: the expected document is among the retrieved sources.
 - *cites only what it read*: every source the answer cites was retrieved. Cited sources are
@@ -37,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from ..cases._case import Case, ToolCall
+from ..cases._case import Case, ExpectedToolCall, ToolCall
 from ..cases._turns import decoded_arguments
 from ._core import CheckFunction, Finding, clip, failed, not_applicable, passed
 from ._settings import CitationRule
@@ -49,6 +56,7 @@ __all__ = [
     "same_source",
     "source",
     "tool_argument",
+    "tool_calls",
     "tool_choice",
     "tool_order",
     "tools_healthy",
@@ -68,7 +76,7 @@ def _as_text(value: Any) -> str:
         return repr(value)
 
 
-def _call_text(call: ToolCall) -> str:
+def _call_text(call: ToolCall | ExpectedToolCall) -> str:
     return f"{call.name}({'' if call.arguments is None else _as_text(call.arguments)})"
 
 
@@ -152,6 +160,43 @@ def tool_argument(case: Case) -> Finding:
             return passed(f"called with {wanted}", _call_text(call))
     given = "; ".join(_call_text(call) for call in calls)
     return failed(f"expected {wanted}, it called {clip(given, 80)}", given)
+
+
+def _expected_text(call: ExpectedToolCall) -> str:
+    return call.name if call.arguments in (None, {}) else _call_text(call)
+
+
+def _meets(expected: ExpectedToolCall, call: ToolCall) -> bool:
+    if call.name != expected.name:
+        return False
+    return expected.arguments in (None, {}) or arguments_match(expected.arguments, call.arguments)
+
+
+def _missed(number: int, expected: ExpectedToolCall, calls: Sequence[ToolCall], at: int) -> str:
+    """Why expected call `number` (1-based) has no match among `calls` from index `at`."""
+    wanted = f"call {number}, {_expected_text(expected)},"
+    after = [call for call in calls[at:] if call.name == expected.name]
+    if after:
+        given = "; ".join(_call_text(call) for call in after)
+        return f"{wanted} was made with other arguments: {clip(given, 80)}"
+    if any(call.name == expected.name for call in calls):
+        return f"{wanted} was made only before call {number - 1}: out of order"
+    return f"{wanted} was never made"
+
+
+def tool_calls(case: Case) -> Finding:
+    expected = case.expected_tool_calls
+    if not expected:
+        return not_applicable("the case gives no expected tool calls")
+    calls = case.trace.tool_calls
+    made = " → ".join(_call_text(call) for call in calls) or "no tool"
+    at = 0
+    for number, wanted in enumerate(expected, 1):
+        found = next((i for i in range(at, len(calls)) if _meets(wanted, calls[i])), None)
+        if found is None:
+            return failed(_missed(number, wanted, calls, at), made)
+        at = found + 1
+    return passed(f"{len(expected)} expected call{'s' * (len(expected) != 1)} made in order", made)
 
 
 def _errored(call: ToolCall) -> bool:

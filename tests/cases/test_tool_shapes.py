@@ -77,6 +77,40 @@ def test_a_deepeval_csv_export_splits_its_pipe_joined_lists(tmp_path: Path) -> N
     assert case.metadata["source_file"] == "docs.md"
 
 
+def test_deepeval_expected_tools_with_input_parameters_are_the_expected_tool_calls(
+    tmp_path: Path,
+) -> None:
+    # DeepEval's ToolCall (deepeval/test_case/llm_test_case.py): name, input_parameters, output.
+    tools = [
+        {"name": "checkEligibility", "input_parameters": {"order": "ORD-7"}},
+        {"name": "bookReturn", "input_parameters": {"order": "ORD-7"}, "output": "RMA-1"},
+        {"name": "sendEmail"},
+    ]
+    named = [{"name": "checkEligibility"}, {"name": "bookReturn"}]
+    path = write(
+        tmp_path,
+        "deepeval.json",
+        json.dumps(
+            [
+                {"input": "Return ORD-7", "actual_output": "Booked.", "expected_tools": tools},
+                {"input": "Return ORD-8", "actual_output": "Booked.", "expectedTools": named},
+            ]
+        ),
+    )
+    with_arguments, names_only = load_cases(path)
+    assert [(c.name, c.arguments) for c in with_arguments.expected_tool_calls or ()] == [
+        ("checkEligibility", {"order": "ORD-7"}),
+        ("bookReturn", {"order": "ORD-7"}),
+        ("sendEmail", None),
+    ]
+    # The expected output has no field: the calls as given are kept, not dropped.
+    assert with_arguments.metadata["expected_tools"] == tools
+    assert with_arguments.expected_tool_order is None
+    # Names only: their order, as before.
+    assert names_only.expected_tool_order == ("checkEligibility", "bookReturn")
+    assert (names_only.expected_tool_calls, names_only.metadata) == (None, {})
+
+
 # --- promptfoo --------------------------------------------------------------------------------
 
 
@@ -213,8 +247,31 @@ def test_ragas_reference_tool_calls_are_the_expected_tool_calls(tmp_path: Path) 
     )
     single, several = load_cases(path)
     assert (single.expected_tool, single.expected_tool_argument) == ("weather", {"city": "Paris"})
-    assert several.expected_tool_order == ("weather", "news")
-    assert several.metadata["reference_tool_calls"] == calls
+    # Several: each call's name, in order, with its arguments (RAGAS's `{}`: none given).
+    assert [(c.name, c.arguments) for c in several.expected_tool_calls or ()] == [
+        ("weather", {"city": "Paris"}),
+        ("news", {}),
+    ]
+    assert (several.expected_tool_order, several.metadata) == (None, {})
+    assert single.expected_tool_calls is None
+
+
+def test_a_ragas_csv_cell_python_wrote_as_a_table_is_the_table_a_set_stays_text(
+    tmp_path: Path,
+) -> None:
+    # RAGAS's to_csv writes a dict cell as Python's str() of it (csv.DictWriter).
+    path = write(
+        tmp_path,
+        "ragas.csv",
+        "user_input,rubrics,tags\n"
+        "Q?,\"{'score1_description': 'wrong', 'score5_description': 'right'}\",\"{1, 2}\"\n",
+    )
+    case = one(path)
+    assert case.metadata["rubrics"] == {
+        "score1_description": "wrong",
+        "score5_description": "right",
+    }
+    assert case.metadata["tags"] == "{1, 2}"
 
 
 # --- Braintrust ---------------------------------------------------------------------------

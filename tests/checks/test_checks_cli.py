@@ -53,7 +53,7 @@ def test_shopnest_run_shows_checks_and_spares_the_skipped_tool(tmp_path: Path) -
     assert done.returncode == 1, done.stderr
     out = done.stdout
     assert (
-        "16 checks run first; a failed required check fails the case and spares its judges" in out
+        "17 checks run first; a failed required check fails the case and spares its judges" in out
     )
     recorded = verdicts(tmp_path / "run")
     skipped = recorded["combined-return-02"]
@@ -142,7 +142,7 @@ def test_example_jury_file_runs_a_custom_advisory_check(tmp_path: Path) -> None:
     run = tmp_path / "run"
     done = jury_run(str(SHOPNEST), "--jury", "examples/shopnest/jury.toml", "--out", str(run))
     assert done.returncode == 1, done.stderr
-    assert "17 checks run first" in done.stdout
+    assert "18 checks run first" in done.stdout
     # The ORD-999 answer never names ORD-101: the advisory check says so, and decides nothing.
     recorded = verdicts(run)
     wrong = {c.name: c for c in recorded["tool-status-02"].checks}
