@@ -118,7 +118,10 @@ def _expectations(case: Builder, expectations: Mapping[str, Any], kept: list[str
 
 
 def mlflow_row(record: Record) -> Record:
-    record = {k: _structured(v) if k in _STRUCTURED else v for k, v in record.items()}
+    # A null cell of a table is no value given (the column is there for other rows).
+    record = {
+        k: _structured(v) if k in _STRUCTURED else v for k, v in record.items() if v is not None
+    }
     case = Builder(record)
     kept: list[str] = []
     for key in ("dataset_record_id", "request_id"):
@@ -129,6 +132,8 @@ def mlflow_row(record: Record) -> Record:
         # MLflow reads a row's inputs and outputs from its trace when the row has none.
         del case.rest["trace"]
         case.put("turns", trace["turns"], "trace")
+        if "id" in trace and "id" not in case.rest and "id" not in case.out:
+            case.put("id", trace["id"], "trace")
         if "golden_answer" in trace:
             case.put("golden_answer", trace["golden_answer"], "trace")
         case.metadata["trace"] = trace["metadata"]
