@@ -1,0 +1,69 @@
+"""A table's rows in a case's own fields are read as they are (as JSON records are), told once
+from the header; a header that names a promptfoo column still sends every row through the
+shapes. The speed this buys is measured in benchmarks/loading_pairs.py, not here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jury.cases import CaseSource, _source
+from jury.cases._read import table_keys
+
+
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of records the shape recogniser is asked about, in a list of one."""
+    calls = [0]
+    recognise = _source.recognise
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        return recognise(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_source, "recognise", counting)
+    return calls
+
+
+def test_rows_of_a_plain_table_with_ids_skip_the_shape_recogniser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cases.csv"
+    path.write_text("id,question,answer\nc1,Where?,Here.\nc2,When?,Now.\n", "utf-8")
+    calls = counted(monkeypatch)
+    source = CaseSource(path)
+    assert source.validate() == 2
+    assert [(c.id, c.question, c.answer) for c in source] == [
+        ("c1", "Where?", "Here."),
+        ("c2", "When?", "Now."),
+    ]
+    assert calls == [0]
+
+
+def test_a_header_with_a_promptfoo_column_sends_rows_through_the_shapes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "tests.csv"
+    path.write_text("id,question,__expected\nc1,Where?,Here.\n", "utf-8")
+    calls = counted(monkeypatch)
+    source = CaseSource(path)
+    (case,) = list(source)
+    assert (case.question, case.golden_answer) == ("Where?", "Here.")
+    assert calls == [1]
+
+
+def test_a_bad_cell_of_a_plain_table_is_said_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "cases.tsv"
+    path.write_text("id\tquestion\tmin_words\nc1\tWhere?\tmany\n", "utf-8")
+    with pytest.raises(Exception, match=r"line 2: min_words: expected a whole number"):
+        CaseSource(path).validate()
+
+
+def test_table_keys_come_from_the_whole_header_row_only() -> None:
+    assert table_keys(b'\xef\xbb\xbfid,"trace.answer",q\r\n1,2,3\n', ",") == ["id", "trace", "q"]
+    # A quoted newline inside a header cell is one cell.
+    assert table_keys(b'id,"multi\nline"\n1,2\n', ",") == ["id", "multi\nline"]
+    # A header the first 64 KiB do not hold whole tells nothing of the rows' keys.
+    long = b"a" * (1 << 16)
+    assert table_keys(long, ",") is None
+    assert table_keys(b"", ",") is None
