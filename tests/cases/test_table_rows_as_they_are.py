@@ -5,23 +5,24 @@ shapes. The speed this buys is measured in benchmarks/loading_pairs.py, not here
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from jury.cases import CaseSource, _source
+from jury.cases import CaseSource
 from jury.cases._read import table_keys
+from jury.cases._shapes import recognise
 
 
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of records the shape recogniser is asked about, in a list of one."""
     calls = [0]
-    recognise = _source.recognise
 
-    def counting(*args: object, **kwargs: object) -> object:
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
-        return recognise(*args, **kwargs)  # type: ignore[arg-type]
+        return recognise(*args, **kwargs)
 
-    monkeypatch.setattr(_source, "recognise", counting)
+    monkeypatch.setattr("jury.cases._source.recognise", counting)
     return calls
 
 
