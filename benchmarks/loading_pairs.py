@@ -11,7 +11,9 @@ above 1, this tree loads faster).
 
 `--format` writes `benchmarks/cases.py`'s synthetic cases (seed 7, every case with an ID, as
 a loader before content IDs needs) in that format, as that script writes it, and loads that
-file; a version that cannot read the format is said to, before any pair is run.
+file; a version that cannot read the format is said to, before any pair is run. With
+`--old-format`, A reads the same cases in that format instead (30d68d7 read JSONL only: what
+B takes to load a CSV file against what A took to load the same cases as JSONL).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def main() -> None:
         "--format", choices=("jsonl", "json", "csv", "yaml", "parquet"), help="synthetic cases"
     )
     parser.add_argument("--count", type=int, default=20_000, help="cases, with --format")
+    parser.add_argument(
+        "--old-format", choices=("jsonl", "json", "csv", "yaml", "parquet"), help="what A reads"
+    )
     parser.add_argument("--pairs", type=int, default=20)
     args = parser.parse_args()
     if args.format:
@@ -56,8 +61,10 @@ def main() -> None:
             if args.format not in paths:
                 sys.exit(f"{args.format}: benchmarks/cases.py could not write it (pyarrow?)")
             args.cases = str(paths[args.format])
+            args.old_cases = str(paths[args.old_format or args.format])
             pairs(args)
     else:
+        args.old_cases = args.cases
         pairs(args)
 
 
@@ -67,7 +74,7 @@ def pairs(args: argparse.Namespace) -> None:
     import jury
 
     def run_a() -> object:
-        return old.validate_cases(args.cases)
+        return old.validate_cases(args.old_cases)
 
     def run_b() -> object:
         return jury.validate_cases(args.cases)
@@ -76,7 +83,7 @@ def pairs(args: argparse.Namespace) -> None:
     try:
         count = run_a()
     except Exception as exc:  # any failure of the old loader is its answer, said as one
-        sys.exit(f"A cannot read {args.cases}: {type(exc).__name__}: {exc}"[:400])
+        sys.exit(f"A cannot read {args.old_cases}: {type(exc).__name__}: {exc}"[:400])
     if count != n:
         sys.exit(f"A read {count} cases, B {n}: not the same work")
     run_b()  # warm: imports, caches
