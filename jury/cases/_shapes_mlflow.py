@@ -151,7 +151,10 @@ def mlflow_row(record: Record) -> Record:
         if key in case.rest and "golden_answer" not in case.out:
             case.answers(key, "golden_answer")
     # What no field takes is kept, and named in the notice (the judges do not see it).
-    own = [*_TARGETS, *_DATASET, "request_id", "tags", "outputs", "predictions", "trace"]
+    # A trace beside the inputs is kept whole; a ``trace`` that is no MLflow trace is the
+    # case's own (retrieved sources, tool calls), left for the case to read.
+    own = [*_TARGETS, *_DATASET, "request_id", "tags", "outputs", "predictions"]
+    own += ["trace"] if trace is not None else []
     kept = [key for key in own if key in case.rest] + kept
     case.keep(*own)
     for field in ("question", "answer", "golden_answer"):

@@ -243,3 +243,23 @@ def test_a_genai_row_of_a_trace_is_its_conversation_and_the_rows_expectations_wi
     assert case.expected_behaviour == "Name the carrier."
     assert case.metadata["trace"]["trace_id"] == info["trace_id"]
     assert f"{path}: read 1 of 1 as MLflow evaluation rows" in notices
+
+
+def test_a_row_with_inputs_keeps_its_mlflow_trace_and_its_own_trace_fields_stay_the_cases(
+    tmp_path: Path,
+) -> None:
+    traces = Path(__file__).parents[1] / "data" / "traces"
+    trace = json.loads((traces / "mlflow_trace.json").read_text("utf-8"))
+    own = {"retrieved_sources": ["shipping.md"], "tool_calls": [{"name": "getOrder"}]}
+    path = write(
+        tmp_path,
+        {"id": "a", "inputs": "Where?", "outputs": "Here.", "trace": trace, "expected": "Here."},
+        {"id": "b", "inputs": "Where?", "outputs": "Here.", "trace": own, "expected": "Here."},
+    )
+    (first, second), notices = read(path)
+    assert first.metadata == {"trace": trace}
+    assert (first.question, first.answer, first.turns) == ("Where?", "Here.", ())
+    assert second.trace.retrieved_sources == ("shipping.md",)
+    assert second.trace.tool_names == ("getOrder",)
+    assert second.metadata == {}
+    assert f"{path}: kept in metadata (the judges do not see it) on 1 of 2 lines: trace" in notices
