@@ -40,6 +40,9 @@ from ._unseen import collect, restore, unseen_notice
 __all__ = ["CaseSource", "content_id"]
 
 _ID_SPELLINGS = frozenset(k for k, field in spellings(Case).items() if field == "id")
+#: A case's conversation, the one field of its own whose reading can meet a part the judges
+#: cannot see (an image, audio: `_turns`).
+_TURN_SPELLINGS = frozenset(k for k, field in spellings(Case).items() if field == "turns")
 _UNKNOWN_HINT = " (put extra data under metadata, or say where it goes with --map or [fields])"
 _HF = re.compile(r"hf://(?P<path>[^:\s]+?)(?::(?P<split>\S+))?")
 _events = Events()
@@ -228,6 +231,31 @@ class CaseSource:
         keys = table_keys(self._head(), "\t" if self.format == "tsv" else ",")
         return keys is not None and not any(is_column(key) for key in keys)
 
+    def _collected(
+        self,
+        number: int,
+        record: dict[str, Any],
+        as_is: bool,
+        mapped: FieldMap | None,
+        unseen: list[str],
+    ) -> list[Case | _Read]:
+        """What a record gives, read with the placeholders its reading makes for what the
+        judges cannot see (an image) collected into `unseen` (`_unseen`)."""
+        unit = self.unit
+        token = collect(unseen)
+        try:
+            if as_is and SHAPE_KEYS.isdisjoint(record) and not _ID_SPELLINGS.isdisjoint(record):
+                try:
+                    return [Case.model_validate(record)]
+                except ValidationError as exc:
+                    return [_Read(None, _problems(exc, number, unit, {}))]
+            # An OTLP export of several traces: a case each (told by its key first).
+            if "resourceSpans" in record or "resource_spans" in record:
+                return [self._case(number, part, mapped) for part in split_traces(record)]
+            return [self._case(number, record, mapped)]
+        finally:
+            restore(token)
+
     def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
         """The valid cases; problems go to `errors`, or are raised at the first bad record."""
         fields = FieldMap(self.fields)
@@ -238,7 +266,7 @@ class CaseSource:
         # So is a table's row, when its header names no promptfoo column (told once, from the
         # header, rather than by a scan of every row's keys: a CSV row cost a tenth more).
         as_is = mapped is None and (not self._table or self._plain_table())
-        read_case, unit = self._case, self.unit
+        unit = self.unit
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
         made: list[str] = []  # IDs made from content
@@ -254,30 +282,24 @@ class CaseSource:
             else:
                 if mapped is not None and len(keys) < 1000:
                     keys.update(paths(record))
-                # The placeholders its reading makes for what the judges cannot see (an
-                # image) are collected, record by record (`_unseen`).
-                token = collect(unseen)
-                try:
-                    if (
-                        as_is
-                        and SHAPE_KEYS.isdisjoint(record)
-                        and not _ID_SPELLINGS.isdisjoint(record)
-                    ):
-                        try:
-                            results = [Case.model_validate(record)]
-                        except ValidationError as exc:
-                            results = [_Read(None, _problems(exc, number, unit, {}))]
-                    # An OTLP export of several traces: a case each (told by its key first).
-                    elif "resourceSpans" in record or "resource_spans" in record:
-                        parts = split_traces(record)
-                        results = [read_case(number, part, mapped) for part in parts]
-                    else:
-                        results = [read_case(number, record, mapped)]
-                finally:
-                    restore(token)
-                if unseen:
-                    self._unseen[number] = unseen
-                    unseen = []
+                if (
+                    as_is
+                    and SHAPE_KEYS.isdisjoint(record)
+                    and not _ID_SPELLINGS.isdisjoint(record)
+                    and _TURN_SPELLINGS.isdisjoint(record)
+                ):
+                    # No conversation: its reading meets no part to collect, so it is done
+                    # without the collector (whose four context variable calls were a tenth
+                    # of the usual record's loading).
+                    try:
+                        results = [Case.model_validate(record)]
+                    except ValidationError as exc:
+                        results = [_Read(None, _problems(exc, number, unit, {}))]
+                else:
+                    results = self._collected(number, record, as_is, mapped, unseen)
+                    if unseen:
+                        self._unseen[number] = unseen
+                        unseen = []
             for result in results:
                 total += 1
                 self._total = total

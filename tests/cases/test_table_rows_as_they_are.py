@@ -1,9 +1,12 @@
 """A table's rows in a case's own fields are read as they are (as JSON records are), told once
 from the header; a header that names a promptfoo column still sends every row through the
-shapes. The speed this buys is measured in benchmarks/loading_pairs.py, not here."""
+shapes. A record without a conversation is read without the collector of parts the judges
+cannot see; one with a conversation still has them collected and said. The speed this buys
+is measured in benchmarks/loading_pairs.py, not here."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import pytest
 from jury.cases import CaseSource
 from jury.cases._read import table_keys
 from jury.cases._shapes import recognise
+from jury.cases._unseen import collect
 
 
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -68,3 +72,53 @@ def test_table_keys_come_from_the_whole_header_row_only() -> None:
     long = b"a" * (1 << 16)
     assert table_keys(long, ",") is None
     assert table_keys(b"", ",") is None
+
+
+def collects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of records read with the unseen-part collector set, in a list of one."""
+    calls = [0]
+
+    def counting(found: list[str]) -> Any:
+        calls[0] += 1
+        return collect(found)
+
+    monkeypatch.setattr("jury.cases._source.collect", counting)
+    return calls
+
+
+def test_a_record_without_a_conversation_is_read_without_the_part_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "question": "Where?", "answer": "Here."}) + "\n", "utf-8"
+    )
+    calls = collects(monkeypatch)
+    source = CaseSource(path)
+    assert [c.answer for c in source] == ["Here."]
+    assert calls == [0]
+
+
+def test_a_conversations_unseen_part_is_still_collected_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    audio = {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "Hear this"}, audio]},
+        {"role": "assistant", "content": "A bell."},
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "question": "Where?"})
+        + "\n"
+        + json.dumps({"id": "b", "messages": messages})
+        + "\n",
+        "utf-8",
+    )
+    calls = collects(monkeypatch)
+    source = CaseSource(path)
+    source.validate()
+    cases = list(source)
+    assert cases[1].turns[0].content == "Hear this\n[input_audio]"
+    assert calls[0] >= 1  # the conversation's line (each pass reads it once)
+    assert any("line 2" in n and "input_audio" in n for n in source.notices), source.notices
