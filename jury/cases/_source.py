@@ -101,6 +101,38 @@ def _load_hf(spec: str) -> Any:
     return loaded
 
 
+def _plain_table(head: bytes, fmt: str) -> bool:
+    """Whether a table's header (in `head`) is known to name no promptfoo test CSV column."""
+    keys = table_keys(head, "\t" if fmt == "tsv" else ",")
+    return keys is not None and not any(is_column(key) for key in keys)
+
+
+def _collected(
+    read_case: Callable[[int, dict[str, Any], FieldMap | None], Case | _Read],
+    number: int,
+    record: dict[str, Any],
+    mapped: FieldMap | None,
+    unseen: list[str],
+    as_is: tuple[bool, str],
+) -> list[Case | _Read]:
+    """What a record gives, read with the placeholders its reading makes for what the judges
+    cannot see (an image) collected into `unseen` (`_unseen`). `as_is`: whether a record in
+    a case's own fields may be validated as it is, and the unit of its records."""
+    token = collect(unseen)
+    try:
+        if as_is[0] and SHAPE_KEYS.isdisjoint(record) and not _ID_SPELLINGS.isdisjoint(record):
+            try:
+                return [Case.model_validate(record)]
+            except ValidationError as exc:
+                return [_Read(None, _problems(exc, number, as_is[1], {}))]
+        # An OTLP export of several traces: a case each (told by its key first).
+        if "resourceSpans" in record or "resource_spans" in record:
+            return [read_case(number, part, mapped) for part in split_traces(record)]
+        return [read_case(number, record, mapped)]
+    finally:
+        restore(token)
+
+
 class CaseSource:
     """Cases from `source`: a path (JSONL, JSON, CSV, TSV, YAML, Parquet: by its extension,
     else by its content, or `format`), ``-`` (standard input), ``hf://owner/name[:split]``, or
@@ -226,36 +258,6 @@ class CaseSource:
             return case
         return _Read(None if found else case, found, shape, made, kept)
 
-    def _plain_table(self) -> bool:
-        """Whether this table's header is known to name no promptfoo test CSV column."""
-        keys = table_keys(self._head(), "\t" if self.format == "tsv" else ",")
-        return keys is not None and not any(is_column(key) for key in keys)
-
-    def _collected(
-        self,
-        number: int,
-        record: dict[str, Any],
-        as_is: bool,
-        mapped: FieldMap | None,
-        unseen: list[str],
-    ) -> list[Case | _Read]:
-        """What a record gives, read with the placeholders its reading makes for what the
-        judges cannot see (an image) collected into `unseen` (`_unseen`)."""
-        unit = self.unit
-        token = collect(unseen)
-        try:
-            if as_is and SHAPE_KEYS.isdisjoint(record) and not _ID_SPELLINGS.isdisjoint(record):
-                try:
-                    return [Case.model_validate(record)]
-                except ValidationError as exc:
-                    return [_Read(None, _problems(exc, number, unit, {}))]
-            # An OTLP export of several traces: a case each (told by its key first).
-            if "resourceSpans" in record or "resource_spans" in record:
-                return [self._case(number, part, mapped) for part in split_traces(record)]
-            return [self._case(number, record, mapped)]
-        finally:
-            restore(token)
-
     def _cases(self, errors: list[LineError] | None) -> Iterator[Case]:
         """The valid cases; problems go to `errors`, or are raised at the first bad record."""
         fields = FieldMap(self.fields)
@@ -265,7 +267,7 @@ class CaseSource:
         # usual record; this runs for every one).
         # So is a table's row, when its header names no promptfoo column (told once, from the
         # header, rather than by a scan of every row's keys: a CSV row cost a tenth more).
-        as_is = mapped is None and (not self._table or self._plain_table())
+        as_is = mapped is None and (not self._table or _plain_table(self._head(), self.format))
         unit = self.unit
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
@@ -296,7 +298,7 @@ class CaseSource:
                     except ValidationError as exc:
                         results = [_Read(None, _problems(exc, number, unit, {}))]
                 else:
-                    results = self._collected(number, record, as_is, mapped, unseen)
+                    results = _collected(self._case, number, record, mapped, unseen, (as_is, unit))
                     if unseen:
                         self._unseen[number] = unseen
                         unseen = []
