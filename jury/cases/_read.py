@@ -28,7 +28,7 @@ from .._problems import LineError, spellings, utf8_problem
 from ._case import Case
 from ._documents import items
 
-__all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff"]
+__all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff", "table_keys"]
 
 Opener = Callable[[], IO[bytes]]
 Item = tuple[int, "dict[str, Any] | LineError"]
@@ -311,6 +311,20 @@ def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
             yield number, LineError(number, "", bad[0])
         elif any(cell.strip() for cell in cells):
             yield number, _row(columns, cells, number)
+
+
+def table_keys(head: bytes, delimiter: str) -> list[str] | None:
+    """The top-level keys a table's rows can have (its header's columns, a dotted name by its
+    first part), read from the file's first bytes; None when they do not hold the whole
+    header row or it is not readable (then nothing is known of the rows' keys)."""
+    text = head.removeprefix(_BOM).decode("utf-8", "replace")
+    rows = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    try:
+        header = next(rows)
+        whole = len(head) < 1 << 16 or next(rows, None) is not None
+    except (csv.Error, StopIteration):
+        return None
+    return [cell.strip().split(".")[0] for cell in header] if whole else None
 
 
 def _header(cells: list[str], name: str, number: int) -> list[list[str]]:

@@ -10,7 +10,8 @@ as a conversation); of one message, its text is the question.
 OpenTelemetry     an OTLP JSON export of GenAI spans (``resourceSpans``): a case per trace
                   (`jury.cases._otel`)
 MLflow            a trace as ``Trace.to_json()`` writes it (``info``, ``data.spans``)
-                  (`jury.cases._mlflow`)
+                  (`jury.cases._mlflow`); evaluation rows and dataset records
+                  (``inputs``, ``outputs``, ``expectations``...; `jury.cases._shapes_mlflow`)
 OpenAI evals      ``input`` (chat messages; few-shot ``name``s ``example_user`` and
                   ``example_assistant`` as those roles), ``ideal`` (one answer or a list);
                   a labelled model-graded sample's ``completion`` and ``choice`` (a label)
@@ -58,6 +59,7 @@ from ._shapes_chat import (
     openai_evals,
     sharegpt,
 )
+from ._shapes_mlflow import MLFLOW_KEYS, is_mlflow_row, mlflow_row
 from ._shapes_rag import (
     DEEPEVAL_KEYS,
     GOLDEN_KEYS,
@@ -90,6 +92,7 @@ SHAPES: tuple[tuple[str, Callable[[Record], bool], Callable[[Record], Record]], 
     ("OpenTelemetry traces", lambda r: trace_format(r) == "OpenTelemetry traces", trace_record),
     ("MLflow traces", lambda r: trace_format(r) == "MLflow traces", trace_record),
     ("promptfoo tests", is_promptfoo, promptfoo),
+    ("MLflow evaluation rows", is_mlflow_row, mlflow_row),
     ("LangSmith examples", lambda r: isinstance(r.get("inputs"), Mapping), langsmith),
     ("DeepEval conversational goldens", _has(*GOLDEN_KEYS), deepeval_golden),
     ("RAGAS samples", _has(*RAGAS_KEYS), ragas),
@@ -111,7 +114,7 @@ _SIGNS = frozenset(
     {"vars", "assert", "inputs", "ideal", "target", "completion", "turns", "conversations"}
     | {"question_id"}
     | {"generator", "datasplit", *_BRAINTRUST_SIGNS, *GOLDEN_KEYS}
-    | {*RAGAS_KEYS, *DEEPEVAL_KEYS, *SNAKE}
+    | {*RAGAS_KEYS, *DEEPEVAL_KEYS, *SNAKE, *MLFLOW_KEYS}
     | {key for keys in TRACE_KEYS.values() for key in keys}
 )
 
