@@ -216,6 +216,8 @@ class RunLockedError(ConfigError):
             who += f" (pid {holder['pid']} on {holder.get('host', '?')}"
             who += f", since {holder.get('started', '?')}"
             who += f": {holder['command']})" if holder.get("command") else ")"
+        else:
+            who += " (it has not yet written which process it is)"
         super().__init__(
             f"{run}: {who} is writing this run; wait for it to end, or choose another --out"
         )

@@ -6,6 +6,12 @@ The kernel releases it when the process ends, however it ends (a crash, ``kill -
 lock is never left behind, unlike a PID file, which a crash leaves for the next run to judge
 stale or not. The file also says who holds it, for the message the second writer gets.
 
+The holder can write its record only once it holds the lock, so a second writer that comes in
+between finds the file locked but empty (or still naming an earlier run). It reads again for a
+moment (`PATIENCE`) until the record names a process that is alive; under load that moment is
+what a descheduled holder needs, and a second writer waits at most that long before it says
+that the holder's record is not written yet.
+
 ``flock`` is POSIX: where ``fcntl`` does not exist (Windows) runs are not locked.
 """
 
@@ -16,6 +22,7 @@ import json
 import os
 import socket
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +33,9 @@ from .._redact import redact
 __all__ = ["LOCK", "RunLock", "can_lock", "lock_at_once"]
 
 LOCK = ".lock"
+#: How long a refused claim reads the holder's record again while it is empty or names a
+#: process that has ended (the holder has not written it yet), in seconds.
+PATIENCE = 2.0
 
 
 def can_lock() -> bool:
@@ -63,7 +73,7 @@ class RunLock:
             os.close(fd)
             raise
         if not locked:
-            holder = _read(fd)
+            holder = _holder(fd)
             os.close(fd)
             raise RunLockedError(run, holder)
         self._fd = fd
@@ -90,6 +100,40 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _holder(fd: int) -> dict[str, Any]:
+    """The record of the run holding `fd`'s lock, read again while it is not yet written (see
+    the module's text); empty when it is still not written after `PATIENCE`."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        holder = _read(fd)
+        if _written(holder):
+            return holder
+        if time.monotonic() > deadline:
+            return {}
+        _pause()
+
+
+def _pause() -> None:
+    """The wait between two reads of the holder's record (a seam for the tests)."""
+    time.sleep(0.005)
+
+
+def _written(holder: dict[str, Any]) -> bool:
+    """Whether `holder` is a live run's record: another host's cannot be asked, so it counts."""
+    pid = holder.get("pid")
+    if type(pid) is not int or pid <= 0:
+        return False
+    if holder.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False  # an earlier run's record, not yet overwritten
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def _read(fd: int) -> dict[str, Any]:
