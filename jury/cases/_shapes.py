@@ -27,8 +27,9 @@ DeepEval          ``input``, ``actual_output``, ``expected_output``, ``retrieval
                   ``additional_metadata``; its CSV export's ``|``-joined list cells; a
                   ``ConversationalGolden`` (``scenario``, ``expected_outcome``, ``turns``)
 RAGAS             ``user_input``, ``response``, ``retrieved_contexts``, ``reference``,
-                  ``reference_contexts``, ``reference_tool_calls``; older ``question``,
-                  ``contexts``, ``ground_truth``
+                  ``reference_contexts``, ``reference_tool_calls`` (one: ``expected_tool``
+                  and its argument; several: ``expected_tool_calls``, names, arguments and
+                  order); older ``question``, ``contexts``, ``ground_truth``
 promptfoo         a test's ``vars``, ``assert`` (``equals``/``factuality``/``similar``: the
                   golden answer; ``llm-rubric``: the expected behaviour), ``description``;
                   in CSV, the ``__expected*``, ``__description``, ``__threshold`` and
