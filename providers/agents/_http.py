@@ -40,7 +40,7 @@ from jury import Case
 from jury.adapters import Agent, AgentError, AgentReply, AgentUnreachable, reply_from
 
 from .._wire import sendable
-from ._template import render_value, variables
+from ._template import render_value, shown, variables
 
 if TYPE_CHECKING:
     import aiohttp
@@ -55,7 +55,12 @@ def _messages(case: Case) -> list[dict[str, str]]:
 
 
 def _images(case: Case) -> list[str]:
-    return [image.data_uri for image in case.images]
+    return [case.images[n - 1].data_uri for n in shown(case)]
+
+
+def _has_variable(case: Case, name: str) -> bool:
+    variables = case.metadata.get("vars")
+    return isinstance(variables, dict) and name in variables
 
 
 def places_images(template: Any) -> bool:
@@ -70,14 +75,18 @@ def places_images(template: Any) -> bool:
 def request_body(case: Case, template: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON body `case` is POSTed as (see the module's text)."""
     if template is not None:
-        extra = {"messages": _messages(case), "images": _images(case)}
+        extra: dict[str, Any] = {"messages": _messages(case)}
+        # A promptfoo variable of the case named ``images`` is the case's own: it wins, as it
+        # does in a model agent's prompt template.
+        if not _has_variable(case, "images"):
+            extra["images"] = _images(case)
         filled = render_value(template, case, extra)
         return filled if isinstance(filled, dict) else {"input": filled}
     body: dict[str, Any] = {"id": case.id, "question": case.question, "metadata": case.metadata}
     if case.turns:
         body["messages"] = _messages(case)
-    if case.images:
-        body["images"] = _images(case)
+    if images := _images(case):
+        body["images"] = images
     return body
 
 

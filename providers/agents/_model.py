@@ -58,7 +58,7 @@ from jury.adapters import (
 )
 from jury.cases import placeholder
 
-from ._template import render
+from ._template import render, shown
 
 __all__ = ["ANSWER_SCHEMA", "ANSWER_SYSTEM", "ModelAgent", "create"]
 
@@ -77,17 +77,26 @@ def _marked(text: str, count: int) -> list[int]:
     return [n for n in range(1, count + 1) if placeholder(n) in text]
 
 
-def with_images(messages: tuple[Message, ...], images: tuple[Image, ...]) -> tuple[Message, ...]:
-    """`messages` with each user message carrying the images its text marks, and the images
-    no user message marks carried by the last (see the module's text)."""
+def with_images(
+    messages: tuple[Message, ...], images: tuple[Image, ...], numbers: list[int]
+) -> tuple[Message, ...]:
+    """`messages` with each user message carrying the images among `numbers` its text marks,
+    and the images no user message marks carried by the last, their marks added to its text
+    so that each is labelled by its own number (see the module's text)."""
     carried: list[list[int]] = [
-        _marked(m.content, len(images)) if m.role == "user" else [] for m in messages
+        [n for n in _marked(m.content, len(images)) if n in numbers] if m.role == "user" else []
+        for m in messages
     ]
-    seen = {n for numbers in carried for n in numbers}
-    carried[-1] += [n for n in range(1, len(images) + 1) if n not in seen]
+    seen = {n for ns in carried for n in ns}
+    left = [n for n in numbers if n not in seen]
+    if left:
+        carried[-1] += left
+        last = messages[-1]
+        marks = " ".join(placeholder(n) for n in left)
+        messages = (*messages[:-1], Message(last.role, f"{last.content}\n\n{marks}"))
     return tuple(
-        Message(m.role, m.content, tuple(images[n - 1] for n in sorted(numbers))) if numbers else m
-        for m, numbers in zip(messages, carried, strict=True)
+        Message(m.role, m.content, tuple(images[n - 1] for n in sorted(ns))) if ns else m
+        for m, ns in zip(messages, carried, strict=True)
     )
 
 
@@ -131,7 +140,7 @@ class ModelAgent(Agent):
                 raise AgentError(
                     f"not asked: the case has {len(case.images)} image(s) and {self.blind}"
                 )
-            messages = with_images(messages, case.images)
+            messages = with_images(messages, case.images, shown(case))
         return JudgeRequest(
             system="\n\n".join(system),
             messages=messages,

@@ -15,8 +15,9 @@ from typing import Any
 
 from jury import Case
 from jury.adapters import AgentError
+from jury.cases import placeholder
 
-__all__ = ["lookup", "render", "render_value", "variables"]
+__all__ = ["lookup", "render", "render_value", "shown", "variables"]
 
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}")
 _MISSING = object()
@@ -50,6 +51,19 @@ def lookup(case: Case, name: str) -> Any:
     if found is _MISSING or found is None:
         raise AgentError(f"the template names {{{{{name}}}}}, which case {case.id!r} has not")
     return found
+
+
+def shown(case: Case) -> list[int]:
+    """The numbers (from 1) of the images of `case` the system under test is shown: all but
+    those only the recorded answer marks (the assistant turn an agent's answer replaces: what
+    it drew is no part of the question)."""
+    asked = [case.question or "", *(turn.content for turn in case.history)]
+    return [
+        n
+        for n in range(1, len(case.images) + 1)
+        if placeholder(n) not in (case.answer or "")
+        or any(placeholder(n) in text for text in asked)
+    ]
 
 
 def _text(value: Any) -> str:

@@ -22,6 +22,8 @@ from jury.adapters import AgentError, Image, InvalidRequestError
 from jury.adapters._request import call_key
 from jury.panel._agent_spec import AgentSettings, resolve_agent
 from jury.testing import FakeProviderServer
+from providers._images import openai_content
+from providers.agents._http import request_body
 
 #: A question that shows two images: one inline, one by URL.
 PICTURED = Case(
@@ -93,7 +95,11 @@ async def test_a_prompt_template_that_leaves_the_question_out_still_carries_the_
     finally:
         await agent.aclose()
     (content,) = _user_turns(server.requests[0].body, OPENAI)
-    assert content[0] == {"type": "text", "text": "Describe what you are shown."}
+    # The template marks neither image, so their marks are added where they are carried.
+    assert content[0] == {
+        "type": "text",
+        "text": "Describe what you are shown.\n\n[image 1] [image 2]",
+    }
     assert content[1:] == PARTS[OPENAI]
 
 
@@ -338,3 +344,75 @@ async def test_an_endpoint_is_posted_a_body_over_a_megabyte(endpoint: Any) -> No
     url, seen = await endpoint()
     await _answer(url, PHOTO)
     assert seen[0]["images"] == [PHOTO.images[0].data_uri]
+
+
+def test_an_image_carried_with_a_later_turn_is_labelled_by_its_own_number(
+    server: FakeProviderServer,
+) -> None:
+    # Image 2 is the system turn's, carried with the last user turn beside its own image 3:
+    # each keeps the number the text marks it by, never a label an earlier turn used.
+    case = Case.model_validate(
+        {
+            "id": "labels",
+            "turns": [
+                {"role": "system", "content": "Reference chart: [image 2]"},
+                {"role": "user", "content": "Here is my photo [image 1]. What is it?"},
+                {"role": "assistant", "content": "A cat."},
+                {"role": "user", "content": "Compare it with this one [image 3] and the chart."},
+            ],
+            "images": [
+                Image(media_type="image/png", data=PNG),
+                Image(url=URL),
+                Image(url=URL + "?3"),
+            ],
+        }
+    )
+    request = resolve_agent(OPENAI, AgentSettings()).request_for(case)
+    first, _, last = request.messages
+    assert first.images == case.images[:1]
+    assert last.images == case.images[1:]
+    labels = [part["text"] for part in openai_content(last) if part["type"] == "text"]
+    assert labels[1:] == ["image 2:", "image 3:"]
+    assert labels[0].endswith("[image 2]")
+
+
+#: A recorded conversation whose answer (the assistant turn an agent's answer replaces) holds
+#: an image of its own: what the recorded system drew is no part of the question.
+DRAWN = Case.model_validate(
+    {
+        "id": "drawn",
+        "messages": [
+            {"role": "user", "content": "Draw me a cat."},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Here it is:"},
+                    {"type": "image_url", "image_url": {"url": PNG_URI}},
+                ],
+            },
+        ],
+    }
+)
+
+
+def test_the_recorded_answers_image_is_not_sent_to_the_system_under_test(
+    server: FakeProviderServer,
+) -> None:
+    assert len(DRAWN.images) == 1
+    assert "[image 1]" in (DRAWN.answer or "")
+    request = resolve_agent(OPENAI, AgentSettings()).request_for(DRAWN)
+    assert [m.images for m in request.messages] == [()]
+    assert request.messages[-1].content == "Draw me a cat."
+    assert "images" not in request_body(DRAWN)
+
+
+def test_a_cases_own_variable_named_images_fills_a_body_templates_images() -> None:
+    case = Case.model_validate(
+        {
+            "id": "vars",
+            "question": "What is shown?",
+            "metadata": {"vars": {"images": ["https://example.com/a.png"]}},
+        }
+    )
+    body = request_body(case, {"q": "{{question}}", "urls": "{{images}}"})
+    assert body == {"q": "What is shown?", "urls": ["https://example.com/a.png"]}
