@@ -234,6 +234,10 @@ def _run(
 
     # Said before the run (a long run should not hide them until the end) and in the report.
     warnings = panel_warnings(panel, agent)
+    # Only the cases this run takes count (--ids, --shard, --limit ... may leave the
+    # image cases out).
+    if selection.ids is not None:
+        with_images = [case_id for case_id in with_images if case_id in selection.ids]
     warnings += image_warnings(panel, with_images)
     warnings += agent_images(agent, with_images)
     if agent is not None and (said := agent_lifecycle(agent, panel)) is not None:

@@ -90,6 +90,18 @@ def test_a_model_agent_that_takes_no_images_is_refused_at_load_naming_it_and_the
     assert served.requests == []  # nothing asked, nothing paid
 
 
+def test_a_text_only_model_agent_runs_when_the_cases_taken_have_no_images(
+    served: ServerThread, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = "openai/gpt-3.5-turbo-0125"
+    served.server.script("gpt-3.5-turbo-0125", {"answer": "4"})
+    (Path("jury.toml")).write_text('jurors = ["offline/reference"]\nallow_retired = true\n')
+    argv = ["run", "cases.jsonl", "--jury", "jury.toml", "--agent", spec, "--out", "run"]
+    assert main([*argv, "--ids", "plain"]) == 0  # the image case is not taken
+    assert "cannot be sent images" not in capsys.readouterr().err
+    assert len(served.requests) == 1
+
+
 def test_agent_images_true_lets_a_compatible_servers_model_answer_the_image_case(
     served: ServerThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
