@@ -138,7 +138,8 @@ def _written(holder: dict[str, Any]) -> bool:
 
 def _read(fd: int) -> dict[str, Any]:
     try:
-        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        # The whole file: a long command line makes a record of more than a page.
+        data = json.loads(os.pread(fd, max(os.fstat(fd).st_size, 1), 0) or b"{}")
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

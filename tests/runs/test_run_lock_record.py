@@ -87,3 +87,15 @@ def test_a_record_still_unwritten_after_the_patience_is_said_so(
         refused.value
     )
     assert refused.value.holder == {}
+
+
+def test_a_record_longer_than_a_page_is_read_whole(
+    tmp_path: Path, held: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `jury run data/*.jsonl` over many files: a command line of thousands of characters.
+    holder = {"pid": os.getpid(), "host": socket.gethostname(), "command": "x" * 9000}
+    os.pwrite(held, json.dumps(holder).encode(), 0)
+    monkeypatch.setattr(_lock, "PATIENCE", 0.0)
+    with pytest.raises(RunLockedError) as refused:
+        RunLock(tmp_path)
+    assert refused.value.holder == holder
