@@ -49,7 +49,10 @@ _DATASET = (
 #: Not ``dataset_id``: a LangSmith example has one too.
 MLFLOW_KEYS = ("expectations", "predictions", "request_id", *_TARGETS, *_DATASET)
 _OWN = frozenset(MLFLOW_KEYS) - {"dataset_id"}
-_STRUCTURED = ("inputs", "outputs", "expectations", "tags", "source", "trace")
+#: Decoded when given as text: only a trace (MLflow's ``to_df()`` keeps it as JSON text). A
+#: table's cells are decoded as they are read (`jury.cases._read`), and a string given for
+#: ``inputs`` or ``outputs`` in a JSON record is the text the app was asked or returned.
+_STRUCTURED = ("trace",)
 
 
 def is_mlflow_row(record: Record) -> bool:

@@ -219,6 +219,16 @@ def test_braintrust_and_mlflow_rows_are_told_apart_by_their_keys(
     assert f"{path}: read 1 of 1 as {shape}" in notices
 
 
+def test_an_answer_that_is_json_text_stays_the_text_the_app_returned(tmp_path: Path) -> None:
+    # A JSON-mode app answers JSON as text: the judges read all of it, as it was returned.
+    answer = '{"answer": "Paris", "source": "atlas.pdf p.3"}'
+    question = "Give the answer and its source as JSON"
+    path = write(tmp_path, {"inputs": question, "outputs": answer, "expected": answer})
+    (case,), _ = read(path)
+    assert (case.question, case.answer, case.golden_answer) == (question, answer, answer)
+    assert "outputs" not in case.metadata
+
+
 def test_a_langsmith_example_whose_outputs_are_a_table_stays_langsmiths(tmp_path: Path) -> None:
     # A LangSmith dataset's example: its outputs are the reference, not an answer.
     path = write(tmp_path, {"inputs": {"question": "Where?"}, "outputs": {"answer": "Here."}})
