@@ -489,3 +489,22 @@ def test_the_command_line_reads_a_log_with_root_and_refuses_it_without(
     assert [json.loads(line)["question"] for line in recorded] == ["2+2?"]
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["reading"]["root"] == "samples"
+
+
+def test_one_ragas_reference_call_of_no_arguments_expects_none(tmp_path: Path) -> None:
+    # RAGAS writes `args: {}` for a call without arguments: the tool is expected, and no
+    # argument the call must have been given (as `{}` means in expected_tool_calls).
+    record = {"user_input": "Time?", "reference_tool_calls": [{"name": "clock", "args": {}}]}
+    case = one(write(tmp_path, "clock.jsonl", lines(record)))
+    assert case.expected_tool == "clock"
+    assert case.expected_tool_argument is None
+
+
+def test_reference_tool_calls_with_an_item_that_is_no_call_name_it_in_a_line_error(
+    tmp_path: Path,
+) -> None:
+    record = {"user_input": "q", "response": "a", "reference_tool_calls": ["search", 5]}
+    path = write(tmp_path, "bad.jsonl", lines(record))
+    with pytest.raises(CaseFileError) as bad:
+        load_cases(path)
+    assert "line 1: reference_tool_calls[1]" in str(bad.value)
