@@ -12,7 +12,8 @@ silent pass. The rules, as `jury.checks` documents them:
   passed are allowed), recursively; lists match item by item; strings match after trimming
   whitespace, case kept. A single value matches a call whose arguments are exactly one
   value: ``"ORD-101"`` matches ``"ORD-101"``, ``{"order_id": "ORD-101"}`` and
-  ``["ORD-101"]``. Arguments given as a JSON string (as some SDKs report them) are decoded.
+  ``["ORD-101"]``. Arguments given as a JSON string (as some SDKs report them) are decoded, the
+  call's and the expected ones alike.
 - *tool calls*: each of ``expected_tool_calls`` is made, in that order (other calls may come
   between, as in *tool order*), with arguments that match by the *tool argument* rule; an
   expected call without arguments (or with ``{}``) matches any call of its tool. Each
@@ -135,6 +136,9 @@ def _same(expected: Any, actual: Any) -> bool:
 
 def arguments_match(expected: Any, arguments: Any) -> bool:
     """Whether a tool call's `arguments` meet the case's expected argument (rules above)."""
+    # Both sides decoded alike: an expected argument written as JSON text, as a flattened
+    # OpenAI tool call gives it, is the table it spells.
+    expected = decoded_arguments(expected)
     arguments = decoded_arguments(arguments)
     if not isinstance(expected, (Mapping, list, tuple)):
         if isinstance(arguments, Mapping) and len(arguments) == 1:

@@ -184,3 +184,11 @@ def test_bad_expected_calls_are_refused_naming_the_line_and_field(tmp_path: Path
     assert errors[1].startswith("line 2: expected_tool_calls[0].result")
     assert errors[2].startswith("line 3:")
     assert "expected_tool is null (no tool may be called) and expected_tool_calls" in errors[2]
+
+
+def test_expected_arguments_written_as_json_text_match_the_table_they_spell() -> None:
+    # A flattened OpenAI tool call gives its arguments as JSON text, on either side.
+    text = {"name": "weather", "arguments": '{"city": "Paris"}'}
+    assert result(case([text], ("weather", '{"city": "Paris"}'))).outcome is PASS
+    assert result(case([text], ("weather", {"city": "Paris"}))).outcome is PASS
+    assert result(case([text], ("weather", {"city": "Lyon"}))).outcome is FAIL
