@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
@@ -317,8 +318,10 @@ def table_keys(head: bytes, delimiter: str) -> list[str] | None:
     """The top-level keys a table's rows can have (its header's columns, a dotted name by its
     first part), read from the file's first bytes; None when they do not hold the whole
     header row or it is not readable (then nothing is known of the rows' keys)."""
-    text = head.removeprefix(_BOM).decode("utf-8", "replace")
-    rows = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    # Lines split at b"\n" only, as `read_table` reads them (str.splitlines also splits at
+    # \x0c, U+2028 ..., which a header cell may hold).
+    text = (line.decode("utf-8", "replace") for line in io.BytesIO(head.removeprefix(_BOM)))
+    rows = csv.reader(text, delimiter=delimiter)
     try:
         header = next(rows)
         whole = len(head) < 1 << 16 or next(rows, None) is not None

@@ -122,3 +122,17 @@ def test_a_conversations_unseen_part_is_still_collected_and_said(
     assert cases[1].turns[0].content == "Hear this\n[input_audio]"
     assert calls[0] >= 1  # the conversation's line (each pass reads it once)
     assert any("line 2" in n and "input_audio" in n for n in source.notices), source.notices
+
+
+def test_a_header_is_split_into_lines_as_the_table_reader_splits_it(tmp_path: Path) -> None:
+    # A form feed inside a header cell is no line break for the table reader: the header
+    # read first must not stop there and miss the promptfoo column after it.
+    assert table_keys(b"id,question\x0c,__expected\nc1,Where?,Here.\n", ",") == [
+        "id",
+        "question",
+        "__expected",
+    ]
+    path = tmp_path / "ff.csv"
+    path.write_bytes(b"id,question\x0c,__expected\nc1,Where?,Here.\n")
+    (case,) = CaseSource(path)
+    assert case.golden_answer == "Here."
