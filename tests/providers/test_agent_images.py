@@ -371,7 +371,9 @@ def test_an_image_carried_with_a_later_turn_is_labelled_by_its_own_number(
     first, _, last = request.messages
     assert first.images == case.images[:1]
     assert last.images == case.images[1:]
-    labels = [part["text"] for part in openai_content(last) if part["type"] == "text"]
+    parts = openai_content(last)
+    assert isinstance(parts, list)
+    labels = [part["text"] for part in parts if part["type"] == "text"]
     assert labels[1:] == ["image 2:", "image 3:"]
     assert labels[0].endswith("[image 2]")
 
