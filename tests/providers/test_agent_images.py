@@ -21,9 +21,9 @@ from jury import Case, ConfigError
 from jury.adapters import AgentError, Image, InvalidRequestError
 from jury.adapters._request import call_key
 from jury.panel._agent_spec import AgentSettings, resolve_agent
+from jury.providers._images import openai_content
+from jury.providers.agents._http import request_body
 from jury.testing import FakeProviderServer
-from providers._images import openai_content
-from providers.agents._http import request_body
 
 #: A question that shows two images: one inline, one by URL.
 PICTURED = Case(
