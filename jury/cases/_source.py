@@ -166,6 +166,7 @@ class CaseSource:
         self._unseen: dict[int, list[str]] = {}  # record number: kinds the judges cannot see
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
+        head = b""
         if _is_dataset(source) or (isinstance(source, str) and source.startswith("hf://")):
             self._dataset = _load_hf(source) if isinstance(source, str) else source
             if isinstance(self._dataset, Mapping):
@@ -184,6 +185,8 @@ class CaseSource:
             self.format = format
         self.unit = UNITS[self.format]
         self._table = self.format in ("csv", "tsv")
+        # Told once, from the first bytes read above: a table's rows in a case's own fields.
+        self._plain = self._table and _plain_table(head, self.format)
         # An MT-Bench answer file's questions are in its folder's question.jsonl.
         folder = self._dataset is None and self.name != "<stdin>"
         self._questions = Questions(self._path if folder else None)
@@ -267,7 +270,7 @@ class CaseSource:
         # usual record; this runs for every one).
         # So is a table's row, when its header names no promptfoo column (told once, from the
         # header, rather than by a scan of every row's keys: a CSV row cost a tenth more).
-        as_is = mapped is None and (not self._table or _plain_table(self._head(), self.format))
+        as_is = mapped is None and (not self._table or self._plain)
         unit = self.unit
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
