@@ -70,6 +70,10 @@ ADAPTERS = {
     "BatchOutcome",
     "BatchStatus",
     "Decision",
+    # Where a judge model's calls go and how (`JudgeModel.endpoint`): part of the cache key.
+    "Endpoint",
+    # The header by which the fake provider server says it is one (`JudgeReply.fake`).
+    "FAKE_HEADER",
     "Finish",
     # A case's image, carried by a `Message` to the judges whose models take images.
     "Image",

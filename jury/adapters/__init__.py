@@ -11,7 +11,10 @@ turns a `JudgeRequest` (system text, `Message` turns, the reply's JSON schema, s
 settings) into a `JudgeReply` (text, `Usage`, the model that served, how the reply ended as a
 `Finish`, the reply's rate-limit headers). Declare the account's `jury.ProviderLimits`
 (``default_limits``) and the jury-file tables that configure it (``limit_names``); `price` a
-reply from the genai-prices table; give the model a family with `family_of`; make
+reply from the genai-prices table; say where its calls go and how (``endpoint``, an
+`Endpoint`: the URL and every setting that shapes the request, part of each call's cache key;
+a reply from a server that sends `FAKE_HEADER` is `JudgeReply.fake`); give the model a family
+with `family_of`; make
 ``prefix/model`` strings resolve to it with `register_provider`, and say what is known of
 each model's lifecycle (a `ModelStatus`: active, deprecated, retired) with its
 ``lifecycle=``.
@@ -72,6 +75,7 @@ from .._verdict import Level, Metric, Score, single
 from ._account import ModelStatus
 from ._agent import Agent, AgentReply
 from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
+from ._endpoint import FAKE_HEADER, Endpoint
 from ._model import JudgeModel
 from ._prices import batch_price, price
 from ._registry import family_of, images_refusal, register_provider, register_rubric_kind
@@ -102,6 +106,7 @@ from ._rubric import (
 from ._strategy import Strategy, register_strategy
 
 __all__ = [
+    "FAKE_HEADER",
     "TOP_LOGPROBS",
     "Agent",
     "AgentError",
@@ -112,6 +117,7 @@ __all__ = [
     "BatchOutcome",
     "BatchStatus",
     "Decision",
+    "Endpoint",
     "Finish",
     "Image",
     "InvalidReply",

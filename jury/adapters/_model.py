@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .._errors import InvalidRequestError, ProviderError, TransientError
 from ._account import ProviderLimits
+from ._endpoint import Endpoint
 
 if TYPE_CHECKING:
     from ._batch import BatchAPI
@@ -53,6 +54,19 @@ class JudgeModel(ABC):
     def model_id(self) -> str:
         """The model's ID as its provider knows it (what price lookups use)."""
         return self.name.split("/", 1)[-1]
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """Where this model's calls go and how (read-only): part of every call's cache key, so
+        that a reply is reused only for a call to the same server, spoken to the same way.
+
+        The default names the adapter's class (``adapter:package.module.Class``): enough for a
+        model that answers in this process (offline jurors, replays, scripted models), whose
+        replies depend on nothing else. An adapter that sends calls somewhere it is configured
+        to (a base URL, a response format, a setting read from the environment) overrides it
+        with the URL and those settings, or its replies would be reused across them."""
+        kind = type(self)
+        return Endpoint(f"adapter:{kind.__module__}.{kind.__qualname__}")
 
     @abstractmethod
     async def complete(self, request: JudgeRequest) -> JudgeReply:

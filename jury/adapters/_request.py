@@ -1,6 +1,7 @@
 """What crosses the judge-model seam for one call: the request (`JudgeRequest`, its `Message`
 turns), the reply (`JudgeReply`, its `Usage`, why it ended: `Finish`), and the content address
-of a call (`call_key`) under which a `CallCache` keeps its reply."""
+of a call (`call_key`: the endpoint, the model and the request) under which a `CallCache` keeps
+its reply."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..cases._images import Image
+from ._endpoint import Endpoint
 
 if TYPE_CHECKING:
     from ..cases._case import Case
@@ -26,6 +28,7 @@ __all__ = [
     "TokenLogprob",
     "Usage",
     "call_key",
+    "fake_key",
 ]
 
 #: How many alternatives per token a judge is asked for when its juror asks for
@@ -134,6 +137,10 @@ class JudgeReply:
     #: The reply's tokens with their log-probabilities, when they were asked for and the
     #: provider gave them (None otherwise); their texts, joined, are the reply's text.
     logprobs: tuple[TokenLogprob, ...] | None = None
+    #: The reply came from `jury.testing`'s fake provider server (it sent `FAKE_HEADER`): not
+    #: a real judge's, priced $0, labelled FAKE in every output, and never served from the
+    #: cache to a server that has not shown it is the fake too.
+    fake: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,15 +180,29 @@ def _system_json(system: str) -> str:
     return written
 
 
-def call_key(model: str, request: JudgeRequest, sample: int) -> str:
-    """The content address of one judge call: the model, the exact request, the sample index.
+_ENDPOINTS: dict[Endpoint, str] = {}
 
-    Two calls with the same key would be sent the same bytes, so one reply serves both. The
-    address hashes one JSON array of those fields (sorted keys, no spaces); it is written
-    piece by piece, the schema from a memo, which gives the very same text.
+
+def _endpoint_json(endpoint: Endpoint) -> str:
+    written = _ENDPOINTS.get(endpoint)
+    if written is None:
+        if len(_ENDPOINTS) >= _KEPT:
+            _ENDPOINTS.clear()
+        written = _ENDPOINTS[endpoint] = _KEY_JSON([endpoint.url, endpoint.wire])
+    return written
+
+
+def call_key(model: str, request: JudgeRequest, sample: int, *, endpoint: Endpoint) -> str:
+    """The content address of one judge call: where it goes and how (`endpoint`), the model,
+    the exact request, the sample index.
+
+    Two calls with the same key would be sent the same bytes by the same server, so one reply
+    serves both. The address hashes one JSON array of those fields (sorted keys, no spaces);
+    it is written piece by piece, the endpoint, the system text and the schema from memos,
+    which gives the very same text.
     """
-    # An image counts by its content's digest, and only where there is one: the addresses
-    # of calls without images stay what they were, and a changed image is a new call.
+    # An image counts by its content's digest, and only where there is one: a changed image
+    # is a new call.
     messages = _KEY_JSON(
         [
             [m.role, m.content, [i.digest for i in m.images]] if m.images else [m.role, m.content]
@@ -196,18 +217,23 @@ def call_key(model: str, request: JudgeRequest, sample: int) -> str:
         sample,
     ]
     if request.effort is not None:
-        # Only when set, so that the addresses of calls made before effort existed hold.
         fields.append(request.effort)
     if request.logprobs:
-        # Only when asked: a reply without log-probabilities cannot serve a call that wants
-        # them, and the keys of calls that do not ask stay what they were.
+        # A reply without log-probabilities cannot serve a call that wants them.
         fields.append("logprobs")
     tail = _KEY_JSON(fields)
     payload = (
-        f"[{_KEY_JSON(model)},{_system_json(request.system)},{messages},"
-        f"{_schema_json(request.schema)},{tail[1:]}"
+        f"[{_endpoint_json(endpoint)},{_KEY_JSON(model)},{_system_json(request.system)},"
+        f"{messages},{_schema_json(request.schema)},{tail[1:]}"
     )
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def fake_key(key: str) -> str:
+    """Where a reply from `jury.testing`'s fake is kept for the call of address `key`: apart
+    from real replies, so that a real server's reply is never hidden behind the fake's, and the
+    fake's is looked up only where the server has shown it is the fake (`JudgeReply.fake`)."""
+    return f"{key}:fake"
 
 
 class CallCache(Protocol):

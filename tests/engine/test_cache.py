@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import case, panel_of, scores, scripted
 from jury import Jury
-from jury.adapters import JudgeReply, JudgeRequest, Message, Usage
+from jury.adapters import Endpoint, JudgeReply, JudgeRequest, Message, Usage
 from jury.adapters._request import call_key
 from jury.engine._cache import SqliteCache
 
@@ -48,7 +48,7 @@ async def test_refresh_ignores_and_replaces_stored_replies(tmp_path: Path) -> No
 
 async def test_stored_requests_are_redacted_but_keys_are_not(tmp_path: Path) -> None:
     with SqliteCache(tmp_path, redact=lambda t: t.replace("secret", "[redacted]")) as cache:
-        key = call_key("m", request("a secret case"), 0)
+        key = call_key("m", request("a secret case"), 0, endpoint=Endpoint("http://127.0.0.1:1"))
         await cache.put(key, "m", request("a secret case"), JudgeReply(text="r", model="m"))
         [(stored_key, _, stored, _)] = list(cache.calls())
     assert stored_key == key

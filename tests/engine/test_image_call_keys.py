@@ -1,5 +1,5 @@
 """A call's cache key holds its images: a changed image is a new call, the same image the
-same call, and a request without images keeps the key it had before images existed."""
+same call; and the key written piece by piece is the hash of the whole array written at once."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import json
 
 from images_helpers import JPEG, PNG
 
-from jury.adapters import Image, JudgeRequest, Message
+from jury.adapters import Endpoint, Image, JudgeRequest, Message
 from jury.adapters._request import call_key
 
 SCHEMA = {"type": "object"}
+AT = Endpoint("http://127.0.0.1:1/v1", "chat/completions")
 
 
 def _request(*images: Image) -> JudgeRequest:
@@ -20,16 +21,19 @@ def _request(*images: Image) -> JudgeRequest:
 
 def test_a_changed_image_is_a_new_call_and_the_same_image_the_same_call() -> None:
     png, jpeg = Image(media_type="image/png", data=PNG), Image(media_type="image/jpeg", data=JPEG)
-    key = call_key("m", _request(png), 0)
-    assert call_key("m", _request(Image(media_type="image/png", data=PNG)), 0) == key
-    assert call_key("m", _request(jpeg), 0) != key
-    assert call_key("m", _request(Image(url="https://example.test/a.png")), 0) != key
-    assert call_key("m", _request(), 0) != key
+    key = call_key("m", _request(png), 0, endpoint=AT)
+    assert call_key("m", _request(Image(media_type="image/png", data=PNG)), 0, endpoint=AT) == key
+    assert call_key("m", _request(jpeg), 0, endpoint=AT) != key
+    assert call_key("m", _request(Image(url="https://example.test/a.png")), 0, endpoint=AT) != key
+    assert call_key("m", _request(), 0, endpoint=AT) != key
 
 
-def test_a_request_without_images_keeps_the_key_written_the_way_it_was_before() -> None:
-    # The address as it was written before messages carried images: the replies cached then
-    # still serve the same calls.
+def test_a_key_written_piece_by_piece_hashes_the_whole_array_written_at_once() -> None:
+    # The endpoint, system text and schema come from memos: the key must still be the hash
+    # of the one JSON array (sorted keys, no spaces) of every field.
     fields = [[["user", "Is [image 1] a cat?"]], SCHEMA, "verdict", 0.0, 1024, None, 0]
-    before = json.dumps(["m", "system", *fields], sort_keys=True, separators=(",", ":"))
-    assert call_key("m", _request(), 0) == hashlib.sha256(before.encode()).hexdigest()
+    whole = [[AT.url, AT.wire], "m", "system", *fields]
+    written = json.dumps(whole, sort_keys=True, separators=(",", ":"))
+    expected = hashlib.sha256(written.encode()).hexdigest()
+    for _ in range(2):  # the second time from the memos
+        assert call_key("m", _request(), 0, endpoint=AT) == expected

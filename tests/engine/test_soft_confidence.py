@@ -12,7 +12,7 @@ import pytest
 
 from conftest import case, scores, scripted
 from jury import Juror, Jury, Panel, load_panel
-from jury.adapters import JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
+from jury.adapters import Endpoint, JudgeReply, JudgeRequest, Message, TokenLogprob, Usage
 from jury.adapters._request import call_key
 from jury.engine._cache import SqliteCache
 from jury.engine._soft import field_spans, value_odds
@@ -124,7 +124,8 @@ def test_asking_for_logprobs_is_another_call_in_the_cache() -> None:
     # A reply cached without log-probabilities must not answer a call that asks for them.
     plain = JudgeRequest("s", (Message("user", "u"),), {})
     asking = JudgeRequest("s", (Message("user", "u"),), {}, logprobs=True)
-    assert call_key("m", plain, 0) != call_key("m", asking, 0)
+    at = Endpoint("http://127.0.0.1:1/v1")
+    assert call_key("m", plain, 0, endpoint=at) != call_key("m", asking, 0, endpoint=at)
 
 
 def test_the_jury_file_asks_a_juror_for_logprobs(tmp_path: Path) -> None:

@@ -194,11 +194,12 @@ async def test_the_fakes_image_rules_apply_to_the_agents_requests(
 
 async def test_the_agents_request_is_addressed_by_its_images(server: FakeProviderServer) -> None:
     agent = resolve_agent(OPENAI, AgentSettings())
+    assert agent.model is not None
     other = PICTURED.model_copy(
         update={"images": (Image(media_type="image/png", data=PNG), Image(url=URL + "?v=2"))}
     )
     keys = {
-        call_key(agent.name, agent.request_for(case), 0)
+        call_key(agent.name, agent.request_for(case), 0, endpoint=agent.model.endpoint)
         for case in (PICTURED, PICTURED.model_copy(), other)
     }
     # The same images give the same address (a rerun is served from the cache); a changed
