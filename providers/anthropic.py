@@ -38,6 +38,7 @@ from typing import Any
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
     BatchAPI,
+    Endpoint,
     Finish,
     InvalidRequestError,
     JudgeReply,
@@ -53,7 +54,7 @@ from ._wire import (
     SdkTransport,
     Wire,
     WireModel,
-    rate_limit_headers,
+    posted,
     read_key,
 )
 
@@ -219,6 +220,16 @@ class AnthropicWire(Wire):
     def url(self, model: str) -> str:
         return f"{self.base_url}/v1/messages"
 
+    def endpoint(self, model: str) -> Endpoint:
+        """The API under the base URL, the API version, and what the model's family is sent
+        (thinking, effort and the output room for it): all shape `body` or its reply."""
+        kind = family(model)
+        settings = ["messages", f"anthropic-version={API_VERSION}", "format=json_schema"]
+        if kind is not None:
+            thinking = kind.thinking["type"] if kind.thinking else "default"
+            settings.append(f"thinking={thinking} effort={kind.effort} room={kind.room}")
+        return Endpoint(f"{self.base_url}/v1", " ".join(settings))
+
     def headers(self) -> dict[str, str]:
         # The SDK sends the key as a bearer token; the direct transport sends what it sends.
         return {"authorization": f"Bearer {self._key}", "anthropic-version": API_VERSION}
@@ -363,7 +374,7 @@ class AnthropicSdkTransport(SdkTransport):
     async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
         raw = await client.messages.with_raw_response.create(**body)
         data: dict[str, Any] = (await raw.parse()).model_dump(mode="json")
-        return Posted(data, rate_limit_headers(raw.headers.items()))
+        return posted(data, raw.headers.items())
 
 
 class AnthropicJudge(WireModel):

@@ -24,6 +24,7 @@ The Gemini API is reached at ``v1beta``; Vertex AI at ``v1beta1``, the SDK's own
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -36,17 +37,18 @@ from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaus
 from jury.adapters import (
     TOP_LOGPROBS,
     BatchAPI,
+    Endpoint,
     Finish,
     InvalidRequestError,
     JudgeReply,
     JudgeRequest,
     RateLimitedError,
-    TokenLogprob,
     TransientError,
     Usage,
 )
 
 from ._google_batch import sdk_config
+from ._google_logprobs import logprobs_refusal, token_logprobs, vertex
 from ._images import gemini_parts
 from ._wire import (
     MalformedReplyError,
@@ -55,7 +57,7 @@ from ._wire import (
     Wire,
     WireModel,
     parse_retry_after,
-    rate_limit_headers,
+    posted,
     read_key,
 )
 
@@ -165,13 +167,34 @@ _DELAY = re.compile(r"^(\d+(?:\.\d+)?)s$")
 class GeminiWire(Wire):
     provider = "google"
 
-    def __init__(self, base_url: str, key: str, key_variable: str) -> None:
+    def __init__(
+        self, base_url: str, key: str, key_variable: str, *, vertex: str | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.key_variable = key_variable
         self._key = key
+        #: Vertex AI's ``project/location``, where the SDK alone sends the calls; None for
+        #: the Gemini API at `base_url`.
+        self.vertex = vertex
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/{API_VERSION}/models/{model}:generateContent"
+
+    def endpoint(self, model: str) -> Endpoint:
+        """The API (the Gemini API under the base URL, or Vertex AI's project and location)
+        and what the model's family is sent: a temperature or not, its thinking and the
+        output room for it, log-probabilities (offered by model and surface)."""
+        kind = family(model)
+        settings = [
+            "generateContent",
+            "format=responseJsonSchema",
+            f"temperature={'sent' if kind.temperature else 'not-sent'}",
+            f"thinking={json.dumps(kind.thinking, sort_keys=True)} room={kind.room}",
+            f"logprobs={TOP_LOGPROBS if logprobs_refusal(model) is None else 'not-sent'}",
+        ]
+        if self.vertex is not None:
+            return Endpoint(f"vertex:{self.vertex}/{VERTEX_API_VERSION}", " ".join(settings))
+        return Endpoint(f"{self.base_url}/{API_VERSION}", " ".join(settings))
 
     def headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._key}
@@ -239,7 +262,7 @@ class GeminiWire(Wire):
             model=served,
             usage=used,
             finish=_FINISH.get(str(first.get("finishReason")), "stop"),
-            logprobs=_token_logprobs(first.get("logprobsResult")),
+            logprobs=token_logprobs(first.get("logprobsResult")),
         )
 
     def error(
@@ -291,53 +314,6 @@ class GeminiWire(Wire):
         return RateLimitedError(message, retry_after=delay, status=429)
 
 
-#: The models that give token log-probabilities, by API surface: the Gemini API refuses them
-#: on 2.5 ("Logprobs is not enabled for models/gemini-2.5-flash",
-#: https://github.com/Vela-Research/think-reason-learn/issues/34) and serves them on 2.0 Flash
-#: (https://github.com/mscraftsman/generative-ai/issues/135); Vertex AI serves 2.0 and 2.5
-#: (https://github.com/vercel/ai/issues/5418) and refuses 3.5 Flash ("Logprobs is not
-#: supported for this model", https://github.com/GoogleCloudPlatform/generative-ai/issues/2947).
-LOGPROBS_OFFERED = {
-    "gemini": ("gemini-2.0-flash*",),
-    "vertex": ("gemini-2.0-flash*", "gemini-2.5-*"),
-}
-
-
-def logprobs_refusal(model: str) -> str | None:
-    """Why a Gemini model gives no token log-probabilities on the API this process uses
-    (None when it gives them)."""
-    surface = "vertex" if _vertex() else "gemini"
-    if any(fnmatchcase(model, pattern) for pattern in LOGPROBS_OFFERED[surface]):
-        return None
-    where = "Vertex AI" if surface == "vertex" else "the Gemini API"
-    return f"{where} does not offer responseLogprobs for {model}"
-
-
-def _token_logprobs(given: Any) -> tuple[TokenLogprob, ...] | None:
-    """``logprobsResult`` (google-genai types.LogprobsResult): the chosen token of each step
-    with the step's top candidates; None when there is none."""
-    if not isinstance(given, Mapping):
-        return None
-    chosen = given.get("chosenCandidates")
-    tops = given.get("topCandidates") or []
-    if not isinstance(chosen, list) or not chosen:
-        return None
-    try:
-        return tuple(
-            TokenLogprob(
-                str(item.get("token", "")),
-                float(item.get("logProbability", 0.0)),
-                tuple(
-                    (str(c.get("token", "")), float(c.get("logProbability", 0.0)))
-                    for c in (tops[i].get("candidates") or () if i < len(tops) else ())
-                ),
-            )
-            for i, item in enumerate(chosen)
-        )
-    except (AttributeError, TypeError, ValueError):
-        return None
-
-
 def _reason(error: Mapping[str, Any]) -> str | None:
     """The ``reason`` of a ``google.rpc.ErrorInfo`` among the error's details."""
     for detail in error.get("details") or ():
@@ -381,7 +357,7 @@ class GoogleSdkTransport(SdkTransport):
             mode="json", by_alias=True, exclude_none=True, exclude={"sdk_http_response"}
         )
         headers = (raw.headers or {}) if raw is not None else {}
-        return Posted(data, rate_limit_headers(headers.items()))
+        return posted(data, headers.items())
 
     async def disconnect(self, client: Any) -> None:
         await client.aio.aclose()
@@ -415,22 +391,23 @@ class GoogleJudge(WireModel):
         return None
 
 
-def _vertex() -> bool:
-    return os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in ("1", "true")
-
-
 def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
     """``google/<model>``. Raises `MissingCredentialError` without GOOGLE_API_KEY or
     GEMINI_API_KEY (unless Vertex AI is configured)."""
     model = spec.partition("/")[2]
-    if _vertex():
+    if vertex():
         for variable in ("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"):
             read_key("google (Vertex AI)", variable)
         return GoogleJudge(
             name=spec,
             model=model,
             family="google",
-            wire=GeminiWire("", "", VERTEX_VARIABLE),
+            wire=GeminiWire(
+                "",
+                "",
+                VERTEX_VARIABLE,
+                vertex=f"{os.environ['GOOGLE_CLOUD_PROJECT']}/{os.environ['GOOGLE_CLOUD_LOCATION']}",
+            ),
             # Only the SDK knows how to fetch Vertex credentials.
             transport=GoogleSdkTransport(None, None),
             key="",

@@ -29,6 +29,7 @@ from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaus
 from jury.adapters import (
     TOP_LOGPROBS,
     BatchAPI,
+    Endpoint,
     Finish,
     InvalidRequestError,
     JudgeReply,
@@ -45,7 +46,7 @@ from ._wire import (
     SdkTransport,
     Wire,
     WireModel,
-    rate_limit_headers,
+    posted,
     read_key,
 )
 
@@ -175,6 +176,25 @@ class OpenAIWire(Wire):
     def url(self, model: str) -> str:
         return f"{self.base_url}/chat/completions"
 
+    def endpoint(self, model: str) -> Endpoint:
+        """The base URL, and what shapes `body`: the response format, the tokens field and,
+        for OpenAI's own models, what the model's family is sent (a temperature or not; a
+        reasoning effort and the output room for it; log-probabilities or not)."""
+        settings = [
+            "chat/completions",
+            f"response_format={self.response_format}",
+            f"tokens={self.tokens_field}",
+            f"top_logprobs={TOP_LOGPROBS}",
+        ]
+        if self.provider == "openai":
+            kind = family(model)
+            settings.append(f"temperature={'sent' if kind.temperature else 'not-sent'}")
+            if kind.reasoning:
+                settings.append(f"reasoning_effort={REASONING_EFFORT}+{REASONING_ROOM}")
+            if logprobs_refusal(model) is not None:
+                settings.append("logprobs=not-sent")
+        return Endpoint(self.base_url, " ".join(settings))
+
     def headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._key}"} if self._key else {}
 
@@ -303,7 +323,7 @@ class OpenAISdkTransport(SdkTransport):
         # The legacy raw response of the openai SDK parses synchronously.
         raw = await client.chat.completions.with_raw_response.create(**body)
         data: dict[str, Any] = raw.parse().model_dump(mode="json")
-        return Posted(data, rate_limit_headers(raw.headers.items()))
+        return posted(data, raw.headers.items())
 
 
 class OpenAIJudge(WireModel):

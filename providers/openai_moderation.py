@@ -19,9 +19,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from jury.adapters import JudgeReply, JudgeRequest, Usage
+from jury.adapters import Endpoint, JudgeReply, JudgeRequest, Usage
 
-from ._wire import MalformedReplyError, Posted, Wire, rate_limit_headers, read_key
+from ._wire import MalformedReplyError, Posted, Wire, posted, read_key
 from .openai import DEFAULT_BASE_URL, KEY_VARIABLE, OpenAIJudge, OpenAISdkTransport
 
 __all__ = ["ModerationModel", "ModerationWire", "create"]
@@ -37,6 +37,9 @@ class ModerationWire(Wire):
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/moderations"
+
+    def endpoint(self, model: str) -> Endpoint:
+        return Endpoint(self.base_url, "moderations")
 
     def headers(self) -> dict[str, str]:
         return {"authorization": f"Bearer {self._key}"}
@@ -63,7 +66,7 @@ class ModerationSdkTransport(OpenAISdkTransport):
         raw = await client.moderations.with_raw_response.create(**body)
         # By alias: the API's category names ("harassment/threatening"), not the SDK's.
         data: dict[str, Any] = raw.parse().model_dump(mode="json", by_alias=True)
-        return Posted(data, rate_limit_headers(raw.headers.items()))
+        return posted(data, raw.headers.items())
 
 
 class ModerationModel(OpenAIJudge):

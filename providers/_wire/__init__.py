@@ -30,7 +30,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from jury import ConfigError, MissingCredentialError, ProviderError, ProviderLimits
-from jury.adapters import BatchAPI, JudgeModel, JudgeReply, JudgeRequest, TransientError, price
+from jury.adapters import (
+    BatchAPI,
+    Endpoint,
+    JudgeModel,
+    JudgeReply,
+    JudgeRequest,
+    TransientError,
+    price,
+)
 
 from .._hints import honour_should_retry
 from ._errors import (
@@ -52,6 +60,7 @@ from ._transport import (
     TransportName,
     json_object,
     pick_transport,
+    posted,
     sendable,
 )
 
@@ -70,6 +79,7 @@ __all__ = [
     "json_object",
     "parse_retry_after",
     "pick_transport",
+    "posted",
     "rate_limit_headers",
     "read_key",
     "sendable",
@@ -161,20 +171,30 @@ class WireModel(JudgeModel):
     def model_id(self) -> str:
         return self.model
 
+    @property
+    def endpoint(self) -> Endpoint:
+        """The wire's endpoint for this model (`Wire.endpoint`): its URL and settings."""
+        return self.wire.endpoint(self.model)
+
     def price(self, reply: JudgeReply) -> float | None:
         """USD from the genai-prices table, for the model that served; None (unknown) for
-        compatible servers, whose prices the table cannot know."""
+        compatible servers, whose prices the table cannot know; $0 for a reply from
+        `jury.testing`'s fake, which no one is billed for."""
+        if reply.fake:
+            return 0.0
         if self.wire.provider not in _PRICED:
             return None
         return price(self.wire.provider, reply.model or self.model, reply.usage)
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        data, rate_limits = await self.transport.post(
+        data, rate_limits, fake = await self.transport.post(
             self.model, self.wire.body(self.model, request)
         )
         reply = self.wire.parse(self.model, data)
         if rate_limits:
             reply.rate_limits = rate_limits
+        if fake:
+            reply.fake = True
         return reply
 
     def batches(self) -> BatchAPI | None:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jury import ProviderError
-from jury.adapters import JudgeReply, JudgeRequest
+from jury.adapters import Endpoint, JudgeReply, JudgeRequest
 
 __all__ = ["Wire"]
 
@@ -27,6 +27,15 @@ class Wire(ABC):
     @abstractmethod
     def url(self, model: str) -> str:
         """Where the direct transport POSTs a request for `model`."""
+
+    def endpoint(self, model: str) -> Endpoint:
+        """Where calls for `model` go and how (`jury.adapters.Endpoint`), in the call cache's
+        key. By default the URL the direct transport posts to, under the provider's name; a
+        wire whose settings shape the request body or the reading of its reply (a response
+        format, a tokens field, a model family's thinking settings...) names each of them.
+        The transport is not part of it: the direct and SDK transports send the same body
+        (the contract tests compare them)."""
+        return Endpoint(self.url(model), self.provider)
 
     @abstractmethod
     def headers(self) -> dict[str, str]:

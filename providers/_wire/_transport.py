@@ -7,10 +7,11 @@ import io
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, NamedTuple
 
 from jury import ConfigError
+from jury.adapters import FAKE_HEADER
 
 from ._errors import HttpStatusError, MalformedReplyError, rate_limit_headers
 from ._protocol import Wire
@@ -23,6 +24,7 @@ __all__ = [
     "TransportName",
     "json_object",
     "pick_transport",
+    "posted",
     "sendable",
 ]
 
@@ -42,11 +44,19 @@ TransportName = Literal["direct", "sdk"]
 
 
 class Posted(NamedTuple):
-    """A reply as a transport got it: the JSON body, and its rate-limit headers (None when
-    it had none)."""
+    """A reply as a transport got it: the JSON body, its rate-limit headers (None when it had
+    none), and whether `jury.testing`'s fake sent it (its `FAKE_HEADER`)."""
 
     body: Mapping[str, Any]
     rate_limits: dict[str, str] | None = None
+    fake: bool = False
+
+
+def posted(body: Mapping[str, Any], headers: Iterable[tuple[str, str]] | None) -> Posted:
+    """A reply body with what its response headers say: the rate limits, and the fake's mark."""
+    items = list(headers or ())
+    fake = any(name.lower() == FAKE_HEADER for name, _ in items)
+    return Posted(body, rate_limit_headers(items), fake)
 
 
 def json_object(raw: bytes) -> dict[str, Any]:
@@ -114,8 +124,8 @@ class DirectTransport(Transport):
             if response.status >= 400:
                 headers = {k.lower(): v for k, v in response.headers.items()}
                 raise HttpStatusError(response.status, headers, raw.decode(errors="replace"))
-            rate_limits = rate_limit_headers(response.headers.items())
-        return Posted(json_object(raw), rate_limits)
+            headers_seen = response.headers.items()
+        return posted(json_object(raw), headers_seen)
 
     async def aclose(self) -> None:
         if self._session is not None:
