@@ -35,6 +35,7 @@ from typing import IO
 from .._errors import BatchFailedError, ProviderError
 from ..adapters._account import ProviderLimits
 from ..adapters._batch import BatchAPI
+from ..adapters._endpoint import Endpoint
 from ..adapters._model import JudgeModel
 from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key
 from ..panel._batch_settings import BatchSettings
@@ -178,6 +179,8 @@ class BatchedModel(JudgeModel):
         fallback_online: bool,
     ) -> None:
         self.inner = inner
+        # Its calls go where the inner model's do: the same call keys as an online run.
+        self._endpoint = inner.endpoint
         self.name = inner.name
         self.family = inner.family
         self.offline = inner.offline
@@ -201,6 +204,10 @@ class BatchedModel(JudgeModel):
     def model_id(self) -> str:
         return self.inner.model_id
 
+    @property
+    def endpoint(self) -> Endpoint:
+        return self._endpoint
+
     def classify_error(self, exc: Exception) -> ProviderError:
         return self.inner.classify_error(exc)
 
@@ -213,7 +220,7 @@ class BatchedModel(JudgeModel):
         await self.inner.aclose()
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        key = call_key(self.name, request, request.sample)
+        key = call_key(self.name, request, request.sample, endpoint=self._endpoint)
         case_id = request.case.id if request.case is not None else ""
         row = self._store.lookup(key)
         if row is None:

@@ -245,6 +245,8 @@ def _run(
     for warning in warnings:
         print(f"jury: warning: {warning}", file=sys.stderr)
     cache = open_cache(args, redactor)
+    if cache is not None and cache.notice is not None:
+        print(f"jury: {cache.notice}", file=sys.stderr)
     try:
         jury = Jury(
             panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all

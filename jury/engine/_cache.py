@@ -1,9 +1,15 @@
 """The call cache: every judge request and reply, kept in SQLite by content address.
 
-Keyed by `jury.adapters._request.call_key` (provider/model, the exact request bytes, sampling
-settings, sample index), so a reply serves exactly the calls that would have sent the same
-bytes. It is also the record of every request and reply, and what lets a killed run resume
-without paying again: a reply is stored as soon as it arrives, before its case finishes.
+Keyed by `jury.adapters._request.call_key` (the endpoint: where the call goes and every
+setting that shapes it; provider/model, the exact request bytes, sampling settings, sample
+index), so a reply serves exactly the calls that would have sent the same bytes to the same
+server. A reply from `jury.testing`'s fake is kept under its own key (`fake_key`) and says so
+(``"fake": true``). It is also the record of every request and reply, and what lets a killed run
+resume without paying again: a reply is stored as soon as it arrives, before its case finishes.
+
+Format 2 (this one) keys calls by endpoint. A format 1 file (whose keys did not name the
+endpoint) is taken over: its rows stay, but no key of format 2 can match them, so none is
+served again; `stale` says how many there were, once, when the file is taken over.
 
 Concurrency. The database runs in WAL mode, so readers never wait for writers, and any
 number of processes can share one cache. Reads are done inline on the event loop thread: a
@@ -37,7 +43,9 @@ from ..adapters._request import JudgeReply, JudgeRequest, TokenLogprob, Usage
 __all__ = ["CACHE_FILE", "SqliteCache", "default_cache_dir"]
 
 CACHE_FILE = "calls.sqlite"
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
+#: Formats whose files are taken over (their rows kept, never served: see the module's text).
+_OLDER = (1,)
 _BUSY_MS = 60_000
 _BATCH = 256
 
@@ -65,27 +73,31 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _prepare(connection: sqlite3.Connection, path: Path) -> None:
-    """WAL mode and the table, once per file, however many processes open it at once.
+def _prepare(connection: sqlite3.Connection, path: Path) -> int:
+    """WAL mode and the table, once per file, however many processes open it at once; the
+    number of rows of an older format found (and left unserved) when taking a file over.
 
     Switching to WAL takes an exclusive lock that SQLite's busy handler does not wait for,
     so two runs starting together retry it until it is done (by either of them).
     """
     deadline = time.monotonic() + _BUSY_MS / 1000
+    stale = 0
     while True:
         try:
             if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("BEGIN IMMEDIATE")
             version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, _SCHEMA_VERSION):
+            if version not in (0, _SCHEMA_VERSION, *_OLDER):
                 connection.execute("ROLLBACK")
                 from .._errors import ConfigError
 
                 raise ConfigError(
-                    f"{path}: cache format {version} is not {_SCHEMA_VERSION}; "
-                    "use another --cache-dir"
+                    f"{path}: cache format {version} is newer than this aiojury's "
+                    f"({_SCHEMA_VERSION}): upgrade aiojury, or use another --cache-dir"
                 )
+            if version in _OLDER:
+                stale = connection.execute("SELECT count(*) FROM calls").fetchone()[0]
             connection.execute(_SCHEMA)
             connection.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
             connection.execute("COMMIT")
@@ -97,6 +109,7 @@ def _prepare(connection: sqlite3.Connection, path: Path) -> None:
                 raise
             time.sleep(0.01)
     connection.execute("PRAGMA synchronous=NORMAL")
+    return stale
 
 
 def _reply_json(reply: JudgeReply) -> str:
@@ -111,6 +124,8 @@ def _reply_json(reply: JudgeReply) -> str:
     if reply.finish is not None:
         # A reply cut off or refused is read as such again when it is served from here.
         data["finish"] = reply.finish
+    if reply.fake:
+        data["fake"] = True
     if reply.logprobs is not None:
         # A cached reply answers a call that asked for log-probabilities with them.
         data["logprobs"] = [[t.token, t.logprob, [list(a) for a in t.top]] for t in reply.logprobs]
@@ -130,6 +145,7 @@ def _reply_from_json(text: str) -> JudgeReply:
         parsed=data.get("parsed"),
         finish=data.get("finish"),
         logprobs=_logprobs_from_json(data.get("logprobs")),
+        fake=data.get("fake", False),
     )
 
 
@@ -192,7 +208,9 @@ class SqliteCache:
         self.error: BaseException | None = None
         writer = _connect(self.path)
         try:
-            _prepare(writer, self.path)
+            #: Replies of an older format found when this cache took the file over (never
+            #: served: their keys do not name the endpoint); 0 on every later opening.
+            self.stale = _prepare(writer, self.path)
         except BaseException:
             writer.close()
             raise
@@ -204,6 +222,17 @@ class SqliteCache:
         )
         self._writer.start()
         self._closed = False
+
+    @property
+    def notice(self) -> str | None:
+        """The one line to tell the user when an older cache was taken over (else None)."""
+        if not self.stale:
+            return None
+        return (
+            f"{self.path}: {self.stale} cached replies were written by an older aiojury, whose "
+            "cache keys did not name the endpoint they came from: they are kept but not reused "
+            "(those calls are made again)"
+        )
 
     # --- the CallCache protocol ------------------------------------------------------------
 

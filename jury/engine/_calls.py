@@ -11,6 +11,11 @@ keeps waiting out 429s for up to `retry.rate_limit_wait` seconds. A busy account
 slows a run down without turning its cases INCONCLUSIVE. An account that cannot serve at all
 (a rejected key, a quota no retry clears) stops the run.
 
+The cache is keyed by the model's endpoint as well as the request (`call_key`), so a reply is
+reused only for the same server spoken to the same way; a reply of `jury.testing`'s fake is
+kept under its own key and served only while that server is the fake (`FakeServers`), costs
+$0, and is counted (`CallStats.fake`, `CallStats.cached_from`) so that every output says so.
+
 `CallLayer` builds the callers of one `Jury`: a caller per model, one limiter per provider
 account (shared by every juror on it), and one budget for the run. The shape is Inspect AI's
 `Model` over `ModelAPI`: adapters never retry, sleep or cache; this module does, once.
@@ -37,8 +42,9 @@ from .._errors import (
 )
 from .._verdict import CallStats
 from ..adapters._model import JudgeModel
-from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key
+from ..adapters._request import CallCache, JudgeReply, JudgeRequest, call_key, fake_key
 from ..panel._panel import Panel, RetrySettings
+from ._fake_servers import FakeServers
 from ._limits import AccountLimiter, limits_for
 
 __all__ = [
@@ -126,10 +132,13 @@ class Caller:
         "_budget",
         "_cache",
         "_clock",
+        "_endpoint",
         "_limiter",
         "_retry",
         "_rng",
         "_served",
+        "_servers",
+        "_sources",
         "_timeout",
         "model",
     )
@@ -145,8 +154,15 @@ class Caller:
         retry: RetrySettings,
         timeout: float,
         rng: random.Random,
+        servers: FakeServers | None = None,
     ) -> None:
         self.model = model
+        self._endpoint = model.endpoint
+        self._servers = servers if servers is not None else FakeServers()
+        # Where a cached reply came from, as `CallStats.cached_from` says it: a real reply
+        # was made at this endpoint (it is in its key), a fake one by the fake there.
+        url = self._endpoint.url
+        self._sources = {False: url, True: f"FAKE {url}"}
         self._limiter = limiter
         # Offline jurors and replays cost nothing and answer the same way: not worth a row.
         self._cache = cache if not model.offline else None
@@ -160,17 +176,30 @@ class Caller:
         self._served: dict[str, tuple[str, ...]] = {}
 
     async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
-        key = None
-        if self._cache is not None:
-            key = call_key(self.model.name, request, sample)
-            cached = await self._cache.get(key)
-            if cached is not None:
-                stats.cache_hits += 1
-                self._count(cached, stats)
-                return cached
+        cache = self._cache
+        if cache is None:
+            return await self._live(request, stats, None)
+        key = call_key(self.model.name, request, sample, endpoint=self._endpoint)
+        cached = await cache.get(key)
+        if cached is None and self._servers.known(self._endpoint) is not False:
+            # A reply of the fake, served only while the fake is the server there now.
+            cached = await cache.get(fake_key(key))
+            if cached is not None and not await self._servers.is_fake(self._endpoint):
+                cached = None
+        if cached is None:
+            return await self._live(request, stats, key)
+        stats.cache_hits += 1
+        stats.cached(self._sources[cached.fake])
+        self._count(cached, stats)
+        return cached
+
+    async def _live(self, request: JudgeRequest, stats: CallStats, key: str | None) -> JudgeReply:
+        """Ask the model (no cache), count and price the reply, and keep it under `key`."""
         reply = await self._attempts(request, stats)
-        # Offline jurors (reference heuristics, replayed records) cost nothing.
-        cost = 0.0 if self.model.offline else self.model.price(reply)
+        if reply.batch is None:
+            self._servers.learn(self._endpoint, reply.fake)
+        # Offline jurors (reference heuristics, replayed records) and the fake cost nothing.
+        cost = 0.0 if self.model.offline or reply.fake else self.model.price(reply)
         if cost is not None:
             self._budget.spent += cost
         stats.paid(cost)
@@ -181,7 +210,8 @@ class Caller:
             stats.saved(None if online is None or cost is None else online - cost)
         self._count(reply, stats)
         if key is not None and self._cache is not None:
-            await self._cache.put(key, self.model.name, request, reply)
+            where = fake_key(key) if reply.fake else key
+            await self._cache.put(where, self.model.name, request, reply)
         return reply
 
     def _count(self, reply: JudgeReply, stats: CallStats) -> None:
@@ -190,6 +220,8 @@ class Caller:
         stats.output_tokens += usage.output_tokens
         stats.cached_tokens += usage.cached_tokens
         stats.thinking_tokens += usage.thinking_tokens
+        if reply.fake:
+            stats.fake += 1
         served = reply.model or self.model.name
         if not stats.served_by:
             one = self._served.get(served)
@@ -271,6 +303,7 @@ class CallLayer:
         self._rng = rng
         self._limiters: dict[str, AccountLimiter] = {}
         self._callers: dict[int, Caller] = {}
+        self.servers = FakeServers()
 
     def caller(self, model: JudgeModel) -> Caller:
         caller = self._callers.get(id(model))
@@ -284,6 +317,7 @@ class CallLayer:
                 retry=self.panel.retry,
                 timeout=self.panel.timeout,
                 rng=self._rng,
+                servers=self.servers,
             )
         return caller
 

@@ -354,6 +354,8 @@ def jury_session(
         from ..engine._cache import SqliteCache
 
         cache = SqliteCache()
+        if cache.notice is not None:  # an older cache taken over: said in the summary
+            request.config.stash.setdefault(_WARNINGS, {})[cache.notice] = None
     session = JurySession(jury_factory, cache, vet=lambda panel: _warned(request.config, panel))
     yield session
     session.close()
