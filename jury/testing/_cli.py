@@ -1,11 +1,14 @@
 """`python -m jury.testing`: the fake provider server on its own, for benchmarks and manual
-tries. It prints its URL first and, at exit, the requests served and the 429s sent (JSON)."""
+tries. It prints its URL first, then one ``export NAME=value`` line for each variable that
+points a provider at it (OpenAI, Anthropic, Google and ``openai-api/fake/<model>``: paste them
+into another shell), and at exit the requests served and the 429s sent (JSON)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import shlex
 import signal
 import sys
 
@@ -37,6 +40,8 @@ async def _serve(args: argparse.Namespace) -> None:
         loop.add_signal_handler(sig, stop.set)
     async with server:
         print(server.url, flush=True)
+        for name, value in server.env().items():
+            print(f"export {name}={shlex.quote(value)}", flush=True)
         await stop.wait()
     counts = {"served": server.served, "throttled": server.throttled}
     print(json.dumps(counts), flush=True)
@@ -46,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m jury.testing",
         description="Run the fake provider server on 127.0.0.1 until interrupted; print its "
-        "URL first and, at exit, the requests served and the 429s sent (JSON).",
+        "URL first, then the export lines that point every provider at it, and at exit the "
+        "requests served and the 429s sent (JSON).",
     )
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -20,6 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
+from ..adapters._endpoint import FAKE_HEADER
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
 from ._error_replies import error_headers, error_response
@@ -47,6 +49,10 @@ class FakeProviderServer:
     `rpm` limits requests per minute per provider (``{"openai": 600}``), answering 429 once a
     provider's sliding window is full (with its delay where the provider puts it).
 
+    Every response carries `jury.adapters.FAKE_HEADER`: its replies are priced $0, labelled
+    FAKE everywhere, never served from the cache to another server. ``mark=False`` leaves it
+    off, to test what a real server's replies go through (their price, their reuse).
+
     `strict` (the default) holds every request to what the real API accepts, answering what
     it refuses with the real status and error body (body keys the provider's request type
     does not have, empty messages, sampling settings a model refuses, a wrong API version,
@@ -68,8 +74,10 @@ class FakeProviderServer:
         log: bool = True,
         strict: bool = True,
         batch_delay: float = 0.0,
+        mark: bool = True,
     ) -> None:
         self.strict = strict
+        self.mark = mark
         self.latency = latency
         self.rpm = dict(rpm or {})
         self.window = window
@@ -139,8 +147,11 @@ class FakeProviderServer:
     def google_base_url(self) -> str:
         return self.url
 
-    def env(self, key: str = "test-key-not-secret") -> dict[str, str]:
-        """Environment variables that point every provider's SDK (and the adapters) here."""
+    def env(self, key: str = "test-key-not-secret", *, service: str = "fake") -> dict[str, str]:
+        """Environment variables that point every provider's SDK (and the adapters) here:
+        OpenAI, Anthropic, Google, and ``openai-api/<service>/<model>`` (its base URL with
+        the ``/v1`` the SDK needs)."""
+        prefix = re.sub(r"[^A-Z0-9]", "_", service.upper())
         return {
             "OPENAI_BASE_URL": self.openai_base_url,
             "OPENAI_API_KEY": key,
@@ -148,6 +159,8 @@ class FakeProviderServer:
             "ANTHROPIC_API_KEY": key,
             "GOOGLE_GEMINI_BASE_URL": self.google_base_url,
             "GOOGLE_API_KEY": key,
+            f"{prefix}_BASE_URL": self.openai_base_url,
+            f"{prefix}_API_KEY": key,
         }
 
     # --- lifecycle -------------------------------------------------------------------
@@ -158,6 +171,7 @@ class FakeProviderServer:
             for route in protocol.routes:
                 app.router.add_route(route.method, route.path, self._handler(protocol))
         self.batches.add_routes(app, BATCH_PROTOCOLS)
+        app.on_response_prepare.append(self._mark_fake)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=0.1
         )
@@ -169,6 +183,11 @@ class FakeProviderServer:
         self.url = f"http://127.0.0.1:{port}"
         self._started = time.monotonic()
         return self
+
+    async def _mark_fake(self, request: web.Request, response: web.StreamResponse) -> None:
+        # No real provider sends this header: the adapters mark the replies that carry it.
+        if self.mark:
+            response.headers[FAKE_HEADER] = "jury.testing"
 
     async def close(self) -> None:
         self._closing.set()
