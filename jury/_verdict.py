@@ -105,7 +105,10 @@ class CallStats:
     `served_by` lists the models that replied, in the order they first did. `batched` counts
     the replies that came through a provider batch, and `batch_saving` what those calls would
     have cost more online (USD; None once a price is unknown). `thinking_tokens` is the part of
-    `output_tokens` the models spent thinking, where their providers say.
+    `output_tokens` the models spent thinking, where their providers say. `fake` counts the
+    replies (made or cached) that came from `jury.testing`'s fake provider server, priced $0;
+    `cached_from` lists where the cached replies were first made (each endpoint's URL,
+    ``FAKE <url>`` for the fake's), in the order they were first served.
     """
 
     attempts: int = 0
@@ -120,6 +123,8 @@ class CallStats:
     batched: int = 0
     batch_saving: float | None = 0.0
     thinking_tokens: int = 0
+    fake: int = 0
+    cached_from: tuple[str, ...] = ()
 
     def add(self, other: CallStats) -> None:
         self.attempts += other.attempts
@@ -136,6 +141,13 @@ class CallStats:
             self.saved(other.batch_saving)
         for model in other.served_by:
             self.served(model)
+        self.fake += other.fake
+        for source in other.cached_from:
+            self.cached(source)
+
+    def cached(self, source: str) -> None:
+        if source not in self.cached_from:
+            self.cached_from = (*self.cached_from, source)
 
     def served(self, model: str) -> None:
         if model not in self.served_by:
@@ -215,6 +227,11 @@ class Vote(BaseModel):
     def served_by(self) -> str | None:
         """The model that served the vote's last reply (a fallback, when the first failed)."""
         return self.calls.served_by[-1] if self.calls.served_by else None
+
+    @property
+    def fake(self) -> bool:
+        """Some reply of the vote came from `jury.testing`'s fake provider server."""
+        return self.calls.fake > 0
 
 
 @dataclass(slots=True)

@@ -2,7 +2,8 @@
 
 A FAIL is a ``<failure>``; an INCONCLUSIVE case is an ``<error>`` (the judges could not
 decide, which is not the agent's failure); scores and each juror's verdict are properties.
-One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
+A juror answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property,
+and in each vote's line). One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
 split first (a suite named ``dev/policy``), and each says its split as a property.
 """
 
@@ -46,7 +47,8 @@ def _details(verdict: CaseVerdict) -> str:
             if vote.probability is not None
             else ""
         )
-        lines.append(f"{vote.juror}: {said}{sure}" + (f" [{scores}]" if scores else ""))
+        juror = f"{vote.juror} (FAKE)" if vote.fake else vote.juror
+        lines.append(f"{juror}: {said}{sure}" + (f" [{scores}]" if scores else ""))
         if vote.reason or vote.error:
             lines.append(f"  {vote.reason or vote.error}")
     return "\n".join(lines)
@@ -74,6 +76,10 @@ def _testcase(verdict: CaseVerdict) -> ET.Element:
             _property(properties, f"juror.{vote.juror}.{name}", value)
     for check in verdict.checks:
         _property(properties, f"check.{check.name}", check.outcome.value)
+    fake = [vote.juror for vote in verdict.votes if vote.fake]
+    if fake:
+        # Replies of jury.testing's fake provider server, not real judges': said where CI shows.
+        _property(properties, "fake", ", ".join(fake))
     message = _clean("; ".join(verdict.reasons))
     if verdict.verdict is Verdict.FAIL:
         element = ET.SubElement(case, "failure", message=message, type="FAIL")

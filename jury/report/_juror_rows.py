@@ -19,6 +19,11 @@ def _tokens(calls: CallStats) -> str:
     return tokens + (f" ({calls.cached_tokens:,} cached)" if calls.cached_tokens else "")
 
 
+def _named(name: str, calls: CallStats) -> str:
+    """A row's name, with FAKE when the fake provider server answered some of its calls."""
+    return f"{name} (FAKE)" if calls.fake else name
+
+
 def _sure(record: JurorStats) -> str:
     """The mean probability of the juror's own verdict and over how many votes: only votes
     that carried one count (a juror with none says "-", never 0 or 1)."""
@@ -48,9 +53,16 @@ def juror_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     columns += ["attempts", "cached", "tokens in/out", "cost", "served by", "mean p (votes)"]
     rows: list[list[str]] = []
     for juror, record in summary.jurors.items():
-        # Offline jurors are named in the banner above and carry "offline/" in their name.
+        # Offline jurors are named in the banner above and carry "offline/" in their name;
+        # a juror the fake answered is named so here too.
         tokens = _tokens(record.calls)
-        cells = [juror, record.votes, record.valid, record.invalid, record.unavailable]
+        cells = [
+            _named(juror, record.calls),
+            record.votes,
+            record.valid,
+            record.invalid,
+            record.unavailable,
+        ]
         cells += [record.abstained, record.calls.reasks, record.calls.attempts]
         cells += [record.calls.cache_hits, tokens, cost_text(record.calls.cost)]
         cells += [", ".join(record.calls.served_by), _sure(record)]
@@ -64,7 +76,7 @@ def _check_rows(summary: RunSummary) -> list[list[str]]:
     """The jurors table's rows for the checks that ask a model: their calls, no votes."""
     return [
         [
-            name,
+            _named(name, calls),
             *("-" * 6),
             str(calls.attempts),
             str(calls.cache_hits),

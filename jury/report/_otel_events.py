@@ -54,6 +54,7 @@ class VerdictEvents:
             "jury.vote.attempts": vote.calls.attempts,
             "jury.vote.cache_hits": vote.calls.cache_hits,
             "jury.vote.offline": vote.offline,
+            "jury.vote.fake": vote.fake,
             "gen_ai.usage.input_tokens": vote.calls.input_tokens,
             "gen_ai.usage.output_tokens": vote.calls.output_tokens,
         }

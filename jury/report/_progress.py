@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol, TextIO
 
 from .._verdict import CallStats, CaseVerdict, VoteStatus
 
-__all__ = ["ProgressMode", "RunProgress"]
+__all__ = ["ProgressMode", "RunProgress", "sources_text"]
 
 ProgressMode = Literal["auto", "rich", "plain", "none"]
 
@@ -36,6 +36,17 @@ def _duration(seconds: float) -> str:
     if seconds >= 60:
         return f"{seconds // 60}m{seconds % 60:02d}s"
     return f"{seconds}s"
+
+
+#: Sources of cached replies a line names at most (the others are counted).
+SOURCES_SHOWN = 3
+
+
+def sources_text(sources: tuple[str, ...]) -> str:
+    """Where cached replies came from (`CallStats.cached_from`), in a few words."""
+    shown = ", ".join(sources[:SOURCES_SHOWN])
+    more = len(sources) - SOURCES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 class AgentCalls(Protocol):
@@ -132,9 +143,14 @@ class RunProgress:
                     "agent cost ?" if agent.cost is None else f"agent cost ${agent.cost:.4f}"
                 )
         judge = "judge calls" if agent is not None else "calls"
-        parts.append(f"{judge} {calls.attempts} (cached {calls.cache_hits})")
+        cached = f"cached {calls.cache_hits}"
+        if calls.cached_from:
+            cached += f" from {sources_text(calls.cached_from)}"
+        parts.append(f"{judge} {calls.attempts} ({cached})")
         parts.append(f"tokens {_tokens(calls.input_tokens)}/{_tokens(calls.output_tokens)}")
         parts.append("cost ?" if calls.cost is None else f"cost ${calls.cost:.4f}")
+        if calls.fake:
+            parts.append(f"FAKE replies {calls.fake} (jury.testing's fake server, priced $0)")
         if self.errors:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.errors.items()))
             parts.append(f"errors: {kinds}")

@@ -98,6 +98,10 @@ def publish(
             checks=checks,
             judge_all=judge_all,
             offline_hint=offline_hint,
+            fake_jurors=[
+                *(name for name, stats in summary.jurors.items() if stats.fake),
+                *(name for name, calls in summary.check_calls.items() if calls.fake),
+            ],
         )
         reports: dict[str, tuple[Path | None, Callable[[TextIO], None]]] = {
             SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate)),

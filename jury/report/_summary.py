@@ -65,6 +65,8 @@ class JurorStats:
     abstained: int = 0
     calls: CallStats = field(default_factory=CallStats)
     offline: bool = False
+    #: Some of its replies came from `jury.testing`'s fake provider server (`CallStats.fake`).
+    fake: bool = False
     #: Soft confidence: the sum of the probabilities of its verdicts and how many of its
     #: votes carried one (`Vote.probability`; the others are not counted, never as 0 or 1).
     probability_sum: float = 0.0
@@ -98,6 +100,8 @@ class RunSummary(BaseModel):
     #: Cases with at least one failed check, required or advisory.
     checks_failed: int = 0
     offline: bool = False
+    #: Some judge replies came from `jury.testing`'s fake provider server: not real verdicts.
+    fake: bool = False
     #: Results per split ("dev", "heldout"), for the cases that name one.
     by_split: dict[str, CategoryStats] = {}
     #: Cascades: cases that asked a later tier, the calls the tiers not asked did not make,
@@ -161,7 +165,7 @@ class Tally:
         self.total = self.passed = self.failed = self.inconclusive = self.spared = 0
         self.calls_saved = self.checks_failed = 0
         self.stages: dict[str, int] = {}
-        self.offline = False
+        self.offline = self.fake = False
         self.categories: dict[str, CategoryStats] = {}
         self.splits: dict[str, CategoryStats] = {}
         self.failures: list[CaseNote] = []
@@ -231,6 +235,8 @@ class Tally:
                 stats.abstained += 1
             stats.calls.add(vote.calls)
             stats.offline = stats.offline or vote.offline
+            if vote.calls.fake:
+                stats.fake = self.fake = True
             if vote.probability is not None:
                 stats.probability_sum += vote.probability
                 stats.probability_votes += 1
@@ -246,6 +252,7 @@ class Tally:
             if total is None:
                 total = self.check_calls[key] = CallStats()
             total.add(check.calls)
+            self.fake = self.fake or bool(check.calls.fake)
 
     def summary(self) -> RunSummary:
         def by_id(notes: list[CaseNote]) -> tuple[CaseNote, ...]:
@@ -266,6 +273,7 @@ class Tally:
             failed_stages={s: self.stages[s] for s in _stage_order(self.stages)},
             checks_failed=self.checks_failed,
             offline=self.offline,
+            fake=self.fake,
             by_split=dict(sorted(self.splits.items())),
             escalated=self.escalated,
             tier_calls_saved=self.tier_calls_saved,

@@ -18,6 +18,7 @@ from ..checks._pii import scrub
 from ..panel._panel import Gate
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
+from ._progress import sources_text
 from ._summary import RunSummary, batch_line
 from ._views import probability_text
 
@@ -42,6 +43,8 @@ class ReportHeader:
     judge_all: bool = False
     #: Tell how to get real judges: only when the panel was the default one (no jury file).
     offline_hint: bool = False
+    #: Jurors (and model checks) some of whose replies came from `jury.testing`'s fake.
+    fake_jurors: Sequence[str] = ()
 
 
 def _safe(text: str) -> str:
@@ -247,6 +250,14 @@ def render_report(
                 style="bold yellow",
             )
         )
+    if header.fake_jurors:
+        console.print(
+            Text(
+                f"FAKE replies ({', '.join(header.fake_jurors)}): answered by jury.testing's "
+                "fake provider server, not by real judges; priced $0.",
+                style="bold yellow",
+            )
+        )
     if header.checks is not None and not header.checks:
         console.print("Checks off: the judges alone decide.")
     elif header.checks:
@@ -313,6 +324,10 @@ def render_report(
 
     console.print()
     _jurors(summary, console)
+    calls = summary.calls
+    if calls.cache_hits:
+        where = f" from {sources_text(calls.cached_from)}" if calls.cached_from else ""
+        console.print(f"Cached replies: {calls.cache_hits}{where}.")
     if summary.calls.batched:
         console.print(batch_line(summary))
     _print_checks_summary(summary, console)

@@ -196,6 +196,7 @@ def _vote_view(
         "latency": f"{vote.calls.latency_s:.2f}s",
         "tokens": f"{vote.calls.input_tokens}/{vote.calls.output_tokens}",
         "offline": vote.offline,
+        "fake": vote.fake,
         "batched": vote.calls.batched,
         "prompt": prompt,
         # What the seat's strategy had it write before its verdict (its questions, its own
