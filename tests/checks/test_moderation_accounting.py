@@ -76,6 +76,7 @@ def test_jury_run_reports_the_moderation_calls_everywhere(
     )
     jury_file = tmp_path / "jury.toml"
     jury_file.write_text('jurors = ["offline/reference"]\n[checks.moderation]\nenabled = true\n')
+    served.server.mark = False  # as the real endpoint answers (the fake's are labelled FAKE)
 
     def run(out: str) -> tuple[dict[str, object], str]:
         command = ["run", str(cases), "--jury", str(jury_file), "--out", out]

@@ -45,6 +45,7 @@ def test_a_prompt_only_dataset_is_answered_by_a_model_agent_and_judged(
     served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "jury.toml").write_text('jurors = ["offline/reference"]\n')
+    served.server.mark = False  # priced as a real server's replies (the fake's cost $0)
     argv = ["run", "prompts.jsonl", "--jury", "jury.toml", "--agent", f"openai/{AGENT_MODEL}"]
     assert main([*argv, "--out", "run"]) == 0
     recorded = [

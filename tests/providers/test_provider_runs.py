@@ -40,6 +40,8 @@ async def test_a_provider_that_is_down_fails_over_to_another_family(
 async def test_first_party_votes_are_priced_and_compatible_servers_are_unknown(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Replies as a real server sends them (the fake's own are priced $0: test_fake_replies.py).
+    server.mark = False
     monkeypatch.setenv("ACME_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("ACME_API_KEY", "acme-key-0123456789")
     compatible = "openai-api/acme/llama-3.1-8b-instruct"
