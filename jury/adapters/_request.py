@@ -180,16 +180,17 @@ def _system_json(system: str) -> str:
     return written
 
 
-_ENDPOINTS: dict[Endpoint, str] = {}
+#: By identity too: a caller sends one endpoint object with every call.
+_ENDPOINTS: dict[int, tuple[Endpoint, str]] = {}
 
 
 def _endpoint_json(endpoint: Endpoint) -> str:
-    written = _ENDPOINTS.get(endpoint)
-    if written is None:
+    entry = _ENDPOINTS.get(id(endpoint))
+    if entry is None or entry[0] is not endpoint:
         if len(_ENDPOINTS) >= _KEPT:
             _ENDPOINTS.clear()
-        written = _ENDPOINTS[endpoint] = _KEY_JSON([endpoint.url, endpoint.wire])
-    return written
+        entry = _ENDPOINTS[id(endpoint)] = (endpoint, _KEY_JSON([endpoint.url, endpoint.wire]))
+    return entry[1]
 
 
 def call_key(model: str, request: JudgeRequest, sample: int, *, endpoint: Endpoint) -> str:

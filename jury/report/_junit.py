@@ -2,9 +2,10 @@
 
 A FAIL is a ``<failure>``; an INCONCLUSIVE case is an ``<error>`` (the judges could not
 decide, which is not the agent's failure); scores and each juror's verdict are properties.
-A juror answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property,
-and in each vote's line). One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
-split first (a suite named ``dev/policy``), and each says its split as a property.
+One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
+split first (a suite named ``dev/policy``), and each says its split as a property. A juror
+answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property, and in
+each vote's line).
 """
 
 from __future__ import annotations
