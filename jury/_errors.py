@@ -13,14 +13,20 @@ Every error aiojury raises or records is one of these::
     │   ├── LabelsFileError          a labels file with bad lines (every bad line named)
     │   ├── LabelsLockedError        another `jury label` is writing the labels file
     │   ├── MergeError               shards that are not one run cut in pieces (each problem listed)
-    │   └── AgentUnreachable         the system under test cannot be reached at all (refused, no
-    │                                such host): raised per call; a run whose first calls all
-    │                                get it stops (exit 2)
+    │   ├── AgentUnreachable         the system under test cannot be reached at all (refused, no
+    │   │                            such host): raised per call; a run whose first calls all
+    │   │                            get it stops (exit 2)
+    │   └── JurorUnusable            a judge model failed for good before any call of it
+    │                                worked (a model the server does not have, nothing
+    │                                listening, a setting refused): the run stops (exit 2)
     ├── ProviderError                one judge call failed (`classify_error` maps foreign errors)
     │   ├── TransientError           connection, timeout, 408, 409, 5xx, overloaded: retried
-    │   │   └── RateLimitedError     429: retried after `retry_after` seconds when the server says,
-    │   │                            within the call's own time budget for rate limits
+    │   │   ├── RateLimitedError     429: retried after `retry_after` seconds when the server says,
+    │   │   │                        within the call's own time budget for rate limits
+    │   │   └── UnreachableError     no connection at all (refused, no such host, dropped)
     │   ├── InvalidRequestError      400, 404, 422: never retried; the vote is unavailable
+    │   │   └── SettingRefusedError  the server named a setting of the request it refuses
+    │   │                            (`response_format`, `logprobs`...), with the fix
     │   ├── AccountError             the account cannot serve any call: stops the run (exit 2)
     │   │   ├── AuthenticationError  401, 403: names the variable to check
     │   │   └── QuotaExhaustedError  a quota that no retry clears (no credit, a per-day quota)
@@ -30,6 +36,11 @@ Every error aiojury raises or records is one of these::
     └── AgentError                   the system under test failed one case (answered nothing, in
                                      a shape that cannot be read, too late): the case FAILs at
                                      the stage "agent"
+
+A judge model whose first calls fail for good (no call of it has worked yet in the run) is
+a configuration that cannot work: the call layer raises `JurorUnusable` instead of an
+unavailable vote, and the run stops before more is paid. Once a call of a model has worked,
+its failures are the quorum's business again (unavailable votes, named in the report).
 
 A provider error never becomes a FAIL: after retries and fallbacks it is an *unavailable*
 vote, and a case short of valid votes is INCONCLUSIVE.
@@ -63,6 +74,7 @@ __all__ = [
     "ConfigError",
     "InvalidReply",
     "InvalidRequestError",
+    "JurorUnusable",
     "JuryError",
     "JuryFileError",
     "LabelsFileError",
@@ -76,7 +88,9 @@ __all__ = [
     "RubricError",
     "RunLockedError",
     "RunRecordError",
+    "SettingRefusedError",
     "TransientError",
+    "UnreachableError",
 ]
 
 
@@ -286,8 +300,28 @@ class RateLimitedError(TransientError):
         self.rate_limits = rate_limits
 
 
+class UnreachableError(TransientError):
+    """No connection to the server at all: refused, a host that does not resolve, a connection
+    dropped before any reply. Retried like any transient error; a model whose first calls all
+    end so is `JurorUnusable`."""
+
+
 class InvalidRequestError(ProviderError):
     """The provider refused the request itself (400, 404, 422): trying again cannot help."""
+
+
+class SettingRefusedError(InvalidRequestError):
+    """The server refused a setting of the request and named it (OpenAI's ``param``, a
+    validation error's location, the field in its message), whatever the status: the same
+    request is refused every time, so it is never retried. `setting` is the request field;
+    `fix` what to change so that the server takes it, when the adapter knows."""
+
+    def __init__(
+        self, message: str, *, setting: str, fix: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.setting = setting
+        self.fix = fix
 
 
 class AccountError(ProviderError):
@@ -332,6 +366,33 @@ class AgentUnreachable(ConfigError):
     does not resolve). Raised per call, like `AgentError`; when the first calls of a run all
     raise it the run stops with exit 2 naming it, since no case can be answered. A
     `ConfigError`, so code that calls one agent outside a run also sees exit 2."""
+
+
+class JurorUnusable(ConfigError):
+    """A judge model failed for good before any call of it worked in this run: a model name
+    the server does not have (404), nothing listening at its base URL, a path the server does
+    not serve, a setting it refuses by name, or the same internal error (HTTP 500) on every
+    attempt. The
+    run stops (exit 2) before it pays for the other cases: no case could have this juror's
+    vote, and a jury that silently loses a family is not the jury that was configured.
+
+    `model` is the juror's model, `endpoint` where its calls went, `error` the server's own
+    words (the last `ProviderError`), `fix` what to change."""
+
+    def __init__(
+        self, model: str, endpoint: str, error: ProviderError, fix: str, *, attempts: int = 1
+    ) -> None:
+        self.model = model
+        self.endpoint = endpoint
+        self.error = error
+        self.fix = fix
+        self.attempts = attempts
+        tried = f" (the same on all {attempts} attempts)" if attempts > 1 else ""
+        super().__init__(
+            f"{model} cannot work, so the run stopped before judging more: its first "
+            f"call failed for good\n  {endpoint}: {error}{tried}\n  fix: {fix}\n  "
+            "(`jury doctor --jury FILE` asks each juror once and shows its reply)"
+        )
 
 
 class AgentError(JuryError):

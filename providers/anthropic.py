@@ -209,6 +209,7 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 class AnthropicWire(Wire):
     provider = "anthropic"
     key_variable = KEY_VARIABLE
+    url_variable = "ANTHROPIC_BASE_URL"
     # As the SDK does (anthropic/_base_client.py, ``_should_retry``).
     retry_hints = True
 

@@ -176,6 +176,7 @@ class GeminiWire(Wire):
         #: Vertex AI's ``project/location``, where the SDK alone sends the calls; None for
         #: the Gemini API at `base_url`.
         self.vertex = vertex
+        self.url_variable = None if vertex else "GOOGLE_GEMINI_BASE_URL"
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/{API_VERSION}/models/{model}:generateContent"

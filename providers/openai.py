@@ -165,16 +165,35 @@ class OpenAIWire(Wire):
         key_variable: str,
         response_format: ResponseFormat = "json_schema",
         tokens_field: str = "max_completion_tokens",
+        prefix: str | None = None,
     ) -> None:
         self.provider = provider
         self.key_variable = key_variable
         self.base_url = base_url.rstrip("/")
         self.response_format = response_format
         self.tokens_field = tokens_field
+        #: The prefix of the variables that set this wire (``LOCAL`` of LOCAL_BASE_URL,
+        #: LOCAL_RESPONSE_FORMAT...), for a compatible server; None for OpenAI itself.
+        self.prefix = prefix
+        self.url_variable = f"{prefix}_BASE_URL" if prefix else "OPENAI_BASE_URL"
         self._key = key
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/chat/completions"
+
+    def fix(self, setting: str) -> str | None:
+        """A compatible server's response format and tokens field are its variables'."""
+        if self.prefix is not None and setting == "response_format":
+            other = "json_object" if self.response_format == "json_schema" else "none"
+            return (
+                f"set {self.prefix}_RESPONSE_FORMAT={other} (the server refuses "
+                f"response_format {self.response_format}; the prompt still asks for the JSON "
+                "the rubric reads, and every reply is validated)"
+            )
+        if self.prefix is not None and setting in ("max_tokens", "max_completion_tokens"):
+            other = "max_completion_tokens" if setting == "max_tokens" else "max_tokens"
+            return f"set {self.prefix}_TOKENS_FIELD={other}"
+        return super().fix(setting)
 
     def endpoint(self, model: str) -> Endpoint:
         """The base URL, and what shapes `body`: the response format, the tokens field and,
@@ -374,6 +393,7 @@ def build(
     tokens_field: str = "max_completion_tokens",
     transport: str | None = None,
     limits: ProviderLimits | None = None,
+    prefix: str | None = None,
 ) -> OpenAIJudge:
     """An OpenAI-protocol judge on any base URL (used by the compatible servers too)."""
     wire = OpenAIWire(
@@ -383,6 +403,7 @@ def build(
         key_variable=key_variable,
         response_format=response_format,
         tokens_field=tokens_field,
+        prefix=prefix,
     )
     return OpenAIJudge(
         name=spec,

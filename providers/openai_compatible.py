@@ -9,7 +9,10 @@ an optional ``OLLAMA_API_KEY``/``VLLM_API_KEY``.
 
 Replies are constrained with a JSON schema (Ollama and vLLM enforce it). A server that
 rejects ``response_format`` can be told ``<SERVICE>_RESPONSE_FORMAT=json_object`` or
-``none``: the prompt asks for JSON anyway, and the engine validates and re-asks. The model
+``none``: the prompt asks for JSON anyway, and the engine validates and re-asks. The output
+budget goes as ``max_tokens`` unless ``<SERVICE>_TOKENS_FIELD=max_completion_tokens``. A server
+that refuses one of these by name stops the run at its first call, naming the variable
+(`jury.JurorUnusable`). The model
 family comes from the model's name (``llama``, ``qwen``, ``mistral``...) unless the jury
 file sets the juror's ``family``.
 """
@@ -55,6 +58,16 @@ def _response_format(service: str) -> ResponseFormat:
     return value  # type: ignore[return-value]
 
 
+def _tokens_field(service: str) -> str:
+    variable = _variable(service, "_TOKENS_FIELD")
+    value = os.environ.get(variable, "max_tokens").strip().lower()
+    if value not in ("max_tokens", "max_completion_tokens"):
+        raise ConfigError(
+            f"{variable}: expected max_tokens or max_completion_tokens, got {value!r}"
+        )
+    return value
+
+
 def create(spec: str, *, transport: str | None = None) -> OpenAIJudge:
     """``openai-api/<service>/<model>``; the model may itself contain ``/``."""
     _, service, model = ([*spec.split("/", 2), "", ""])[:3]
@@ -73,9 +86,10 @@ def create(spec: str, *, transport: str | None = None) -> OpenAIJudge:
         key_variable=key_variable,
         response_format=_response_format(service),
         # Compatible servers know the older name; few know max_completion_tokens.
-        tokens_field="max_tokens",
+        tokens_field=_tokens_field(service),
         transport=transport,
         limits=SERVICE_LIMITS,
+        prefix=_variable(service, ""),
     )
 
 
@@ -92,9 +106,10 @@ def _local(server: str, spec: str, transport: str | None) -> OpenAIJudge:
         key=os.environ.get(key_variable, ""),
         key_variable=key_variable,
         response_format=_response_format(server),
-        tokens_field="max_tokens",
+        tokens_field=_tokens_field(server),
         transport=transport,
         limits=LOCAL_LIMITS[server],
+        prefix=_variable(server, ""),
     )
 
 

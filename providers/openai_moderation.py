@@ -30,6 +30,7 @@ __all__ = ["ModerationModel", "ModerationWire", "create"]
 class ModerationWire(Wire):
     provider = "openai"
     key_variable = KEY_VARIABLE
+    url_variable = "OPENAI_BASE_URL"
 
     def __init__(self, base_url: str, key: str) -> None:
         self.base_url = base_url.rstrip("/")

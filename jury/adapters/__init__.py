@@ -69,7 +69,9 @@ from .._errors import (
     InvalidReply,
     InvalidRequestError,
     RateLimitedError,
+    SettingRefusedError,
     TransientError,
+    UnreachableError,
 )
 from .._verdict import Level, Metric, Score, single
 from ._account import ModelStatus
@@ -137,9 +139,11 @@ __all__ = [
     "ReferenceJudge",
     "Rubric",
     "Score",
+    "SettingRefusedError",
     "Strategy",
     "TokenLogprob",
     "TransientError",
+    "UnreachableError",
     "Usage",
     "batch_price",
     "case_fence",

@@ -36,6 +36,9 @@ class Endpoint:
 
     url: str
     wire: str = ""
+    #: The variable that sets `url`, when one does (``LOCAL_BASE_URL``): named in the fix
+    #: for a server that cannot be reached. Not part of the cache key: where the calls go is.
+    variable: str | None = None
 
     def __str__(self) -> str:
         return self.url

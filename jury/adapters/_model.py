@@ -7,10 +7,17 @@ once, in the engine; an adapter never retries and never sleeps.
 from __future__ import annotations
 
 import asyncio
+import socket
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from .._errors import InvalidRequestError, ProviderError, TransientError
+from .._errors import (
+    InvalidRequestError,
+    ProviderError,
+    SettingRefusedError,
+    TransientError,
+    UnreachableError,
+)
 from ._account import ProviderLimits
 from ._endpoint import Endpoint
 
@@ -75,14 +82,24 @@ class JudgeModel(ABC):
     def classify_error(self, exc: Exception) -> ProviderError:
         """Map a foreign exception to the project's error tree (one choke point per adapter).
 
-        The default knows timeouts and connection errors; adapters add their SDK's tree.
+        The default knows timeouts and connection errors (a connection never made is an
+        `UnreachableError`); adapters add their SDK's tree.
         Anything unknown is not retried: retrying a bug only hides it.
         """
         if isinstance(exc, ProviderError):
             return exc
+        if isinstance(exc, ConnectionRefusedError | socket.gaierror):
+            return UnreachableError(f"{type(exc).__name__}: {exc}".rstrip(": "))
         if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
             return TransientError(f"{type(exc).__name__}: {exc}".rstrip(": "))
         return InvalidRequestError(f"{type(exc).__name__}: {exc}")
+
+    def fix_for(self, error: ProviderError) -> str:
+        """What to change when this model's first calls fail for good with `error` (the run
+        stops with `jury.JurorUnusable`, and says this). Adapters that know where their
+        settings come from (a variable, a jury-file key) name it."""
+        endpoint = self.endpoint
+        return fix_for(error, endpoint.url, endpoint.variable)
 
     def price(self, reply: JudgeReply) -> float | None:
         """USD for one reply, or None when the price is unknown (never a guessed zero).
@@ -98,3 +115,19 @@ class JudgeModel(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections. The engine calls it once when a Jury is closed."""
+
+
+def fix_for(error: ProviderError, url: str, variable: str | None = None) -> str:
+    """The fix for a model whose first calls fail for good, by how they failed; `variable`
+    is where its base URL is set, when the adapter knows."""
+    where = f"the base URL ({variable}={url})" if variable else f"the base URL ({url})"
+    if isinstance(error, SettingRefusedError):
+        return error.fix or f"the server refuses `{error.setting}` as aiojury sends it"
+    if isinstance(error, UnreachableError):
+        return f"nothing answers at {url}: start the server, or correct {where}"
+    if error.status in (404, 405):
+        return (
+            f"check the model name (the server lists what it serves at GET /models) and "
+            f"{where} (an OpenAI-compatible server's usually ends in /v1)"
+        )
+    return f"the server gives the same error to every attempt: check {where}"

@@ -79,6 +79,8 @@ class Checkup:
     latency: float = 0.0
     price: float | None = None
     problem: str | None = None
+    #: What to change, when the call failed in a way the adapter can say (`fix_for`).
+    fix: str | None = None
     fallbacks: list[tuple[str, ModelStatus | None]] = field(default_factory=list)
 
 
@@ -120,6 +122,8 @@ async def check(juror: Juror, panel: Panel, seconds: float) -> Checkup:
     except Exception as exc:  # every foreign error goes through the adapter's classifier
         error: ProviderError = model.classify_error(exc)
         result.problem = f"{type(error).__name__}: {error}"
+        # The same fix a run that stopped on this juror names (`jury.JurorUnusable`).
+        result.fix = model.fix_for(error)
     else:
         result.latency = time.perf_counter() - started
         result.reply = reply
@@ -150,6 +154,8 @@ def _print(result: Checkup, out: IO[str]) -> None:
         ]
     if result.problem is not None:
         rows.append(("cannot serve", result.problem))
+    if result.fix is not None:
+        rows.append(("fix", result.fix))
     if not result.offline:
         rows.append(("lifecycle", lifecycle))
     rows += [
@@ -174,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{ready} of {len(results)} juror{'s' * (len(results) != 1)} ready", file=sys.stdout)
     if failed:
         first = failed[0]
-        print(f"jury: doctor: {first.juror} cannot serve: {first.problem}", file=sys.stderr)
+        fix = f"\n  fix: {first.fix}" if first.fix else ""
+        print(f"jury: doctor: {first.juror} cannot serve: {first.problem}{fix}", file=sys.stderr)
         return EXIT_CANNOT_SERVE
     return 0

@@ -35,10 +35,14 @@ from .._clock import Clock
 from .._errors import (
     AccountError,
     CallFailed,
+    InvalidRequestError,
+    JurorUnusable,
     OverBudget,
     ProviderError,
     RateLimitedError,
+    SettingRefusedError,
     TransientError,
+    UnreachableError,
 )
 from .._verdict import CallStats
 from ..adapters._model import JudgeModel
@@ -125,8 +129,10 @@ def _out_of_time(error: RateLimitedError, waited: float, retry: RetrySettings) -
 
 class Caller:
     """One model behind the engine's rules. `call` sends one request and returns its reply;
-    it raises `CallFailed` when the model fails for good, `AccountError` when the account
-    cannot serve (a rejected key, no quota), `OverBudget` when the run may spend no more."""
+    it raises `CallFailed` when the model fails for good, `JurorUnusable` when it does so
+    before any call of it has worked (a configuration that cannot work), `AccountError` when
+    the account cannot serve (a rejected key, no quota), `OverBudget` when the run may spend
+    no more."""
 
     __slots__ = (
         "_budget",
@@ -139,7 +145,9 @@ class Caller:
         "_served",
         "_servers",
         "_sources",
+        "_stopped",
         "_timeout",
+        "_worked",
         "model",
     )
 
@@ -174,6 +182,10 @@ class Caller:
         # `served_by` of a vote that one model served, built once per model: one tuple less
         # for the garbage collector to track on every call.
         self._served: dict[str, tuple[str, ...]] = {}
+        # Whether a live call of this model has worked in this run: until one has, a failure
+        # for good is a configuration that cannot work, and stops the run (`JurorUnusable`).
+        self._worked = False
+        self._stopped: JurorUnusable | None = None
 
     async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
         cache = self._cache
@@ -214,6 +226,16 @@ class Caller:
             await self._cache.put(where, self.model.name, request, reply)
         return reply
 
+    def _unusable(self, error: ProviderError, attempts: int) -> JurorUnusable:
+        """The run's stop for a model whose first calls failed for good; every other call of
+        it in flight raises the same at its next attempt."""
+        if self._stopped is None:
+            model = self.model
+            self._stopped = JurorUnusable(
+                model.name, model.endpoint.url, error, model.fix_for(error), attempts=attempts
+            )
+        return self._stopped
+
     def _count(self, reply: JudgeReply, stats: CallStats) -> None:
         usage = reply.usage
         stats.input_tokens += usage.input_tokens
@@ -236,9 +258,13 @@ class Caller:
         stop = _STOP.get()
         attempt = failures = throttles = 0
         limited_since: float | None = None
+        # What each failed attempt said, while no call of this model has worked yet.
+        said: set[str] = set()
         while True:
             if stop is not None and stop.stopped:
                 raise asyncio.CancelledError
+            if self._stopped is not None:  # another call found the model unusable
+                raise self._stopped
             if self._budget.exhausted:
                 raise OverBudget
             attempt += 1
@@ -257,10 +283,13 @@ class Caller:
                 stats.latency_s += time.perf_counter() - started
                 if reply.rate_limits:
                     limiter.learn(reply.rate_limits)
+                self._worked = True
                 return reply
             stats.latency_s += time.perf_counter() - started
             if isinstance(error, AccountError):
                 raise error
+            if not self._worked and _permanent(error):
+                raise self._unusable(error, attempt)
             if isinstance(error, RateLimitedError):
                 # A 429 costs time, not an attempt: wait it out within the call's budget.
                 limiter.rate_limited(error.retry_after, error.rate_limits)
@@ -276,12 +305,36 @@ class Caller:
                 await self._clock.sleep(delay)
                 continue
             failures += 1
+            if not self._worked:
+                said.add(str(error))
             if not isinstance(error, TransientError) or failures >= retry.attempts:
+                if not self._worked and _never_served(error, said, failures):
+                    raise self._unusable(error, failures)
                 raise CallFailed(model.name, error, attempt)
             delay = _backoff(retry, self._rng, failures, error)
             if delay is None:
                 raise CallFailed(model.name, error, attempt)
             await self._clock.sleep(delay)
+
+
+def _permanent(error: ProviderError) -> bool:
+    """A failure no later call of the model escapes: a setting refused by name, or a model or
+    path the server does not have."""
+    if isinstance(error, SettingRefusedError):
+        return True
+    return isinstance(error, InvalidRequestError) and error.status in (404, 405)
+
+
+def _never_served(error: ProviderError, said: set[str], failures: int) -> bool:
+    """Whether a call's failure for good, before any call of its model worked, says the
+    model cannot work: nothing answered at all, or the server gave the same internal error
+    (500, 501) to every attempt, as a server answers a request it cannot handle (a model
+    that failed to load, a request its code cannot take). 502, 503, 504 and 529 say "busy"
+    or "down for now": an outage at the start of a run is not a configuration error, and its
+    votes get their second chance."""
+    if isinstance(error, UnreachableError):
+        return True
+    return failures > 1 and len(said) == 1 and error.status in (500, 501)
 
 
 class CallLayer:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._errors import AccountError, CallFailed, InvalidReply, OverBudget, TransientError
+from .._errors import CallFailed, InvalidReply, JuryError, OverBudget, TransientError
 from .._logging import Events
 from .._redact import redact
 from .._verdict import Ballot, CallStats, Vote, VoteStatus
@@ -224,7 +224,9 @@ class Voter:
         except Unavailable as exc:
             vote = _cast(chain, stats, VoteStatus.UNAVAILABLE, error=str(exc))
             return Cast(vote, exc.transient)
-        except AccountError:
+        except JuryError:
+            # The run's own stops (an account that cannot serve, a juror that cannot work)
+            # end the run; only a foreign exception below is one vote's bug.
             raise
         except OverBudget:
             return Cast(_cast(chain, stats, VoteStatus.UNAVAILABLE, error=BUDGET_REASON))

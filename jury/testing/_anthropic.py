@@ -302,6 +302,11 @@ class AnthropicMessages(WireProtocol):
             return Refusal("anthropic-version: header is required")
         return None
 
+    def model_not_found(self, model: str) -> Refusal:
+        # 404 not_found_error "model: <name>", as the API sends it (quoted in
+        # https://github.com/anthropics/claude-code/issues/5349).
+        return Refusal(f"model: {model}", status=404)
+
     def rejected_key(self) -> tuple[int, dict[str, Any]]:
         return 401, self.error_body(401, "invalid x-api-key")
 

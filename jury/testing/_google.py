@@ -373,6 +373,16 @@ class GeminiGenerateContent(WireProtocol):
             status=403,
         )
 
+    def model_not_found(self, model: str) -> Refusal:
+        # 404 NOT_FOUND in the API's words for a model it does not serve
+        # (https://ai.google.dev/gemini-api/docs/troubleshooting: "404 NOT_FOUND").
+        return Refusal(
+            f"models/{model} is not found for API version v1beta, or is not supported "
+            "for generateContent. Call ListModels to see the list of available models and "
+            "their supported methods.",
+            status=404,
+        )
+
     def rejected_key(self) -> tuple[int, dict[str, Any]]:
         # A key Google does not accept is a 400 INVALID_ARGUMENT, not a 401: its ErrorInfo
         # says API_KEY_INVALID (bodies as the API sends them, quoted in

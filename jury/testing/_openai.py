@@ -142,6 +142,15 @@ class _OpenAIAuth:
             status=401,
         )
 
+    def model_not_found(self, model: str) -> Refusal:
+        # 404 invalid_request_error, code model_not_found, as the API sends it (quoted in
+        # https://github.com/shobrook/wut/issues/14 and allenai/molmo issue 30).
+        return Refusal(
+            f"The model `{model}` does not exist or you do not have access to it.",
+            status=404,
+            code="model_not_found",
+        )
+
     def rejected_key(self) -> tuple[int, dict[str, Any]]:
         # https://platform.openai.com/docs/guides/error-codes: "401 - Incorrect API key
         # provided", code invalid_api_key.

@@ -13,17 +13,18 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from aiohttp import web
 
 from ..adapters._endpoint import FAKE_HEADER
+from ._addresses import Addresses
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
+from ._compatible import COMPATIBLE, compatible_refusal
 from ._error_replies import error_headers, error_response
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
@@ -35,7 +36,7 @@ __all__ = ["FakeProviderServer"]
 Script = ScriptReply | Callable[[LoggedRequest], ScriptReply]
 
 
-class FakeProviderServer:
+class FakeProviderServer(Addresses):
     """A fake of the providers' APIs on 127.0.0.1, for tests and benchmarks::
 
         async with FakeProviderServer(latency=0.05) as server:
@@ -52,6 +53,11 @@ class FakeProviderServer:
     Every response carries `jury.adapters.FAKE_HEADER`: its replies are priced $0, labelled
     FAKE everywhere, never served from the cache to another server. ``mark=False`` leaves it
     off, to test what a real server's replies go through (their price, their reuse).
+
+    `models` names the models it serves (any other answers 404 as its API does); `compatible`
+    makes its OpenAI route answer as that OpenAI-compatible server does
+    (`jury.testing._compatible`: ``"llama-cpp-python"`` refuses a json_schema response format
+    with the same HTTP 500 every time).
 
     `strict` (the default) holds every request to what the real API accepts, answering what
     it refuses with the real status and error body (body keys the provider's request type
@@ -75,9 +81,16 @@ class FakeProviderServer:
         strict: bool = True,
         batch_delay: float = 0.0,
         mark: bool = True,
+        compatible: str | None = None,
+        models: Iterable[str] | None = None,
     ) -> None:
+        if compatible is not None and compatible not in COMPATIBLE:
+            raise ValueError(f"compatible: one of {', '.join(COMPATIBLE)}, not {compatible!r}")
         self.strict = strict
         self.mark = mark
+        self.compatible = compatible
+        #: The models the server serves (any other answers 404 in its API's words); None: all.
+        self.models = None if models is None else set(models)
         self.latency = latency
         self.rpm = dict(rpm or {})
         self.window = window
@@ -132,36 +145,6 @@ class FakeProviderServer:
     def elapsed(self) -> float:
         """Seconds since the server started: the clock of `LoggedRequest.received`."""
         return time.monotonic() - self._started
-
-    # --- where it is -----------------------------------------------------------------
-
-    @property
-    def openai_base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    @property
-    def anthropic_base_url(self) -> str:
-        return self.url
-
-    @property
-    def google_base_url(self) -> str:
-        return self.url
-
-    def env(self, key: str = "test-key-not-secret", *, service: str = "fake") -> dict[str, str]:
-        """Environment variables that point every provider's SDK (and the adapters) here:
-        OpenAI, Anthropic, Google, and ``openai-api/<service>/<model>`` (its base URL with
-        the ``/v1`` the SDK needs)."""
-        prefix = re.sub(r"[^A-Z0-9]", "_", service.upper())
-        return {
-            "OPENAI_BASE_URL": self.openai_base_url,
-            "OPENAI_API_KEY": key,
-            "ANTHROPIC_BASE_URL": self.anthropic_base_url,
-            "ANTHROPIC_API_KEY": key,
-            "GOOGLE_GEMINI_BASE_URL": self.google_base_url,
-            "GOOGLE_API_KEY": key,
-            f"{prefix}_BASE_URL": self.openai_base_url,
-            f"{prefix}_API_KEY": key,
-        }
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -231,7 +214,11 @@ class FakeProviderServer:
         self._count += 1
         if self.log_requests:
             self.requests.append(logged)
-        stop = gate(protocol, request.headers, logged.model, self.strict, self.rejected_keys)
+        stop = gate(
+            protocol, request.headers, logged.model, self.strict, self.rejected_keys, self.models
+        )
+        if stop is None and self.compatible and protocol.provider == "openai":
+            stop = compatible_refusal(self.compatible, body) if isinstance(body, dict) else None
         if stop is not None:
             logged.status = stop[0]
             return web.json_response(stop[1], status=stop[0])

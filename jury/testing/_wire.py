@@ -181,6 +181,10 @@ class WireProtocol(ABC):
         (strict mode), or None."""
         return None
 
+    def model_not_found(self, model: str) -> Refusal:
+        """How the API answers a model it does not serve (`FakeProviderServer.models`)."""
+        return Refusal(f"model {model} not found", status=404)
+
     def rejected_key(self) -> tuple[int, dict[str, Any]]:
         """The status and body of the answer to a key the API does not accept."""
         return 401, self.error_body(401, "Invalid API key.")
@@ -248,10 +252,14 @@ def gate(
     model: str,
     strict: bool,
     rejected: frozenset[str] | set[str],
+    models: frozenset[str] | set[str] | None = None,
 ) -> tuple[int, dict[str, Any]] | None:
     """What the API answers before it reads the body: the credential and version headers
-    checked (strict mode), then a key the account was set to refuse (`rejected_keys`)."""
+    checked (strict mode), then a key the account was set to refuse (`rejected_keys`), then a
+    model the server does not serve (`models`, when it names them)."""
     refusal = protocol.header_refusal(headers, model) if strict else None
+    if refusal is None and models is not None and model not in models:
+        refusal = protocol.model_not_found(model)
     if refusal is not None:
         return refusal.status, protocol.refused_body(refusal)
     key = protocol.credential(headers)

@@ -23,20 +23,24 @@ project's tree). Adapters import them all from here.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from jury import ConfigError, MissingCredentialError, ProviderError, ProviderLimits
+from jury import AccountError, ConfigError, MissingCredentialError, ProviderError, ProviderLimits
 from jury.adapters import (
     BatchAPI,
     Endpoint,
     JudgeModel,
     JudgeReply,
     JudgeRequest,
+    RateLimitedError,
+    SettingRefusedError,
     TransientError,
+    UnreachableError,
     price,
 )
 
@@ -48,8 +52,10 @@ from ._errors import (
     error_for_status,
     error_message,
     headers_of,
+    named_setting,
     parse_retry_after,
     rate_limit_headers,
+    unreachable,
 )
 from ._protocol import Wire
 from ._transport import (
@@ -173,8 +179,12 @@ class WireModel(JudgeModel):
 
     @property
     def endpoint(self) -> Endpoint:
-        """The wire's endpoint for this model (`Wire.endpoint`): its URL and settings."""
-        return self.wire.endpoint(self.model)
+        """The wire's endpoint for this model (`Wire.endpoint`): its URL and settings, and
+        the variable that sets the URL."""
+        found = self.wire.endpoint(self.model)
+        if found.variable is None and self.wire.url_variable is not None:
+            found = dataclasses.replace(found, variable=self.wire.url_variable)
+        return found
 
     def price(self, reply: JudgeReply) -> float | None:
         """USD from the genai-prices table, for the model that served; None (unknown) for
@@ -213,8 +223,10 @@ class WireModel(JudgeModel):
 
     def classify_error(self, exc: Exception) -> ProviderError:
         error = self._classify(exc)
-        if self._key and self._key in str(error):
+        if len(self._key) >= 8 and self._key in str(error):
             # A server may echo the key back in its error message (some do, partly masked).
+            # A key shorter than any real one (a local server's "x") is no secret, and
+            # replacing it would garble every word that holds its letters.
             error.args = (str(error).replace(self._key, "[redacted]"),)
         return error
 
@@ -230,6 +242,11 @@ class WireModel(JudgeModel):
             return TransientError(f"malformed reply: {exc.msg}")
         sdk = self.classify_sdk_error(exc)
         if sdk is not None:
+            if type(sdk) is TransientError and unreachable(exc):
+                # The SDK's connection error over a connection never made (refused, no such
+                # host): said apart from a timeout, since a juror that never connects
+                # cannot work (`jury.JurorUnusable`).
+                return UnreachableError(str(sdk))
             return sdk
         aiohttp_error = classify_aiohttp(exc)
         if aiohttp_error is not None:
@@ -253,6 +270,14 @@ class WireModel(JudgeModel):
         found = self.wire.error(status, body, headers) or error_for_status(
             status, message, headers=headers, variable=self.wire.key_variable
         )
+        if not isinstance(found, AccountError | RateLimitedError):
+            setting = named_setting(body, message)
+            if setting is not None:
+                # The same request is refused the same way every time, whatever the status
+                # (llama-cpp-python answers a refused response_format with a 500).
+                return SettingRefusedError(
+                    str(found), setting=setting, fix=self.wire.fix(setting), status=status
+                )
         return honour_should_retry(found, headers) if self.wire.retry_hints else found
 
     async def aclose(self) -> None:

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
+import socket
 import sys
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from jury import AuthenticationError, ProviderError
-from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
+from jury.adapters import (
+    InvalidRequestError,
+    RateLimitedError,
+    TransientError,
+    UnreachableError,
+)
 
 __all__ = [
     "HttpStatusError",
@@ -20,8 +27,10 @@ __all__ = [
     "error_for_status",
     "error_message",
     "headers_of",
+    "named_setting",
     "parse_retry_after",
     "rate_limit_headers",
+    "unreachable",
 ]
 
 #: Statuses worth another attempt besides 5xx: request timeout, conflict, too early.
@@ -124,12 +133,66 @@ def error_message(body: Any, limit: int = 300) -> str:
     return str(body)[:limit] if body is not None else ""
 
 
+#: The request fields a server may refuse by name that a setting of aiojury's controls (the
+#: request's shape, not a case's content): a refusal that names one is a configuration error.
+SETTINGS = (
+    "response_format",
+    "top_logprobs",
+    "logprobs",
+    "max_completion_tokens",
+    "max_tokens",
+    "reasoning_effort",
+    "seed",
+    "temperature",
+)
+_SETTING_WORDS = re.compile(r"(?<![\w.])(" + "|".join(SETTINGS) + r")(?![\w])")
+
+
+def named_setting(body: Any, message: str) -> str | None:
+    """The request setting an error body names, if any: OpenAI's ``error.param`` (its error
+    object, https://platform.openai.com/docs/guides/error-codes), else the first of
+    `SETTINGS` named in the message, as a validation error's location does
+    (llama-cpp-python's server: ``'loc': ('body', 'response_format', 'type')``)."""
+    error = body.get("error", body) if isinstance(body, Mapping) else None
+    param = error.get("param") if isinstance(error, Mapping) else None
+    if isinstance(param, str):
+        head = re.split(r"[.\[]", param, maxsplit=1)[0]
+        if head in SETTINGS:
+            return head
+        if param:
+            return None  # a field of the case's own content (messages[0]...): not a setting
+    found = _SETTING_WORDS.search(message)
+    return found[1] if found else None
+
+
+#: Exceptions, by class name, that mean no connection was made: aiohttp's and httpx's (the
+#: SDKs' transports), under whatever an SDK wraps them in.
+_NO_CONNECTION = frozenset({"ClientConnectorError", "ClientConnectorDNSError", "ConnectError"})
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether `exc` (or what it wraps) is a connection never made: refused, a host that does
+    not resolve. A timeout or a connection dropped mid-reply is not."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError | socket.gaierror):
+            return True
+        if any(kind.__name__ in _NO_CONNECTION for kind in type(current).__mro__):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def classify_aiohttp(exc: Exception) -> ProviderError | None:
     """aiohttp's errors, when aiohttp is loaded (a transport that never imported it raises
     none of them); None for any other exception."""
     aiohttp = sys.modules.get("aiohttp")
     if aiohttp is None:
         return None
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return UnreachableError(f"{type(exc).__name__}: {exc}".rstrip(": "))
     if isinstance(exc, aiohttp.ClientResponseError):
         return error_for_status(exc.status, exc.message or "", headers=exc.headers)
     if isinstance(exc, aiohttp.ClientPayloadError):

@@ -13,6 +13,17 @@ from jury.adapters import Endpoint, JudgeReply, JudgeRequest
 
 __all__ = ["Wire"]
 
+_NO_LOGPROBS = (
+    "set `logprobs = false` on this juror in the jury file (the server gives no log-probabilities)"
+)
+#: The jury-file keys that shape a refused field, whatever the provider.
+_FIXES = {
+    "logprobs": _NO_LOGPROBS,
+    "top_logprobs": _NO_LOGPROBS,
+    "reasoning_effort": "remove `effort` from this juror in the jury file",
+    "seed": "set `samples = 1` on this juror (a seed is sent only to tell its samples apart)",
+}
+
 
 class Wire(ABC):
     """One provider's protocol, independent of how the bytes travel."""
@@ -21,6 +32,9 @@ class Wire(ABC):
     provider: str
     #: The variable that holds the key, named in authentication errors.
     key_variable: str
+    #: The variable that sets the base URL, named in the fix for a server that cannot be
+    #: reached or has no such model (None: the adapter has none).
+    url_variable: str | None = None
     #: Whether the API's ``x-should-retry`` header is obeyed, as its SDK obeys it (`_hints`).
     retry_hints: bool = False
 
@@ -48,6 +62,12 @@ class Wire(ABC):
     @abstractmethod
     def parse(self, model: str, data: Mapping[str, Any]) -> JudgeReply:
         """Read a reply body; raise `MalformedReplyError` when it breaks the protocol."""
+
+    def fix(self, setting: str) -> str | None:
+        """What to change so that a server that refused the request's `setting` by name takes
+        it (`jury.adapters.SettingRefusedError`); None when no setting of aiojury's changes
+        it. A wire whose settings come from its own variables adds those."""
+        return _FIXES.get(setting)
 
     def error(
         self, status: int, body: Any, headers: Mapping[str, str] | None

@@ -110,3 +110,20 @@ def test_the_offline_panel_needs_no_call(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert out.count("offline reference juror: no call needed") == 3
     assert "3 of 3 jurors ready" in out
+
+
+def test_a_server_that_refuses_the_response_format_gets_the_fix_a_run_would_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # llama-cpp-python's server refuses a json_schema response format with an HTTP 500
+    # (jury.testing._compatible): doctor says what to set, as the stopped run does.
+    thread = ServerThread(compatible="llama-cpp-python")
+    try:
+        for name, value in thread.server.env(service="local").items():
+            monkeypatch.setenv(name, value)
+        assert main(["doctor", "--jury", jury_file(tmp_path, "openai-api/local/smollm2")]) == 2
+    finally:
+        thread.stop()
+    captured = capsys.readouterr()
+    assert "  fix            set LOCAL_RESPONSE_FORMAT=json_object" in captured.out
+    assert "fix: set LOCAL_RESPONSE_FORMAT=json_object" in captured.err

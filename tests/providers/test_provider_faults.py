@@ -11,7 +11,7 @@ import pytest
 from provider_helpers import CASE, FIRST_PARTY, TRANSPORTS, judge, model_id, panel
 
 from conftest import FAKE_KEY
-from jury import AuthenticationError, Jury, RetrySettings, Verdict, VoteStatus
+from jury import AuthenticationError, JurorUnusable, Jury, RetrySettings, Verdict, VoteStatus
 from jury.testing import FakeClock, FakeProviderServer, Fault, retry_after_date
 
 
@@ -69,16 +69,27 @@ async def test_a_fault_that_persists_makes_the_vote_unavailable_not_a_fail(
     assert verdict.verdict is Verdict.INCONCLUSIVE
 
 
-@pytest.mark.parametrize("status", [400, 404, 422])
+@pytest.mark.parametrize("status", [400, 422])
 async def test_an_invalid_request_is_not_retried(
     server: FakeProviderServer, spec: str, transport: str, status: int
 ) -> None:
-    server.inject(Fault.http(status, message="no such model"), model=model_id(spec), times=None)
+    server.inject(Fault.http(status, message="bad request"), model=model_id(spec), times=None)
     vote = (await judge(panel(spec))).votes[0]
     assert vote.status is VoteStatus.UNAVAILABLE
     assert vote.calls.attempts == 1
     assert len(server.requests) == 1
     assert str(status) in (vote.error or "")
+
+
+async def test_a_404_on_a_models_first_call_is_not_retried_and_stops_the_run(
+    server: FakeProviderServer, spec: str, transport: str
+) -> None:
+    server.inject(Fault.http(404, message="no such model"), model=model_id(spec), times=None)
+    with pytest.raises(JurorUnusable) as raised:
+        await judge(panel(spec))
+    assert raised.value.attempts == 1
+    assert len(server.requests) == 1
+    assert raised.value.error.status == 404
 
 
 @pytest.mark.parametrize(

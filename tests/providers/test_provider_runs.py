@@ -12,7 +12,7 @@ import structlog
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel, run_cli
 
 from conftest import FAKE_KEY
-from jury import Juror, MissingCredentialError, Verdict, VoteStatus
+from jury import Juror, JurorUnusable, MissingCredentialError, Verdict, VoteStatus
 from jury._logging import configure_logging
 from jury.testing import FakeProviderServer, Fault
 
@@ -115,11 +115,18 @@ async def test_no_log_line_or_vote_carries_the_key(server: FakeProviderServer) -
     stream = io.StringIO()
     configure_logging(2, json=True, stream=stream)
     try:
-        server.inject(Fault.http(500, message=f"upstream said {FAKE_KEY}"), times=None)
+        server.inject(Fault.http(503, message=f"upstream said {FAKE_KEY}"), times=None)
         verdict = await judge(panel(OPENAI))
+        # The same error on every attempt of a first call stops the run: its message too.
+        server.clear()
+        server.inject(Fault.http(500, message=f"upstream said {FAKE_KEY}"), times=None)
+        with pytest.raises(JurorUnusable) as stopped:
+            await judge(panel(OPENAI))
     finally:
         structlog.reset_defaults()
     assert verdict.votes[0].status is VoteStatus.UNAVAILABLE
     assert FAKE_KEY not in verdict.model_dump_json()
+    assert "upstream said" in str(stopped.value)
+    assert FAKE_KEY not in str(stopped.value)
     assert FAKE_KEY not in stream.getvalue()
     assert FAKE_KEY not in json.dumps([r.headers for r in server.requests])

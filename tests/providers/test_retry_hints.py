@@ -41,7 +41,7 @@ async def test_a_refusal_the_server_says_to_retry_is_asked_again(
 async def test_gemini_whose_sdk_reads_no_such_header_retries_by_status(
     server: FakeProviderServer, transport: str
 ) -> None:
-    server.inject(Fault.http(500, should_retry=False), model=model_id(GOOGLE), times=None)
+    server.inject(Fault.http(503, should_retry=False), model=model_id(GOOGLE), times=None)
     vote = (await judge(panel(GOOGLE), FakeClock())).votes[0]
     assert vote.calls.attempts == 3
 
