@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ._pii import KINDS, PiiKind
 
@@ -83,8 +83,8 @@ class CheckRule(BaseModel):
 
     model_config = _STRICT
 
-    enabled: bool = True
-    required: bool = True
+    enabled: StrictBool = True
+    required: StrictBool = True
     categories: tuple[str, ...] | None = None
     skip_categories: tuple[str, ...] = ()
 
@@ -92,7 +92,7 @@ class CheckRule(BaseModel):
 class CitationRule(CheckRule):
     #: Also read citations from the answer's text (see `jury.checks`), not only the
     #: trace's ``cited_sources``.
-    in_answer: bool = True
+    in_answer: StrictBool = True
     #: A regular expression whose first group is a cited source (or several, split by
     #: ";" or ","); replaces the built-in patterns.
     pattern: str | None = None
@@ -108,7 +108,7 @@ class PiiRule(CheckRule):
     #: Check e-mail addresses in every case. Otherwise only cases that give an
     #: ``allowed_emails`` list are checked for them: many answers rightly give a support
     #: address (the seed article's advice is to scope the e-mail check).
-    email_everywhere: bool = False
+    email_everywhere: StrictBool = False
     #: Addresses (``a@b.example``) and domains (``@b.example``) allowed in every case.
     allowed_emails: tuple[str, ...] = ()
 
@@ -159,7 +159,7 @@ class BlocklistRule(CheckRule):
 
 class ModerationRule(CheckRule):
     #: Off until asked for: it sends what the agent said to a provider's moderation model.
-    enabled: bool = False
+    enabled: StrictBool = False
     #: The moderation model, as ``provider/model``.
     model: str = "openai-moderation/omni-moderation-latest"
     #: Also fail on any category scored at or above this (0-1), besides the model's flags.
@@ -171,7 +171,7 @@ class ModerationRule(CheckRule):
 class QuotesRule(CheckRule):
     #: Advisory by default: a quote missing from what the agent retrieved is a retrieval miss
     #: or a gold to fix, for a reader to tell apart.
-    required: bool = False
+    required: StrictBool = False
 
 
 Sign = Literal["truncated", "repetition", "mojibake", "markup"]
@@ -190,7 +190,7 @@ class CustomCheck(BaseModel):
     function: str
     name: str | None = None
     stage: Stage | None = None
-    required: bool | None = None
+    required: StrictBool | None = None
     categories: tuple[str, ...] | None = None
     skip_categories: tuple[str, ...] | None = None
 
@@ -209,7 +209,7 @@ class CheckSettings(BaseModel):
     model_config = _STRICT
 
     #: False turns every check off (``jury run --no-checks`` does the same).
-    enabled: bool = True
+    enabled: StrictBool = True
     source: CheckRule = CheckRule()
     check_quotes: QuotesRule = QuotesRule()
     tool_choice: CheckRule = CheckRule()

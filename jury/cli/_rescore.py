@@ -63,6 +63,12 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--min-pass-rate", type=float, help="the gate's required pass rate (0 to 1)"
     )
+    parser.add_argument(
+        "--require-every-juror",
+        action="store_true",
+        help="hold INCONCLUSIVE a case on which a juror has no valid vote "
+        "([gate] require_every_juror)",
+    )
     parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
     add_subset_options(parser)
     add_output_arguments(parser)
@@ -104,8 +110,13 @@ def _updated_panel(panel: Panel, args: argparse.Namespace) -> tuple[Panel, dict[
         changes["ties"] = args.ties
     if args.threshold is not None:
         changes["thresholds"] = {"*": args.threshold}
-    if args.min_pass_rate is not None:
-        changes["gate"] = {"min_pass_rate": args.min_pass_rate}
+    if args.min_pass_rate is not None or args.require_every_juror:
+        gate = panel.gate.model_dump()
+        if args.min_pass_rate is not None:
+            gate["min_pass_rate"] = args.min_pass_rate
+        if args.require_every_juror:
+            gate["require_every_juror"] = True
+        changes["gate"] = gate
     try:
         updated = Panel.model_validate({**panel.model_dump(), **changes})
     except ValueError as exc:

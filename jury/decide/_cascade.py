@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._verdict import CaseVerdict, CheckResult, Dissent, Verdict, Vote, VoteStatus, single
-from ._core import Aggregation, decide_case
+from ._core import EVERY_JUROR, Aggregation, decide_case
 from ._learned import PASS_TARGET, Fit, Fits, FitStage, Prediction, signals
 
 if TYPE_CHECKING:
@@ -150,6 +150,7 @@ class Decider:
             spread_alert=self.panel.disagreement_spread,
             duration_s=duration_s,
             fresh=fresh,
+            every_juror=self.panel.gate.require_every_juror,
         )
         if self.fit is not None:
             return self._learned(case, base, stage, final)
@@ -180,6 +181,9 @@ class Decider:
             )
             return Step(verdict, None if final else where + reason)
 
+        if base.reasons[:1] == (EVERY_JUROR,):
+            # A juror lost, and the gate wants every one: no learned verdict either.
+            return Step(base, None if final else where + EVERY_JUROR)
         deciding = fits.deciding(self.rubric, case)
         if not deciding:
             return unsure(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGGREGATIONS",
+    "EVERY_JUROR",
     "Aggregation",
     "TiePolicy",
     "aggregate",
@@ -281,6 +282,12 @@ def _distance(a: Score, b: Score | None) -> float:
     return abs(float(a) - float(b))
 
 
+#: The reason of a case held INCONCLUSIVE by ``[gate] require_every_juror``.
+EVERY_JUROR = "[gate] require_every_juror: a juror has no valid vote on this case"
+#: A juror's vote lost on a case (an abstention is the juror's own call: it cannot measure).
+_LOST = (VoteStatus.UNAVAILABLE, VoteStatus.INVALID)
+
+
 def decide_case(
     case: Case,
     votes: Sequence[Vote],
@@ -295,6 +302,7 @@ def decide_case(
     checks: Sequence[CheckResult] = (),
     duration_s: float = 0.0,
     fresh: bool = False,
+    every_juror: bool = False,
 ) -> CaseVerdict:
     """Combine the votes and checks on one case into its verdict.
 
@@ -304,7 +312,8 @@ def decide_case(
     the order of `votes`. Unless `fresh` (just cast under these very rules), each valid
     vote's own verdict is recomputed, so that a re-score under new thresholds is consistent.
     A required check that was unavailable (its model did not answer) leaves a case the jury
-    passed INCONCLUSIVE.
+    passed INCONCLUSIVE. With `every_juror` (``[gate] require_every_juror``), a case on which
+    a juror's vote is unavailable or invalid is INCONCLUSIVE whatever the quorum.
     """
     failed_checks = check_reasons(checks, CheckOutcome.FAIL)
     if failed_checks and not votes:
@@ -330,6 +339,7 @@ def decide_case(
         spread_alert=spread_alert,
         duration_s=duration_s,
         fresh=fresh,
+        every_juror=every_juror,
     )
     return verdict.with_checks(checks) if checks else verdict
 
@@ -347,6 +357,7 @@ def _jury_verdict(
     spread_alert: float | None,
     duration_s: float,
     fresh: bool,
+    every_juror: bool = False,
 ) -> CaseVerdict:
     weights = weights or {}
     metrics = rubric.metrics(case)
@@ -369,6 +380,10 @@ def _jury_verdict(
             f"quorum not met: {len(valid)} valid vote{plural} of {jurors} jurors, {quorum} needed"
         )
         return CaseVerdict(verdict=Verdict.INCONCLUSIVE, reasons=(reason, *missing), **base)
+    if every_juror:
+        lost = sorted(_describe(v) for v in votes if v.status in _LOST)
+        if lost:
+            return CaseVerdict(verdict=Verdict.INCONCLUSIVE, reasons=(EVERY_JUROR, *lost), **base)
 
     results = _results(metrics, valid, weights, aggregation, ties)
     decision = rubric.decide(case, results)

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from .._errors import ConfigError
 from ..adapters._agent import Agent
@@ -62,7 +62,7 @@ class AgentSettings(BaseModel):
     agent_fields: dict[str, str] = Field(default_factory=dict)
     #: A ``provider/model`` agent's model takes images, whatever its provider's table says
     #: (an OpenAI-compatible server's vision model), as a juror's ``images = true``.
-    agent_images: bool = False
+    agent_images: StrictBool = False
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .._errors import JuryFileError
 from ..adapters._account import ProviderLimits
@@ -56,7 +64,7 @@ class Juror(BaseModel):
     #: before it left unsure (``[[tier]]`` groups in a jury file set it).
     tier: int = Field(default=1, ge=1)
     #: Through the provider's batch API (True), online (False), or as the panel says (None).
-    batch: bool | None = None
+    batch: StrictBool | None = None
     #: The reply's output budget for this juror (overrides the panel's `max_tokens`). A model
     #: that thinks gets its adapter's room for thinking on top (anthropic/openai FAMILIES).
     max_tokens: int | None = Field(default=None, ge=1)
@@ -68,12 +76,12 @@ class Juror(BaseModel):
     #: `probability` is read (OpenAI models that take ``logprobs``, Gemini models that offer
     #: ``responseLogprobs``, OpenAI-compatible servers). A model that cannot give them is
     #: warned about when the panel loads, and is not sent the ask.
-    logprobs: bool = False
+    logprobs: StrictBool = False
     #: Whether the juror's model takes images (a case's ``images``): None leaves it to the
     #: provider's table (every Claude and Gemini model, OpenAI's but the text-only ones; no
     #: OpenAI-compatible server unless set here); false sends none. A juror sent no images
     #: abstains on a case that has them (`jury.panel._images`).
-    images: bool | None = None
+    images: StrictBool | None = None
 
     @field_validator("model")
     @classmethod
@@ -132,7 +140,7 @@ class RetrySettings(BaseModel):
     rate_limit_wait: float = Field(default=300.0, ge=0)
     #: A vote left unavailable by transient errors (5xx, timeouts, 429s past their wait) is
     #: asked once more at the end of the run, when its case's verdict depends on it.
-    second_chance: bool = True
+    second_chance: StrictBool = True
     #: Seconds between such a vote's failure and its second asking: an outage of a few
     #: seconds to a minute is over by then, and a long run has usually waited longer anyway.
     cool_down: float = Field(default=30.0, ge=0)
@@ -145,6 +153,10 @@ class Gate(BaseModel):
 
     #: The share of cases that must pass. Inconclusive cases count as neither.
     min_pass_rate: float = Field(default=1.0, ge=0, le=1)
+    #: A case on which a configured juror has no valid vote (unavailable or invalid; an
+    #: abstention is a juror that cannot measure, and does not count) is INCONCLUSIVE, even
+    #: when the others meet the quorum: for gates that must not decide without a family.
+    require_every_juror: StrictBool = False
 
 
 class CompareRules(BaseModel):
@@ -235,7 +247,7 @@ class Panel(BaseModel):
     agent_headers: dict[str, str] = {}
     agent_body: dict[str, Any] | None = None
     agent_fields: dict[str, str] = {}
-    agent_images: bool = False
+    agent_images: StrictBool = False
     gate: Gate = Gate()
     #: The rules `jury compare` applies (the ``[compare]`` table).
     compare: CompareRules = CompareRules()
@@ -246,7 +258,7 @@ class Panel(BaseModel):
     fields: dict[str, str] = {}
     #: Judge with a model its provider has retired (refused otherwise: its calls would fail,
     #: or be served by another model at another price).
-    allow_retired: bool = False
+    allow_retired: StrictBool = False
     #: Provider batch APIs for every juror (the ``[batch]`` table); None: online, unless a
     #: juror says ``batch = true`` or the run is started with ``--batch``.
     batch: BatchSettings | None = None

@@ -5,7 +5,9 @@ decide, which is not the agent's failure); scores and each juror's verdict are p
 One ``<testsuite>`` per category; cases that name a split ("dev", "heldout") are grouped by
 split first (a suite named ``dev/policy``), and each says its split as a property. A juror
 answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property, and in
-each vote's line).
+each vote's line). What the judges lost (a juror's missed cases and errors, cases decided
+without a family) is a suite of its own, "aiojury judge errors", with zero tests: its
+properties and system-err say it where CI shows a suite's output.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TextIO
 
 from .._verdict import CaseVerdict, Verdict
 from ._index import VerdictIndex
+from ._judge_errors import error_line, family_lines, judge_error_lines, lost
 from ._summary import RunSummary
 from ._views import confidence_source, probability_text
 
@@ -98,6 +101,28 @@ def _open_tag(element: ET.Element) -> str:
     return ET.tostring(element, encoding="unicode").removesuffix(" />") + ">"
 
 
+def _run_suite(summary: RunSummary) -> ET.Element | None:
+    """A suite of its own for what the run's judges lost (CI shows properties and system-err
+    of a suite): each juror that missed cases, how many, its errors, and the cases decided
+    without a family of the panel. None when nothing was lost."""
+    lines = [*judge_error_lines(summary), *family_lines(summary)]
+    if not lines:
+        return None
+    suite = ET.Element(
+        "testsuite", name="aiojury judge errors", tests="0", failures="0", errors="0", skipped="0"
+    )
+    properties = ET.SubElement(suite, "properties")
+    for juror, stats in lost(summary):
+        _property(properties, f"judge_errors.{juror}.missed", stats.missed)
+        for error in stats.errors.values():
+            _property(properties, f"judge_errors.{juror}.{error.kind}", error_line(error))
+    for family, loss in summary.decided_without.items():
+        _property(properties, f"decided_without.{family}", loss.cases)
+    err = ET.SubElement(suite, "system-err")
+    err.text = _clean("\n".join(lines))
+    return suite
+
+
 def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str) -> None:
     """The JUnit document of a run to `out`, one test case at a time (verdicts are read from
     `index` as each is written)."""
@@ -129,4 +154,8 @@ def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: 
             ET.indent(case, level=2)
             out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
         out.write("  </testsuite>\n")
+    lost_suite = _run_suite(summary)
+    if lost_suite is not None:
+        ET.indent(lost_suite, level=1)
+        out.write("  " + ET.tostring(lost_suite, encoding="unicode").rstrip() + "\n")
     out.write("</testsuites>\n")

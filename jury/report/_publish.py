@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -18,11 +18,13 @@ from .._verdict import CaseVerdict, Verdict
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Gate, Panel
+from ..panel._warnings import juror_family
 from ..runs._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
 from ._agreement import CONFIDENCE, RESAMPLES, SEED, WIDEST, manifest_rubric, rubric_metrics
 from ._calibration import Tradeoff
 from ._console import console_for
 from ._index import Entry, VerdictIndex
+from ._judge_errors import lost
 from ._junit import write_junit
 from ._summary import RunSummary, Tally
 from ._views import ErrorGroups
@@ -89,7 +91,8 @@ def publish(
     rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
     try:
-        gathered = _gather(run_dir, index, jurors, paths.html_cases, judged)
+        families = {juror.id: juror_family(juror) for juror in panel.jurors}
+        gathered = _gather(run_dir, index, jurors, paths.html_cases, judged, families)
         summary, gate = gathered.summary, panel.gate
         header = ReportHeader(
             rubric=rubric,
@@ -230,6 +233,7 @@ def _gather(
     jurors: Sequence[str],
     limit: int,
     judged: JudgedCases | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> _Gathered:
     from ..agreement._tally import AgreementTally  # numpy: only when a run is published
     from ._conversation import conversation_line
@@ -255,7 +259,8 @@ def _gather(
             found = Tradeoff.label(case)
             if found is not None:
                 labels[case.id] = found
-    tally, agreement, errors, tradeoff = Tally(jurors), AgreementTally(), ErrorGroups(), Tradeoff()
+    tally, agreement, errors = Tally(jurors, families), AgreementTally(), ErrorGroups()
+    tradeoff = Tradeoff()
     lines: list[CaseLine] = []
     conversations: dict[str, str] = {}
     for verdict in index.verdicts():
@@ -341,6 +346,16 @@ def _write_summary(out: TextIO, summary: RunSummary, gate: Gate) -> None:
     data["cost"] = summary.cost
     # Every call of the run, the jurors' and the model checks' (`check_calls`), added up.
     data["calls"] = asdict(summary.calls)
+    # The judge-errors section: each juror that missed cases, and how (`_judge_errors`).
+    data["judge_errors"] = {
+        name: {
+            "missed": stats.missed,
+            "unavailable": stats.unavailable,
+            "invalid": stats.invalid,
+            "errors": [asdict(error) for error in stats.errors.values()],
+        }
+        for name, stats in lost(summary)
+    }
     data["gate"] = gate.model_dump(mode="json")
     data["exit_code"] = summary.exit_code(gate)
     json.dump(data, out, indent=2, ensure_ascii=False)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from .._verdict import STAGES, CallStats, CaseVerdict, CheckOutcome, Dissent, Verdict, VoteStatus
+from .._verdict import (
+    STAGES,
+    CallStats,
+    CaseVerdict,
+    CheckOutcome,
+    Dissent,
+    Verdict,
+    VoteStatus,
+)
 from ..panel._panel import Gate
+from ._losses import LOST, FamilyLoss, JudgeError, record_error
 
 __all__ = [
     "CaseNote",
@@ -71,6 +80,13 @@ class JurorStats:
     #: votes carried one (`Vote.probability`; the others are not counted, never as 0 or 1).
     probability_sum: float = 0.0
     probability_votes: int = 0
+    #: Its errors by kind (`JudgeError`), in the order first met: the "judge errors" section.
+    errors: dict[str, JudgeError] = field(default_factory=dict)
+
+    @property
+    def missed(self) -> int:
+        """Cases it gave no usable vote on (unavailable or invalid; not abstentions)."""
+        return self.unavailable + self.invalid
 
     @property
     def mean_probability(self) -> float | None:
@@ -113,6 +129,9 @@ class RunSummary(BaseModel):
     #: The calls of the checks that ask a model, by "check: model" (``moderation:
     #: omni-moderation-latest``): the run's calls besides the jurors'.
     check_calls: dict[str, CallStats] = {}
+    #: Families of the panel some decided cases were decided without (`FamilyLoss`), by
+    #: family: a jury that lost a family is not the jury that was configured.
+    decided_without: dict[str, FamilyLoss] = {}
 
     @property
     def coverage(self) -> float | None:
@@ -161,7 +180,10 @@ class RunSummary(BaseModel):
 class Tally:
     """Accumulates verdicts into a `RunSummary` (keeps only the cases worth listing)."""
 
-    def __init__(self, jurors: Iterable[str] = ()) -> None:
+    def __init__(
+        self, jurors: Iterable[str] = (), families: Mapping[str, str] | None = None
+    ) -> None:
+        """`families` gives each juror's family, for the cases decided without one."""
         self.total = self.passed = self.failed = self.inconclusive = self.spared = 0
         self.calls_saved = self.checks_failed = 0
         self.stages: dict[str, int] = {}
@@ -175,6 +197,8 @@ class Tally:
         self.escalated = self.tier_calls_saved = 0
         self.not_asked: dict[str, int] = {}
         self.check_calls: dict[str, CallStats] = {}
+        self.families = families or {}
+        self.losses: dict[str, FamilyLoss] = {}
 
     def add(self, verdict: CaseVerdict) -> None:
         self.total += 1
@@ -220,6 +244,8 @@ class Tally:
             self.checks_failed += any(c.outcome is CheckOutcome.FAIL for c in verdict.checks)
             self._add_check_calls(verdict)
         self.offline = self.offline or verdict.offline
+        if self.families and verdict.votes and verdict.verdict is not Verdict.INCONCLUSIVE:
+            self._lost_families(verdict)
         for vote in verdict.votes:
             stats = self.jurors.get(vote.juror)
             if stats is None:
@@ -229,8 +255,10 @@ class Tally:
                 stats.valid += 1
             elif vote.status is VoteStatus.INVALID:
                 stats.invalid += 1
+                record_error(stats.errors, vote, verdict.case_id)
             elif vote.status is VoteStatus.UNAVAILABLE:
                 stats.unavailable += 1
+                record_error(stats.errors, vote, verdict.case_id)
             else:
                 stats.abstained += 1
             stats.calls.add(vote.calls)
@@ -240,6 +268,21 @@ class Tally:
             if vote.probability is not None:
                 stats.probability_sum += vote.probability
                 stats.probability_votes += 1
+
+    def _lost_families(self, verdict: CaseVerdict) -> None:
+        """Count a decided case under each family all of whose votes on it were lost."""
+        valid = {self.families.get(v.juror) for v in verdict.votes if v.status is VoteStatus.VALID}
+        lost: dict[str, list[str]] = {}
+        for vote in verdict.votes:
+            family = self.families.get(vote.juror)
+            if family is not None and family not in valid and vote.status in LOST:
+                lost.setdefault(family, []).append(vote.juror)
+        for family, jurors in lost.items():
+            loss = self.losses.get(family)
+            if loss is None:
+                loss = self.losses[family] = FamilyLoss()
+            loss.cases += 1
+            loss.jurors += [juror for juror in jurors if juror not in loss.jurors]
 
     def _add_check_calls(self, verdict: CaseVerdict) -> None:
         for check in verdict.checks:
@@ -279,6 +322,7 @@ class Tally:
             tier_calls_saved=self.tier_calls_saved,
             tier_cost_saved=self._cost_saved(),
             check_calls=dict(sorted(self.check_calls.items())),
+            decided_without=dict(sorted(self.losses.items())),
         )
 
     def _cost_saved(self) -> float | None:
@@ -326,8 +370,12 @@ def _stage_order(stages: Iterable[str]) -> list[str]:
     return sorted(stages, key=lambda s: (STAGES.index(s) if s in STAGES else len(STAGES), s))
 
 
-def summarize(verdicts: Iterable[CaseVerdict], jurors: Iterable[str] = ()) -> RunSummary:
-    tally = Tally(jurors)
+def summarize(
+    verdicts: Iterable[CaseVerdict],
+    jurors: Iterable[str] = (),
+    families: Mapping[str, str] | None = None,
+) -> RunSummary:
+    tally = Tally(jurors, families)
     for verdict in verdicts:
         tally.add(verdict)
     return tally.summary()

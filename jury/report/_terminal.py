@@ -16,6 +16,7 @@ from rich.text import Text
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 from ..checks._pii import scrub
 from ..panel._panel import Gate
+from ._judge_errors import family_lines, judge_error_lines
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
 from ._progress import sources_text
@@ -324,6 +325,7 @@ def render_report(
 
     console.print()
     _jurors(summary, console)
+    _judge_errors(summary, console)
     calls = summary.calls
     if calls.cache_hits:
         where = f" from {sources_text(calls.cached_from)}" if calls.cached_from else ""
@@ -342,6 +344,8 @@ def render_report(
         console.print(f"Coverage: {_pct(summary.coverage)} of the cases decided.")
 
     console.print()
+    for line in family_lines(summary):
+        console.print(Text(line, style="bold yellow"))
     code = summary.exit_code(gate)
     word, style = _EXIT_TEXT[code]
     outcome = Text.assemble(
@@ -364,6 +368,16 @@ def _jurors(summary: RunSummary, console: Console) -> None:
     one line per juror (a count or a cost is never cut to fit)."""
     columns, rows = juror_rows(summary)
     _grid(console, "Jurors", columns, rows, alert={"invalid": "yellow", "unavailable": "yellow"})
+
+
+def _judge_errors(summary: RunSummary, console: Console) -> None:
+    """Each juror that missed cases, and the first error of each kind it met."""
+    lines = judge_error_lines(summary)
+    if not lines:
+        return
+    console.print(Text("Judge errors", style="bold yellow"))
+    for line in lines:
+        console.print(Text(f"  {_safe(line)}", style="" if line.startswith(" ") else "yellow"))
 
 
 def _grid(
