@@ -5,7 +5,6 @@ write the one fit file (a table per target) that ``aggregation = "learned"`` rea
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import tomllib
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from ..cases._case import Case
 from ..decide._learned import PASS_TARGET, Fit, Fits
 from ..engine._jury import Jury
 from ..panel._panel import Panel
+from ..runs._interrupt import run_interruptible
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
@@ -118,7 +118,7 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
         async with Jury(flat, checks=None) as jury:
             return await judge_all(jury, cases)
 
-    return asyncio.run(go())
+    return run_interruptible(go())
 
 
 def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:

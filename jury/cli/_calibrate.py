@@ -50,7 +50,6 @@ check could not be decided (judges unavailable) and nothing failed; 2 on usage e
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -61,6 +60,7 @@ from .._errors import ConfigError
 from .._verdict import CaseVerdict, Verdict
 from ..engine._jury import Jury
 from ..panel._warnings import panel_warnings
+from ..runs._interrupt import run_interruptible
 
 if TYPE_CHECKING:
     from ..agreement import LabelAgreement
@@ -324,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
             verdicts = await judge_all(jury, labelled)
         return checks, verdicts
 
-    checks, verdicts = asyncio.run(go())
+    checks, verdicts = run_interruptible(go())
     code = 0
     juror_list = ", ".join(jury.jurors)
     print(

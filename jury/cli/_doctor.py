@@ -26,6 +26,7 @@ from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import parse_reply
 from ..panel._lifecycle import today
 from ..panel._panel import Juror, Panel
+from ..runs._interrupt import run_interruptible
 from ._options import panel_for
 
 __all__ = ["PROBE", "register"]
@@ -172,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> list[Checkup]:
         return list(await asyncio.gather(*(check(j, panel, args.timeout) for j in panel.jurors)))
 
-    results = asyncio.run(go())
+    results = run_interruptible(go())
     for result in results:
         _print(result, sys.stdout)
     failed = [result for result in results if result.problem is not None]

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .._errors import AccountError, ConfigError
+from ..runs._interrupt import Interrupted
 
 __all__ = ["main"]
 
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"jury: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Interrupted as stop:  # a command that has no more to say than this
+        print(f"jury: interrupted ({stop.name})", file=sys.stderr)
+        return stop.exit_code
     except KeyboardInterrupt:
         print("jury: interrupted", file=sys.stderr)
         return 130

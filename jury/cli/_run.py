@@ -9,7 +9,6 @@ the records alone).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +26,8 @@ from ..panel._panel import Panel
 from ..report._progress import RunProgress
 from ..report._publish import JudgedCases, publish
 from ..runs._cases_file import CasesFile
-from ..runs._records import (
-    Redactor,
-)
+from ..runs._interrupt import Interrupted, run_interruptible
+from ..runs._records import Redactor
 from ..runs._shards import Shard
 from ._options import (
     add_case_arguments,
@@ -259,26 +257,42 @@ def _run(
         ) as record:
             done = len(record.finished())
             judged: JudgedCases | None = None
-            with RunProgress(selection.count, done=done, mode=args.progress) as progress:
-                if batch:
-                    batched = batch_run(args, panel, record.path, cache, checks)
-                    jury = batched.jury
-                    result = asyncio.run(
-                        judge_batches(
-                            batched, record, selection, progress, on_verdict, args.submit_only
+            try:
+                with RunProgress(selection.count, done=done, mode=args.progress) as progress:
+                    if batch:
+                        batched = batch_run(args, panel, record.path, cache, checks)
+                        jury = batched.jury
+                        result = run_interruptible(
+                            judge_batches(
+                                batched, record, selection, progress, on_verdict, args.submit_only
+                            )
                         )
-                    )
-                else:
-                    # A new run's cases all pass through here (a resumed one's only in part);
-                    # with an agent, the judged case is the answered one, which the record
-                    # holds: the reports read it there.
-                    if agent is None:
-                        judged = JudgedCases(redactor, report_paths(args).html_cases)
-                    asyncio.run(
-                        judge_cases(
-                            jury, record, selection, progress, on_verdict, calling, notice, judged
+                    else:
+                        # A new run's cases all pass through here (a resumed one's only in
+                        # part); with an agent, the judged case is the answered one, which
+                        # the record holds: the reports read it there.
+                        if agent is None:
+                            judged = JudgedCases(redactor, report_paths(args).html_cases)
+                        run_interruptible(
+                            judge_cases(
+                                jury,
+                                record,
+                                selection,
+                                progress,
+                                on_verdict,
+                                calling,
+                                notice,
+                                judged,
+                            )
                         )
-                    )
+            except Interrupted as stop:
+                recorded = len(record.finished())
+                print(
+                    f"jury: interrupted ({stop.name}): {recorded} of {selection.count} cases "
+                    f"recorded; `jury run --resume {record.path}` continues",
+                    file=sys.stderr,
+                )
+                return stop.exit_code
             notice.say()
             if batch and not result.finished:
                 return print_pending(result, record.path, batched.settings.in_flight)

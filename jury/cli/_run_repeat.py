@@ -54,6 +54,8 @@ def run_repeats(
         one.repeat, one.out = None, str(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         codes.append(run_one(one))
+        if codes[-1] > 128:  # interrupted (128 + the signal): the repeats left are not run
+            return codes[-1]
     stability = case_stability(repeat_dirs(out, count))
     write_atomic(out / STABILITY, json.dumps(stability, indent=2, ensure_ascii=False) + "\n")
     print_stability(stability, count, out)

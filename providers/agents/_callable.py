@@ -3,8 +3,10 @@
 The callable takes one argument, the `jury.Case`, and returns what `jury.adapters.reply_from`
 reads (a string, a mapping in a trace shape, an `AgentReply`), with the jury file's field map
 (``agent_fields``) for a mapping of its own shape. An ``async def`` (or anything
-whose call returns an awaitable) is awaited on the loop; a plain function runs in a worker
-thread (`asyncio.to_thread`), so a blocking agent does not stall the run. Either way the call
+whose call returns an awaitable) is awaited on the loop; a plain function runs in a daemon
+thread of its own, so a blocking agent does not stall the run, and a run interrupted while it
+works ends at once (`asyncio.to_thread`'s pool is waited for when the loop closes and when the
+interpreter exits: a run stopped by Ctrl-C would wait for the agent to return). Either way the call
 runs inside `jury.trace.recording()`: what it records with `jury.trace`'s helpers, and the
 OpenTelemetry spans it makes, are this case's trace alone (the worker thread runs in a copy
 of the caller's context, so it sees the same recording). An exception it raises is left as
@@ -18,12 +20,16 @@ messages (a `jury.adapters.Image`: base64 ``data`` with its ``media_type``, or a
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import hashlib
 import importlib
 import importlib.util
 import inspect
 import sys
+import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -118,10 +124,35 @@ class CallableAgent(Agent):
             if self._async:
                 value = await self.function(case)
             else:
-                value = await asyncio.to_thread(self.function, case)
+                value = await _in_thread(self.function, case)
             if inspect.isawaitable(value):
                 value = await value
         return recorded.applied(reply_from(value, case, self.fields), case)
+
+
+async def _in_thread(function: Callable[..., Any], case: Case) -> Any:
+    """`function(case)` in a daemon thread, in a copy of the caller's context (as
+    `asyncio.to_thread` runs it: the thread sees the case's trace recording)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not done.done():  # cancelled meanwhile: nobody waits for it
+            outcome()
+
+    def work() -> None:
+        try:
+            value = context.run(function, case)
+        except BaseException as exc:  # handed to the waiting coroutine, which decides
+            result: Callable[[], None] = partial(done.set_exception, exc)
+        else:
+            result = partial(done.set_result, value)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the run has ended
+            loop.call_soon_threadsafe(settle, result)
+
+    threading.Thread(target=work, name="jury-agent", daemon=True).start()
+    return await done
 
 
 def create(
