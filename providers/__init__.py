@@ -75,6 +75,7 @@ ROOMS: dict[str, str] = {
 #: "module:callable" of the factory, imported when a SPEC of that kind is first resolved.
 AGENTS: dict[str, str] = {
     "callable": "jury.providers.agents._callable:create",
+    "function": "jury.providers.agents._callable:from_function",
     "http": "jury.providers.agents._http:create",
     "model": "jury.providers.agents._model:create",
 }

@@ -2,11 +2,13 @@
 project names (the default panel, the README, the examples, the benchmarks and the tests), as
 its provider announced it, each row with where it was read and on which day.
 
-Why a table of our own: the SDKs ship lifecycle data, but an SDK release may drop a model it
-retired (anthropic 2.15 dropped ``claude-sonnet-4-5-20250929`` from
-``_data/deprecated_models.py`` the day it retired), and without the SDK installed nothing
-would be known. The SDKs' tables are read as well (`providers._lifecycle`), as an extra
-source: where both know a model, the earlier retirement and the graver state win.
+Why a table of our own, and only it: the SDKs ship lifecycle data, but an SDK release may
+drop a model it retired (anthropic 2.15 dropped ``claude-sonnet-4-5-20250929`` from
+``_data/deprecated_models.py`` the day it retired), and reading an installed SDK made the
+answer depend on the extras installed (``openai/gpt-4-0314`` was refused with the openai SDK
+installed and judged without it). So what the SDKs say is transcribed here, each row naming
+the SDK release it came from, beside the retired models of every family a user may still
+have in a jury file; the answer is the same with any extras or none.
 
 A row's `retires` is the announced retirement (shutdown) day, None where none is announced.
 `note` carries what the provider publishes short of an announcement: Anthropic's model status
@@ -19,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-__all__ = ["ANTHROPIC", "GEMINI", "OPENAI", "GeminiRow", "Row"]
+__all__ = ["ANTHROPIC", "OPENAI", "SDKS_READ", "GeminiRow", "Row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,8 @@ GeminiRow = Row
 
 _READ = date(2026, 11, 30)
 _TODAY = date(2026, 12, 1)
+#: The day the SDKs' lifecycle data and the older families' retirements were transcribed.
+SDKS_READ = date(2026, 12, 4)
 
 # --- Anthropic ------------------------------------------------------------------------------
 
@@ -88,6 +92,39 @@ _OPUS_5_5 = (
 )
 _SONNET_5_5 = (
     "https://platform.claude.com/docs/en/models/sonnet-5-5/overview (Latest; released 2026-09-28)"
+)
+
+#: Models the SDK lists as IDs and its deprecated-model table does not name.
+_A_SDK_LISTED = (
+    "anthropic SDK 2.16.0 types/model_param.py (listed) and _data/deprecated_models.py (not "
+    "named: no retirement announced)"
+)
+_A_TABLE = (
+    "https://docs.anthropic.com/zh-CN/docs/about-claude/model-deprecations (model status table)"
+)
+_CLAUDE_1 = f"{_A_TABLE}: claude-1.x and claude-instant-1.x retired November 6, 2024"
+_CLAUDE_2 = f"{_A_TABLE}: claude-2.0, claude-2.1, claude-3-sonnet-20240229 retired July 21, 2025"
+_OPUS_3 = (
+    f"{_A_TABLE}: claude-3-opus-20240229 retires January 5, 2026 (quoted in "
+    "https://github.com/dimagi/open-chat-studio/issues/1806)"
+)
+_SONNET_3_5 = (
+    "https://github.com/Significant-Gravitas/AutoGPT/issues/10974 (Anthropic's notice: "
+    "retired October 22, 2025); https://docs.claude.com/en/release-notes/overview (October 28, "
+    "2025: 'We've retired the Claude Sonnet 3.5 models')"
+)
+_SONNET_3_7 = (
+    "https://docs.claude.com/en/release-notes/overview (October 28, 2025: deprecation of "
+    "Claude Sonnet 3.7); retirement February 19, 2026 as recorded in "
+    "https://github.com/theopenco/llmgateway/pull/1484"
+)
+_HAIKU_3 = (
+    "https://github.com/BerriAI/litellm/pull/26139 ('Anthropic retired "
+    "claude-3-haiku-20240307 on 2026-04-20', citing the model deprecations page)"
+)
+_OPUS_4_1 = (
+    f"{_A_DEPRECATIONS} ('This model was retired August 5, 2026', as transcribed in "
+    "https://github.com/samarthputhraya/Modelpin data/models.json, read 2026-09-17)"
 )
 
 ANTHROPIC: tuple[Row, ...] = (
@@ -142,6 +179,57 @@ ANTHROPIC: tuple[Row, ...] = (
         "tentative retirement not sooner than 2027-05-28",
     ),
     Row("claude-3-5-haiku-20241022", date(2026, 2, 19), "claude-haiku-4-5", _HAIKU_3_5, _TODAY),
+    *(
+        Row(model, None, None, _A_SDK_LISTED, SDKS_READ)
+        for model in (
+            "claude-fable-5",
+            "claude-fable-5-1",
+            "claude-fable-5-2",
+            "claude-mythos-5",
+            "claude-mythos-5-1",
+            "claude-mythos-5-2",
+            "claude-opus-5",
+            "claude-sonnet-5",
+        )
+    ),
+    Row("claude-opus-4-1-20250805", date(2026, 8, 5), "claude-opus-4-8", _OPUS_4_1, SDKS_READ),
+    Row("claude-opus-4-1", date(2026, 8, 5), "claude-opus-4-8", _OPUS_4_1, SDKS_READ),
+    Row("claude-3-haiku-20240307", date(2026, 4, 20), "claude-haiku-4-5", _HAIKU_3, SDKS_READ),
+    Row(
+        "claude-3-7-sonnet-20250219",
+        date(2026, 2, 19),
+        "claude-sonnet-4-6",
+        _SONNET_3_7,
+        SDKS_READ,
+    ),
+    Row("claude-3-7-sonnet-latest", date(2026, 2, 19), "claude-sonnet-4-6", _SONNET_3_7, SDKS_READ),
+    Row("claude-3-opus-20240229", date(2026, 1, 5), "claude-opus-4-8", _OPUS_3, SDKS_READ),
+    Row("claude-3-opus-latest", date(2026, 1, 5), "claude-opus-4-8", _OPUS_3, SDKS_READ),
+    *(
+        Row(model, date(2025, 10, 22), "claude-sonnet-4-6", _SONNET_3_5, SDKS_READ)
+        for model in (
+            "claude-3-5-sonnet-20240620",
+            "claude-3-5-sonnet-20241022",
+            "claude-3-5-sonnet-latest",
+        )
+    ),
+    Row("claude-3-5-haiku-latest", date(2026, 2, 19), "claude-haiku-4-5", _HAIKU_3_5, SDKS_READ),
+    *(
+        Row(model, date(2025, 7, 21), "claude-sonnet-4-6", _CLAUDE_2, SDKS_READ)
+        for model in ("claude-2.0", "claude-2.1", "claude-3-sonnet-20240229")
+    ),
+    *(
+        Row(model, date(2024, 11, 6), "claude-haiku-4-5", _CLAUDE_1, SDKS_READ)
+        for model in (
+            "claude-1.0",
+            "claude-1.1",
+            "claude-1.2",
+            "claude-1.3",
+            "claude-instant-1.0",
+            "claude-instant-1.1",
+            "claude-instant-1.2",
+        )
+    ),
     Row("claude-sonnet-4-20250514", date(2026, 6, 15), "claude-sonnet-4-6", _CLAUDE_4, _TODAY),
     Row("claude-opus-4-20250514", date(2026, 6, 15), "claude-opus-4-8", _CLAUDE_4, _TODAY),
 )
@@ -163,6 +251,12 @@ _GPT_5_4_MINI = (
 )
 _GPT_6_LUNA = f"{_O_DEPRECATIONS} (named as the replacement of the gpt-4o and gpt-4.1 models)"
 
+#: The deprecation notes of the openai SDK's model list: "Announced shutdown date: ...".
+_O_SDK = (
+    "openai SDK 3.60.0 types/shared/chat_model.py (the note under ChatModel: 'Announced "
+    f"shutdown date: ...'; {_O_DEPRECATIONS})"
+)
+
 OPENAI: tuple[Row, ...] = (
     Row("gpt-5.4-mini-2026-03-17", None, None, _GPT_5_4_MINI, _READ),
     Row("gpt-6-luna", None, None, _GPT_6_LUNA, _TODAY),
@@ -179,45 +273,128 @@ OPENAI: tuple[Row, ...] = (
             "gpt-4o-mini",
         )
     ),
-)
-
-# --- Google ---------------------------------------------------------------------------------
-
-_DEPRECATIONS = "https://ai.google.dev/gemini-api/docs/deprecations"
-#: Google's own page, as read here, predates this announcement; the notice cites it.
-_2_5_RETIRED = (
-    "https://dev.to/aideprecations/what-to-do-before-gemini-25-pro-and-25-flash-are-retired-"
-    "on-december-1-2026-5gg9 (citing Google's deprecations page as of 2026-11-10)"
-)
-_2_0_RETIRED = "https://firebase.google.com/docs/ai-logic/models (banner, updated 2026-05-13)"
-
-#: Gemini models by what Google announced (google-genai ships no lifecycle data). "No
-#: shutdown date announced" (retires None) is what the page says; it does not promise a date
-#: later than any other. Not listed, as the sources read disagree: gemini-2.5-flash-lite
-#: (Google's page of December 2025 gave July 22, 2026; the notice of November 2026 above says
-#: it "remains available until further notice").
-GEMINI: tuple[Row, ...] = (
-    Row("gemini-3.8-flash", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3.7-flash", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3.6-flash", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3.5-flash", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3.5-flash-lite", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3.1-flash-lite", date(2027, 5, 7), None, _DEPRECATIONS, _READ),
-    Row("gemini-3.1-pro-preview", None, None, _DEPRECATIONS, _READ),
-    Row("gemini-3-flash-preview", None, "gemini-3.5-flash", _DEPRECATIONS, _READ),
-    Row(
-        "gemini-3.1-flash-lite-preview",
-        date(2026, 5, 25),
-        "gemini-3.1-flash-lite",
-        _DEPRECATIONS,
-        _READ,
+    *(
+        Row(model, date(2024, 9, 13), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-3.5-turbo-0301",
+            "gpt-3.5-turbo-0613",
+            "gpt-3.5-turbo-16k",
+            "gpt-3.5-turbo-16k-0613",
+        )
     ),
-    Row("gemini-3-pro-preview", date(2026, 3, 9), "gemini-3.1-pro-preview", _DEPRECATIONS, _READ),
-    Row("gemini-2.5-flash", date(2026, 12, 1), "gemini-3.5-flash-lite", _2_5_RETIRED, _READ),
-    Row("gemini-2.5-pro", date(2026, 12, 1), "gemini-3.8-flash", _2_5_RETIRED, _READ),
-    Row("gemini-2.5-flash-image", date(2026, 10, 2), None, _DEPRECATIONS, _READ),
-    Row("gemini-2.0-flash", date(2026, 6, 1), "gemini-3.1-flash-lite", _2_0_RETIRED, _READ),
-    Row("gemini-2.0-flash-001", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
-    Row("gemini-2.0-flash-lite", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
-    Row("gemini-2.0-flash-lite-001", date(2026, 6, 1), None, _2_0_RETIRED, _READ),
+    Row("gpt-4-vision-preview", date(2024, 12, 6), None, _O_SDK, SDKS_READ),
+    *(
+        Row(model, date(2025, 6, 6), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-4-32k",
+            "gpt-4-32k-0314",
+            "gpt-4-32k-0613",
+        )
+    ),
+    *(
+        Row(model, date(2025, 7, 28), None, _O_SDK, SDKS_READ)
+        for model in (
+            "o1-preview",
+            "o1-preview-2024-09-12",
+        )
+    ),
+    Row("gpt-4o-audio-preview-2024-10-01", date(2025, 10, 10), None, _O_SDK, SDKS_READ),
+    *(
+        Row(model, date(2025, 10, 27), None, _O_SDK, SDKS_READ)
+        for model in (
+            "o1-mini",
+            "o1-mini-2024-09-12",
+        )
+    ),
+    Row("codex-mini-latest", date(2026, 2, 12), None, _O_SDK, SDKS_READ),
+    Row("chatgpt-4o-latest", date(2026, 2, 17), None, _O_SDK, SDKS_READ),
+    *(
+        Row(model, date(2026, 3, 26), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-4-0125-preview",
+            "gpt-4-0314",
+            "gpt-4-turbo-preview",
+        )
+    ),
+    *(
+        Row(model, date(2026, 5, 7), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-4o-audio-preview",
+            "gpt-4o-audio-preview-2024-12-17",
+            "gpt-4o-audio-preview-2025-06-03",
+            "gpt-4o-mini-audio-preview",
+            "gpt-4o-mini-audio-preview-2024-12-17",
+        )
+    ),
+    *(
+        Row(model, date(2026, 7, 23), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-4o-mini-search-preview",
+            "gpt-4o-mini-search-preview-2025-03-11",
+            "gpt-4o-search-preview",
+            "gpt-4o-search-preview-2025-03-11",
+            "gpt-5-chat-latest",
+            "gpt-5.1-chat-latest",
+            "gpt-5.1-codex",
+        )
+    ),
+    *(
+        Row(model, date(2026, 8, 10), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-5.2-chat-latest",
+            "gpt-5.3-chat-latest",
+        )
+    ),
+    Row("gpt-3.5-turbo-1106", date(2026, 9, 28), None, _O_SDK, SDKS_READ),
+    *(
+        Row(model, date(2026, 10, 23), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-3.5-turbo",
+            "gpt-3.5-turbo-0125",
+            "gpt-4",
+            "gpt-4-0613",
+            "gpt-4-1106-preview",
+            "gpt-4-turbo",
+            "gpt-4-turbo-2024-04-09",
+            "gpt-4.1-nano",
+            "gpt-4.1-nano-2025-04-14",
+            "gpt-4o-2024-05-13",
+            "o1",
+            "o1-2024-12-17",
+            "o3-mini",
+            "o3-mini-2025-01-31",
+            "o4-mini",
+            "o4-mini-2025-04-16",
+        )
+    ),
+    *(
+        Row(model, date(2026, 12, 11), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-5",
+            "gpt-5-2025-08-07",
+            "gpt-5-mini",
+            "gpt-5-mini-2025-08-07",
+            "gpt-5-nano",
+            "gpt-5-nano-2025-08-07",
+            "o3",
+            "o3-2025-04-16",
+        )
+    ),
+    Row("gpt-4o-2024-11-20", date(2027, 1, 14), None, _O_SDK, SDKS_READ),
+    *(
+        Row(model, date(2027, 1, 20), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-audio-mini",
+            "gpt-audio-mini-2025-12-15",
+        )
+    ),
+    *(
+        Row(model, date(2027, 4, 1), None, _O_SDK, SDKS_READ)
+        for model in (
+            "gpt-5.1",
+            "gpt-5.1-2025-11-13",
+            "gpt-5.4-nano",
+            "gpt-5.4-nano-2026-03-17",
+        )
+    ),
 )

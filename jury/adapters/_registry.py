@@ -31,6 +31,7 @@ __all__ = [
     "register_provider",
     "register_rubric_kind",
     "resolve_model",
+    "tracks_lifecycle",
 ]
 
 if TYPE_CHECKING:
@@ -139,6 +140,12 @@ def model_status(spec: str, day: date) -> ModelStatus | None:
     if lifecycle is None or not model:
         return None
     return lifecycle(model, day)
+
+
+def tracks_lifecycle(spec: str) -> bool:
+    """Whether the provider of ``provider/model`` keeps a lifecycle table (then a model it
+    does not know is worth a word: it may be retired, or served by another model)."""
+    return _hook(_LIFECYCLES, spec.partition("/")[0]) is not None
 
 
 def logprobs_refusal(spec: str) -> str | None:

@@ -30,6 +30,7 @@ from ..adapters._strategy import strategy_named
 from ..cases._case import Case
 from ..decide._cascade import reducer
 from ..decide._learned import Fits, load_fit
+from ..panel._agent_spec import AgentLike, as_agent
 from ..panel._lifecycle import refuse_retired
 from ..panel._panel import Juror, Panel
 from ._agent_step import AgentStep
@@ -297,7 +298,7 @@ class Jury:
         self,
         cases: Iterable[Case] | AsyncIterable[Case],
         *,
-        agent: Agent | AgentStep | None = None,
+        agent: AgentLike | AgentStep | None = None,
         agent_concurrency: int = 8,
         agent_timeout: float = 60.0,
     ) -> VerdictStream:
@@ -310,12 +311,20 @@ class Jury:
 
         With an `agent` (the system under test) each case is first answered by it (at most
         `agent_concurrency` calls at once, `agent_timeout` seconds each), then checked and
-        judged: see `jury.engine._pipeline`.
+        judged: see `jury.engine._pipeline`. The agent is what ``jury run --agent`` takes: an
+        `Agent`, a SPEC (``"agent.py:answer"``, ``"package.module:function"``, a URL,
+        ``"provider/model"``), or a sync or async function of the case.
         """
         if agent is None:
             return VerdictStream(self._cases.first, cases, self.panel.concurrency)
+        made = None
+        if not isinstance(agent, AgentStep | Agent):
+            # Made here from a SPEC or a function: closed here, when the stream is left (an
+            # `Agent` given is its owner's to close).
+            agent = made = as_agent(agent)
         step = agent_step(agent, agent_concurrency, agent_timeout, self.panel, self._calls)
-        return pipeline(self._cases.first, step, cases, self.panel.concurrency)
+        on_close = None if made is None else made.aclose
+        return pipeline(self._cases.first, step, cases, self.panel.concurrency, on_close)
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:

@@ -9,7 +9,8 @@ streams in bounded memory.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, Awaitable, Callable, Coroutine, Iterable
+from typing import Any
 
 from .._verdict import CaseVerdict
 from ..adapters._agent import Agent
@@ -46,10 +47,12 @@ def pipeline(
     step: AgentStep,
     cases: Iterable[Case] | AsyncIterable[Case],
     concurrency: int,
+    on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
 ) -> VerdictStream:
     """Each case answered by the step, then judged by `judge` (at most `concurrency` at once);
     a case whose agent broke comes out as its FAIL without a judge. A case held for a second
-    chance (`Held`) is the stream's to ask again, outside these bounds."""
+    chance (`Held`) is the stream's to ask again, outside these bounds. `on_close` runs when
+    the stream is left (the agent's `aclose`, when the stream made the agent)."""
     judging = asyncio.Semaphore(concurrency)
     in_flight = concurrency + step.concurrency
     step.limit_first(in_flight)
@@ -61,4 +64,4 @@ def pipeline(
         async with judging:
             return await judge(answered)
 
-    return VerdictStream(one, cases, in_flight, on_input_end=step.input_ended)
+    return VerdictStream(one, cases, in_flight, on_input_end=step.input_ended, on_close=on_close)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,12 @@ from .._errors import ConfigError
 from ..adapters._agent import Agent
 from ..adapters._registry import PROVIDERS_PACKAGE, resolve_model
 
-__all__ = ["AgentSettings", "agent_kind", "resolve_agent"]
+__all__ = ["AgentLike", "AgentSettings", "agent_kind", "as_agent", "resolve_agent"]
+
+#: What may be the system under test, wherever one is given (``Jury.evaluate(agent=...)``,
+#: the pytest plugin, ``jury run --agent``): an `Agent`, a SPEC, or a sync or async callable
+#: of the case.
+AgentLike = Agent | str | Callable[..., Any]
 
 
 class AgentSettings(BaseModel):
@@ -169,3 +175,26 @@ def resolve_agent(
             images=settings.agent_images,
         )
     return agent
+
+
+def as_agent(
+    agent: AgentLike, settings: AgentSettings | None = None, *, base_dir: str | Path | None = None
+) -> Agent:
+    """The `Agent` of anything `AgentLike`: an `Agent` as it is, a SPEC resolved as
+    `resolve_agent` does, and a sync or async callable of the case wrapped as ``--agent
+    file.py:function`` wraps the function it loads (same threads, same trace, same reply
+    reading). Anything else is a `ConfigError` naming what it got."""
+    if isinstance(agent, Agent):
+        return agent
+    if isinstance(agent, str):
+        return resolve_agent(agent, settings, base_dir=base_dir)
+    if callable(agent):
+        settings = settings or AgentSettings()
+        wrapped: Agent = _factory("function")(
+            agent, family=settings.agent_family, fields=settings.agent_fields or None
+        )
+        return wrapped
+    raise ConfigError(
+        f"agent: expected an Agent, a SPEC (file.py:function, package.module:function, a URL, "
+        f"provider/model) or a callable of the case, got {type(agent).__name__}"
+    )

@@ -83,12 +83,25 @@ def statuses(
 def lifecycle_warnings(
     panel: Panel, on: date | None = None, looked: Looked | None = None
 ) -> list[str]:
-    """A warning for each model that is deprecated, or retired on a panel that allows it."""
-    return [
+    """A warning for each model that is deprecated, or retired on a panel that allows it, and
+    one for each model its provider's lifecycle table does not know (a model of a provider
+    that keeps none, such as a local server's, is the user's to know)."""
+    from ..adapters._registry import tracks_lifecycle
+
+    looked = look_up(panel, on) if looked is None else looked
+    said = [
         f"{juror}: {status.describe()}"
-        for juror, status in statuses(panel, on, looked)
-        if status.state != "active"
+        for juror, _, status in looked
+        if status is not None and status.state != "active"
     ]
+    unknown = {spec: juror for juror, spec, status in looked if status is None}
+    said += [
+        f"{juror}: {spec} is not in aiojury's lifecycle table: whether its provider has "
+        "retired it cannot be checked (`jury doctor` shows the model that serves it)"
+        for spec, juror in unknown.items()
+        if tracks_lifecycle(spec)
+    ]
+    return said
 
 
 def refuse_retired(panel: Panel, on: date | None = None) -> None:

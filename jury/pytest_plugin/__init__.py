@@ -48,13 +48,13 @@ from typing import Any, TypeVar
 import pytest
 
 from .._verdict import CaseVerdict, Verdict, VoteStatus
-from ..adapters._agent import Agent
 from ..adapters._registry import build_rubric
 from ..adapters._request import CallCache
 from ..cases._case import Case
 from ..engine._agent_step import answer_and_judge
 from ..engine._jury import Jury
 from ..engine._loop_thread import LoopThread
+from ..panel._agent_spec import AgentLike, as_agent
 from ..panel._defaults import default_panel
 from ..panel._lifecycle import agent_lifecycle
 from ..panel._panel import Panel, load_panel
@@ -191,17 +191,15 @@ class Judge:
         case: Case | None = None,
         /,
         *,
-        agent: Agent | str,
+        agent: AgentLike,
         agent_timeout: float = 60.0,
         **fields: Any,
     ) -> CaseVerdict:
-        """Ask `agent` (an `Agent`, or a SPEC as ``jury run --agent`` takes) about a golden
-        case, then judge its answer: the verdict `jury run --agent` gives that case. An agent
-        that raises, times out or answers nothing FAILs the case at the stage "agent"."""
-        if isinstance(agent, str):
-            from ..panel._agent_spec import resolve_agent
-
-            agent = resolve_agent(agent)
+        """Ask `agent` (what ``jury run --agent`` takes: an `Agent`, a SPEC, or a sync or async
+        function of the case) about a golden case, then judge its answer: the verdict `jury
+        run --agent` gives that case. An agent that raises, times out or answers nothing FAILs
+        the case at the stage "agent"."""
+        agent = as_agent(agent)
         subject = self._case(case, fields)
         jury = self.jury
         agent_lifecycle(agent, jury.panel)  # as `jury run` and `Jury.evaluate` refuse it

@@ -165,3 +165,16 @@ def create(
     """The agent of ``path/to/file.py:function`` or ``package.module:function``; `fields`
     maps a mapping it returns (as for an HTTP agent's JSON)."""
     return CallableAgent(spec, load_callable(spec, base_dir), family=family, fields=fields)
+
+
+def from_function(
+    function: Callable[..., Any],
+    *,
+    family: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> Agent:
+    """The agent of a function given in code (``Jury.evaluate(cases, agent=answer)``), named
+    as ``--agent`` would name it: ``module:function``."""
+    name = getattr(function, "__qualname__", None) or type(function).__qualname__
+    module = getattr(function, "__module__", None) or type(function).__module__
+    return CallableAgent(f"{module}:{name}", function, family=family, fields=fields)

@@ -1,24 +1,23 @@
-"""Model lifecycle: the lifecycle data the SDKs ship and the project's Gemini table, warnings
+"""Model lifecycle: the project's own table (the same answers with any extras), warnings
 for deprecated models in `jury run`, `jury calibrate` and the pytest plugin, and a retired
 model refused (exit 2) unless the jury file allows it: one rule for the library and the CLI."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-import jury.providers._lifecycle as lifecycle
 from jury import ConfigError, Juror, Jury, Panel, load_panel
 from jury.adapters import ModelStatus, register_provider
 from jury.adapters._registry import model_status
 from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
 from jury.panel._warnings import panel_warnings
-from jury.providers._lifecycle_table import ANTHROPIC, GEMINI, OPENAI
+from jury.providers._lifecycle_gemini import GEMINI
+from jury.providers._lifecycle_table import ANTHROPIC, OPENAI
 from jury.testing import ScriptedModel
 
 DAY = date(2026, 11, 30)
@@ -28,90 +27,88 @@ def status(spec: str, day: date = DAY) -> ModelStatus | None:
     return model_status(spec, day)
 
 
-ANTHROPIC_SDK_TABLE = """
-from typing import Dict
-
-DEPRECATED_MODELS: Dict[str, str] = {
-    "claude-test-4-5-20260101": "March 3rd, 2027",
-    "claude-opus-4-5-20251101": "December 15th, 2026",
+#: Retired models of every family a user may still have in a jury file, with the day each
+#: retired (the table's rows; issue 31 found these judged, with no warning).
+RETIRED = {
+    "openai/gpt-4-0314": date(2026, 3, 26),
+    "openai/gpt-4-32k": date(2025, 6, 6),
+    "openai/o1-preview": date(2025, 7, 28),
+    "anthropic/claude-3-opus-20240229": date(2026, 1, 5),
+    "anthropic/claude-3-5-sonnet-20241022": date(2025, 10, 22),
+    "anthropic/claude-2.1": date(2025, 7, 21),
+    "anthropic/claude-instant-1.2": date(2024, 11, 6),
+    "google/gemini-1.5-pro": date(2025, 9, 24),
+    "google/gemini-1.0-pro": date(2025, 4, 9),
 }
+
+#: Run in a child with every provider SDK made unimportable (as after `pip install .`): the
+#: statuses it prints must equal this process's, which has them all (`.[dev]`).
+_NO_SDK = """
+import json, sys
+from datetime import date
+from importlib.abc import MetaPathFinder
+
+class NoSdk(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("anthropic", "openai") or name.startswith("google.genai"):
+            raise ModuleNotFoundError(f"blocked: {name}")
+        return None
+
+sys.meta_path.insert(0, NoSdk())
+from jury.adapters._registry import model_status
+specs = json.loads(sys.argv[1])
+found = {spec: model_status(spec, date(2026, 12, 4)) for spec in specs}
+for spec, status in found.items():
+    assert not any(name.split(".")[0] in ("anthropic", "openai") for name in sys.modules), spec
+said = {s: None if v is None else [v.state, str(v.retires), v.source] for s, v in found.items()}
+print(json.dumps(said))
 """
 
-ANTHROPIC_SDK_MODELS = """
-ModelParam = Union[
-    Literal["claude-test-4-5-20260101", "claude-listed-5-5", "claude-sonnet-4-5-20250929"],
-    str,
-]
-"""
 
-OPENAI_SDK_MODELS = '''
-ChatModel: TypeAlias = Literal["gpt-test-2026-01-01", "gpt-gone", "gpt-5.4-mini-2026-03-17"]
-"""Deprecated values:
-
-- "gpt-test-2026-01-01": Announced shutdown date: 2027-02-02. See
-  https://developers.openai.com/api/docs/deprecations for details.
-- "gpt-gone": Not a supported model ID. Retained for SDK compatibility.
-- "gpt-5.4-mini-2026-03-17": Announced shutdown date: 2027-08-01.
-"""
-'''
+def _table_specs() -> list[str]:
+    return [
+        *(f"anthropic/{row.model}" for row in ANTHROPIC),
+        *(f"openai/{row.model}" for row in OPENAI),
+        *(f"google/{row.model}" for row in GEMINI),
+        "openai/gpt-made-up-1",
+    ]
 
 
-@pytest.fixture
-def sdk_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Path]]:
-    """The SDKs' lifecycle files as the test writes them, in place of any installed SDK's:
-    the rules are tested, not what the installed SDK happens to ship."""
-    files = {
-        "anthropic/_data/deprecated_models.py": ANTHROPIC_SDK_TABLE,
-        "anthropic/types/model_param.py": ANTHROPIC_SDK_MODELS,
-        "openai/types/shared/chat_model.py": OPENAI_SDK_MODELS,
+def test_lifecycle_answers_are_the_same_with_no_sdk_installed_and_with_all() -> None:
+    import json
+    import subprocess
+    import sys
+
+    specs = _table_specs()
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.run(
+        [sys.executable, "-c", _NO_SDK, json.dumps(specs)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+    )
+    without = json.loads(child.stdout)
+    here = {s: status(s, date(2026, 12, 4)) for s in specs}
+    assert without == {
+        s: None if v is None else [v.state, str(v.retires), v.source] for s, v in here.items()
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-
-    def sdk_file(package: str, *parts: str) -> tuple[Path, str] | None:
-        path = tmp_path.joinpath(package, *parts)
-        return (path, "9.9-test") if path.is_file() else None
-
-    monkeypatch.setattr(lifecycle, "_sdk_file", sdk_file)
-    lifecycle._anthropic_sdk.cache_clear()
-    lifecycle._openai_sdk.cache_clear()
-    yield {name: tmp_path / name for name in files}
-    lifecycle._anthropic_sdk.cache_clear()
-    lifecycle._openai_sdk.cache_clear()
 
 
-@pytest.fixture
-def no_sdk(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No SDK installed: only the project's table is left."""
-    monkeypatch.setattr(lifecycle, "_sdk_file", lambda package, *parts: None)
-    lifecycle._anthropic_sdk.cache_clear()
-    lifecycle._openai_sdk.cache_clear()
-    yield
-    lifecycle._anthropic_sdk.cache_clear()
-    lifecycle._openai_sdk.cache_clear()
-
-
-def test_an_anthropic_sdks_deprecated_model_table_is_an_extra_source(
-    sdk_files: dict[str, Path],
+@pytest.mark.parametrize(("spec", "retired"), sorted(RETIRED.items()))
+def test_a_retired_model_of_any_family_is_known_retired_with_its_day(
+    spec: str, retired: date
 ) -> None:
-    found = status("anthropic/claude-test-4-5-20260101")
+    found = status(spec, date(2026, 12, 4))
     assert found is not None
-    assert (found.state, found.retires, found.pinned) == ("deprecated", date(2027, 3, 3), True)
-    assert "anthropic SDK 9.9-test" in found.source
-    assert status("anthropic/claude-test-4-5-20260101", date(2027, 3, 3)).state == "retired"  # type: ignore[union-attr]
-    # Listed by the SDK, not in its table: current; dateless since Claude 4.6, and pinned.
-    listed = status("anthropic/claude-listed-5-5")
-    assert listed is not None
-    assert (listed.state, listed.pinned) == ("active", True)
-    assert status("anthropic/claude-made-up-9") is None
+    assert (found.state, found.retires) == ("retired", retired)
+    assert "http" in found.source or "SDK" in found.source  # each row cites where it was read
 
 
-def test_a_model_an_sdk_dropped_after_retiring_it_stays_retired(
-    sdk_files: dict[str, Path],
-) -> None:
-    # The test's SDK lists Sonnet 4.5 as a model and has no end of life for it (as
-    # anthropic 2.15 ships): the project's table still says it retired on 2026-11-30.
+def test_sonnet_4_5_stays_retired_though_an_sdk_dropped_it() -> None:
+    # anthropic 2.15 dropped Sonnet 4.5 from its deprecated-model table the day it retired:
+    # the project's table still says it retired on 2026-11-30.
     sonnet = status("anthropic/claude-sonnet-4-5-20250929")
     assert sonnet is not None
     assert (sonnet.state, sonnet.retires) == ("retired", date(2026, 11, 30))
@@ -119,7 +116,7 @@ def test_a_model_an_sdk_dropped_after_retiring_it_stays_retired(
     assert "sonnet-4-5/overview" in sonnet.source
 
 
-def test_without_any_sdk_the_projects_table_still_knows_every_lifecycle(no_sdk: None) -> None:
+def test_the_projects_table_knows_every_lifecycle() -> None:
     sonnet = status("anthropic/claude-sonnet-4-5-20250929")
     assert sonnet is not None
     assert sonnet.state == "retired"
@@ -145,33 +142,6 @@ def test_without_any_sdk_the_projects_table_still_knows_every_lifecycle(no_sdk: 
     assert status("openai/gpt-made-up-1") is None
 
 
-def test_where_both_sources_know_a_model_the_earlier_retirement_and_graver_state_win(
-    sdk_files: dict[str, Path],
-) -> None:
-    # The test's SDK retires Opus 4.5 earlier than the project's table: the earlier day.
-    opus = status("anthropic/claude-opus-4-5-20251101")
-    assert opus is not None
-    assert (opus.state, opus.retires) == ("deprecated", date(2026, 12, 15))
-    assert "anthropic SDK 9.9-test" in opus.source
-    assert "read 2026-12-01" in opus.source
-    # An SDK note of a shutdown the table does not have makes an active model deprecated.
-    mini = status("openai/gpt-5.4-mini-2026-03-17")
-    assert mini is not None
-    assert (mini.state, mini.retires) == ("deprecated", date(2027, 8, 1))
-
-
-def test_the_openai_sdks_deprecation_notes_are_read(sdk_files: dict[str, Path]) -> None:
-    noted = status("openai/gpt-test-2026-01-01")
-    assert noted is not None
-    assert (noted.state, noted.retires, noted.pinned) == ("deprecated", date(2027, 2, 2), True)
-    assert status("openai/gpt-test-2026-01-01", date(2027, 2, 2)).state == "retired"  # type: ignore[union-attr]
-    # "Not a supported model ID": no call to it can work.
-    unsupported = status("openai/gpt-gone")
-    assert unsupported is not None
-    assert unsupported.state == "retired"
-    assert "Not a supported model ID" in unsupported.source
-
-
 def _named_models() -> set[str]:
     """Every provider/model the default panel, the README, the examples and the benchmarks
     name, for the three providers with lifecycles."""
@@ -190,7 +160,7 @@ def _named_models() -> set[str]:
     return found
 
 
-def test_every_model_the_project_names_is_in_its_own_table(no_sdk: None) -> None:
+def test_every_model_the_project_names_is_in_its_own_table() -> None:
     named = _named_models()
     assert {"anthropic/claude-haiku-5-5", "openai/gpt-5.4-mini-2026-03-17"} <= named
     unknown = sorted(spec for spec in named if status(spec) is None)
@@ -213,7 +183,7 @@ def test_gemini_models_follow_the_projects_table() -> None:
     assert (lite.state, lite.pinned) == ("active", True)
     assert "read 2026-11-30" in lite.source
     # Every row says where it was read, and when.
-    assert all(row.source.startswith("https://") and row.read == DAY for row in GEMINI)
+    assert all(row.source.startswith("https://") and row.read >= DAY for row in GEMINI)
 
 
 def test_jury_today_sets_the_day_and_a_bad_one_is_a_usage_error(
@@ -450,3 +420,21 @@ def test_a_retired_sonnet_4_5_stops_jury_run_whatever_sdk_is_installed(
     err = capsys.readouterr().err
     assert "ANTHROPIC_API_KEY" in err
     assert "was retired on 2026-11-30" in err
+
+
+def test_a_model_the_table_does_not_know_gets_one_warning_and_a_local_model_none() -> None:
+    panel = Panel(
+        jurors=(
+            Juror(model="openai/gpt-made-up-1"),
+            Juror(model="openai/gpt-made-up-1", strategy="cot"),
+            Juror(model="openai-api/local/smollm2-135m"),
+            Juror(model="offline/reference"),
+        )
+    )
+    said = [w for w in lifecycle_warnings(panel, DAY) if "lifecycle table" in w]
+    assert len(said) == 1
+    assert said[0].endswith(
+        "gpt-made-up-1 is not in aiojury's lifecycle table: whether its provider has retired "
+        "it cannot be checked (`jury doctor` shows the model that serves it)"
+    )
+    assert "openai/gpt-made-up-1" in said[0]

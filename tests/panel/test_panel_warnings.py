@@ -58,7 +58,7 @@ def test_a_diverse_dated_panel_has_no_warning() -> None:
         jurors=(
             Juror(model="anthropic/claude-haiku-4-5-20251001"),
             Juror(model="openai/gpt-5.4-mini-2026-03-17"),
-            Juror(model="google/gemini-1.5-flash-002"),
+            Juror(model="google/gemini-3.5-flash-lite"),
         ),
         system_under_test="ollama/qwen2.5:7b",
     )
