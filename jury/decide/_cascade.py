@@ -152,6 +152,10 @@ class Decider:
             fresh=fresh,
             every_juror=self.panel.gate.require_every_juror,
         )
+        if base.reasons[:1] == (EVERY_JUROR,):
+            # A juror lost, and the gate wants every one: no later tier can bring it back
+            # (asking one would only cost), nor can a learned jury decide without it.
+            return Step(base)
         if self.fit is not None:
             return self._learned(case, base, stage, final)
         if final:
@@ -181,9 +185,6 @@ class Decider:
             )
             return Step(verdict, None if final else where + reason)
 
-        if base.reasons[:1] == (EVERY_JUROR,):
-            # A juror lost, and the gate wants every one: no learned verdict either.
-            return Step(base, None if final else where + EVERY_JUROR)
         deciding = fits.deciding(self.rubric, case)
         if not deciding:
             return unsure(

@@ -168,3 +168,26 @@ def test_the_readme_examples_of_a_learned_jury_and_a_cascade_parse() -> None:
         ("google/gemini-3.5-flash-lite", 2),
         ("anthropic/claude-haiku-4-5-20251001", 2),
     ]
+
+
+async def test_a_juror_lost_under_require_every_juror_asks_no_later_tier() -> None:
+    # The gate wants every juror: a lost one stays lost, so asking tier 2 would only cost.
+    down = ScriptedModel([RuntimeError("down")], name="s/down")
+    fine = ScriptedModel([{"reason": "fine", "pass": True}], name="s/fine")
+    later = ScriptedModel([{"reason": "fine", "pass": True}], name="s/later")
+    panel = Panel(
+        jurors=(
+            Juror(model=down, tier=1),
+            Juror(model=fine, tier=1),
+            Juror(model=later, tier=2),
+        ),
+        rubric="grounded-answer",
+        quorum=1,
+        gate={"require_every_juror": True},
+    )
+    async with Jury(panel, checks=None) as jury:
+        verdict = await jury.judge(case("c1"))
+    assert verdict.verdict is Verdict.INCONCLUSIVE
+    assert verdict.reasons[0].startswith("[gate] require_every_juror")
+    assert later.calls == 0
+    assert verdict.escalations == ()
