@@ -1,0 +1,237 @@
+"""The record and the judging loop of a run: where the run is recorded, its manifest and
+cases (written as they are validated, for a new run), and the loop that judges the cases not
+yet judged, recording each verdict as it arrives and handing the judged case to the reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError
+from .._verdict import CaseVerdict
+from ..adapters import Rubric
+from ..adapters._agent import Agent
+from ..cases import CaseSource
+from ..cases._case import Case
+from ..cases._subset import Selection, Subset
+from ..engine._agent_step import AgentStep
+from ..engine._cache import SqliteCache
+from ..engine._jury import Jury
+from ..panel._agent_spec import AgentSettings
+from ..panel._panel import Panel
+from ..report._progress import RunProgress
+from ..report._publish import JudgedCases
+from ..runs._cases_file import CasesFile
+from ..runs._lock import RunLock
+from ..runs._records import (
+    Redactor,
+    RunRecord,
+    build_manifest,
+    jury_identity,
+    new_run_dir,
+    panel_record,
+    prompt_hashes,
+    require_manifest,
+)
+from ..runs._shards import Shard
+from ._agent import (
+    AnswerNotice,
+    agent_record,
+    same_agent,
+)
+from ._batches import (
+    record_options,
+    same_shard,
+)
+from ._options import RunOptions
+
+__all__ = ["cases_file", "judge_cases", "open_record", "run_dir"]
+
+
+def run_dir(options: RunOptions) -> tuple[Path, bool]:
+    """Where the run is recorded, and whether it must resume a run already there."""
+    if options.resume:
+        if options.out and Path(options.out) != Path(options.resume):
+            raise ConfigError("give either --out or --resume, or the same directory to both")
+        return Path(options.resume), True
+    return (Path(options.out) if options.out else new_run_dir()), False
+
+
+def cases_file(
+    options: RunOptions,
+    where: tuple[Path, bool],
+    subset: Subset,
+    shard: Shard | None,
+    redactor: Redactor,
+) -> CasesFile | None:
+    """Where a new run's cases are written as they are validated, or None when the record
+    must read them again: a resumed run has its cases already, a dry run records nothing,
+    and a subset or a shard is known only after a pass over every case's ID."""
+    path, resume = where
+    if resume or options.dry_run or not subset.everything or shard is not None:
+        return None
+    if (path / "manifest.json").exists():
+        return None
+    try:
+        return CasesFile(path, redactor)
+    except OSError as exc:  # a file where a folder goes, no permission: said, not a traceback
+        raise ConfigError(f"{path}: cannot record the run there: {exc.strerror or exc}") from None
+
+
+def _prompts(
+    rubric: Rubric, written: CasesFile | None, selection: Selection, agent: bool
+) -> dict[str, str]:
+    """The manifest's prompt hashes (system texts, the same for every case) from the first
+    case written; only when that case has no prompt for this rubric are the cases read again
+    to find one (the cases file keeps no other case: bounded memory)."""
+    if written is not None and written.first is not None:
+        hashes = prompt_hashes(rubric, (written.first,))
+        if hashes:
+            return hashes
+    return prompt_hashes(rubric, _answered(selection, agent))
+
+
+def open_record(
+    options: RunOptions,
+    jury: Jury,
+    panel: Panel,
+    source: CaseSource,
+    selection: Selection,
+    redactor: Redactor,
+    cache: SqliteCache | None,
+    shard: Shard | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
+    where: tuple[Path, bool] | None = None,
+    written: CasesFile | None = None,
+) -> RunRecord:
+    """The run's record: a new run directory, or the one being resumed. `written` holds the
+    cases as validation wrote them (else they are read again here)."""
+    path, resume = where or run_dir(options)
+    # The lock first: what the directory holds is only known once no one else writes it.
+    lock = RunLock(path)
+    try:
+        if resume or (path / "manifest.json").exists():
+            manifest = require_manifest(path)
+            _same_run(manifest, source, panel, jury, selection.subset, agent)
+            same_shard(manifest, shard)
+            return RunRecord.resume(path, redactor, lock)
+        manifest = build_manifest(
+            run_id=path.name,
+            panel=panel,
+            rubric=jury.rubric,
+            cases_path=options.cases or "",
+            cases_count=selection.count,
+            prompts=_prompts(jury.rubric, written, selection, agent is not None),
+            jury_file=options.jury,
+            cache=str(cache.path) if cache is not None else None,
+            redact_patterns=redactor.patterns,
+            cases_digest=source.digest(),
+        )
+        manifest["subset"] = selection.record()
+        record_options(options, manifest, shard, selection.count, source.format)
+        if agent is not None:
+            # The cases are recorded as the agent answers them, each before it is judged.
+            manifest["agent"] = agent_record(*agent)
+            return RunRecord.create(path, manifest, (), redactor, lock)
+        return RunRecord.create(path, manifest, written or selection.cases(), redactor, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
+    """The cases the prompts' hashes are taken from: golden cases, before the agent answers
+    them, with a stand-in answer (the system prompts never depend on it)."""
+    for case in selection.cases():
+        yield case.model_copy(update={"answer": "-"}) if agent and case.answer is None else case
+
+
+def _same_run(
+    manifest: dict[str, Any],
+    source: CaseSource,
+    panel: Panel,
+    jury: Jury,
+    subset: Subset,
+    agent: tuple[Agent, AgentSettings] | None,
+) -> None:
+    """A resumed run must judge the same cases with the same panel and rubric."""
+    changed = []
+    if manifest["cases"]["sha256"] != source.digest():
+        changed.append("the cases file")
+    if not subset.same_filters(manifest.get("subset", {})):
+        changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
+    if jury_identity(manifest["jury"]) != jury_identity(
+        json.loads(json.dumps(panel_record(panel)))
+    ):
+        changed.append("the jury")
+    if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
+        changed.append("the rubric")
+    agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
+    if agent_changed is not None:
+        changed.append(agent_changed)
+    if changed:
+        raise ConfigError(
+            f"cannot resume: {' and '.join(changed)} changed since the run started; "
+            "start a new run (another --out)"
+        )
+
+
+async def judge_cases(
+    jury: Jury,
+    record: RunRecord,
+    selection: Selection,
+    progress: RunProgress,
+    on_verdict: Callable[[CaseVerdict], None] | None = None,
+    agent: tuple[Agent, AgentSettings] | None = None,
+    notice: AnswerNotice | None = None,
+    judged: JudgedCases | None = None,
+) -> None:
+    """Judge the cases that have no verdict yet, recording each one as it finishes (and
+    handing it to `judged`, for the reports, while it is in memory).
+
+    With an agent, each case is answered first and recorded before it is judged; a case whose
+    answer is recorded (a killed run) is judged from the record, never asked again."""
+    finished = record.finished()
+    pending = record.answered(finished) if agent is not None else {}
+    # The cases being judged, by ID: as many as the jury has in flight (its concurrency).
+    in_flight: dict[str, Case] = {}
+
+    def unjudged() -> Iterator[Case]:
+        # Bounded memory forces this re-read of the source (its second and last parse): the
+        # cases validated before the run started were not kept.
+        for case in selection.cases():
+            if case.id not in finished:
+                if judged is not None:
+                    in_flight[case.id] = case
+                yield pending.get(case.id, case)
+
+    todo: Iterator[Case] = unjudged()
+    step: AgentStep | None = None
+    if agent is not None:
+        model, settings = agent
+        step = AgentStep(
+            model,
+            concurrency=settings.agent_concurrency,
+            timeout=settings.agent_timeout,
+            on_answer=record.add_case,
+            needs_agent=lambda case: case.id not in pending,
+        )
+        progress.agent = step.counts
+    elif notice is not None:
+        todo = map(notice.see, todo)
+    try:
+        async with jury:
+            async for verdict in jury.evaluate(todo, agent=step):
+                record.append(verdict)
+                progress.add(verdict)
+                case = in_flight.pop(verdict.case_id, None)
+                if judged is not None and case is not None:
+                    judged.add(case, verdict)
+                if on_verdict is not None:
+                    on_verdict(verdict)
+    finally:
+        if agent is not None:
+            await agent[0].aclose()
