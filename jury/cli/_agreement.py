@@ -11,17 +11,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
-from ._options import (
-    add_subset_options,
-    manifest_rubric,
-    rubric_metrics,
-    select_verdicts,
-    subset_from,
-)
+from ..runner._options import RunOptions, select_verdicts, subset_from
+from ..runner._result import Run
+from ._options import add_subset_options, manifest_rubric, rubric_metrics
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -125,18 +122,18 @@ def gate(
 def run(args: argparse.Namespace) -> int:
     from ..cases import load_cases
     from ..report._agreement import run_agreement
-    from ..runs._records import read_manifest
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
     # In case order, not the order cases finished in: the bootstrap resamples cases, so the
     # same verdicts give the same intervals, however the run (or its shards) went.
     verdicts = sorted(
-        select_verdicts(args.run, subset_from(args)), key=lambda verdict: verdict.case_id
+        select_verdicts(args.run, subset_from(RunOptions.of(args))),
+        key=lambda verdict: verdict.case_id,
     )
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
-    name = args.rubric or manifest_rubric(read_manifest(args.run))
+    name = args.rubric or manifest_rubric(Run.read_manifest(args.run))
     metrics = rubric_metrics(name, verdicts, required=bool(args.rubric))
     if metrics is not None and args.metric:
         known = {m.name for m in metrics} | {"verdict"}
@@ -165,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         widest=args.top,
         interval=args.interval,
         # Which seats share a model, as the run recorded it.
-        seats=Seats.of_manifest(read_manifest(args.run), verdicts),
+        seats=Seats.of_manifest(Run.read_manifest(args.run), verdicts),
     )
     if metrics is None and args.metric:
         summary = summary.model_copy(
@@ -207,13 +204,12 @@ def _people(
     from ..adapters._registry import load_rubric
     from ..agreement._people import people_agreement
     from ..agreement._reliability import Bootstrap
-    from ..runs._labels import label_fields, load_labels
-    from ..runs._records import read_cases
+    from ..runs import label_fields, load_labels
 
     if not rubric_name:
         raise ConfigError("--labels: the run's manifest names no rubric; give --rubric")
     rubric = load_rubric(rubric_name)
-    cases = {case.id: case for case in read_cases(args.run)}
+    cases = {case.id: case for case in Run(Path(args.run)).cases()}
     found, warnings = load_labels(args.labels, cases, rubric)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
