@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
             rater=args.rater,
             score=args.score,
         )
-        verdicts, name = as_verdicts(ratings), f"none: a table of {ratings.level} scores"
+        verdicts = as_verdicts(ratings)
+        name: str | None = f"none: a table of {ratings.level} scores"
         metrics: tuple[Metric, ...] | None = (metric_of(ratings),)
     else:
         # In case order, not the order cases finished in: the bootstrap resamples cases, so
