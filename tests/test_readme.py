@@ -135,7 +135,7 @@ async def test_the_extension_examples_judge_cases_together(
     assert 2.0 in clock.sleeps
 
 
-#: The folder each step of a case's path belongs to (DESIGN.md's layers).
+#: The folder each step of a case's path belongs to (docs/architecture.md's layers).
 LAYER_OF_STEP = {
     "load": "jury/cases/",
     "checks": "jury/checks/",

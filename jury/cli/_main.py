@@ -1,6 +1,6 @@
 """The `jury` command. Each subcommand lives in its own module and registers itself here.
 
-Exit codes (DESIGN.md): 0 the gate passed, 1 it failed, 2 usage or configuration error,
+Exit codes (docs/architecture.md): 0 the gate passed, 1 it failed, 2 usage or configuration error,
 3 inconclusive (judges unavailable). A definite failure outranks inconclusive.
 """
 

@@ -2,7 +2,7 @@
 
 A run records the cases it judged and its rubric's fingerprint and system-prompt hashes, not
 every request: the prompts are rendered again from the recorded case with the recorded
-rubric, which is deterministic (DESIGN.md: pinned prompts). They are shown only when that
+rubric, which is deterministic (docs/architecture.md: pinned prompts). They are shown only when that
 rubric still has the run's fingerprint and every system text hashes to what the manifest
 recorded; otherwise the report says why it cannot show them rather than show other bytes.
 The case is the recorded one: where the run redacted a text (``--redact``), the prompt shows

@@ -1,5 +1,5 @@
 """The error choke point's parts: the direct transport's HTTP errors, HTTP statuses mapped to
-the project's error tree (DESIGN.md), the server's requested delay, and aiohttp's errors."""
+the project's error tree (docs/architecture.md), the server's requested delay, and aiohttp's errors."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def error_for_status(
     headers: Mapping[str, str] | None = None,
     variable: str | None = None,
 ) -> ProviderError:
-    """The project error for an HTTP status (DESIGN.md): 429 rate-limited with its delay;
+    """The project error for an HTTP status (docs/architecture.md): 429 rate-limited with its delay;
     408, 409, 425, 5xx (and 529 overloaded) transient; 401 and 403 authentication; every
     other 4xx an invalid request that is never retried."""
     text = f"HTTP {status}: {message}" if message else f"HTTP {status}"

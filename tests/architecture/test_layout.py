@@ -1,9 +1,10 @@
-"""The layout rules of DESIGN.md, checked on the source: no import circle, commands that do
+"""The layout rules of docs/architecture.md, checked on the source: no import circle, commands that do
 not import each other, and the engine reaching providers and rubrics only by name."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from import_graph import PACKAGES, ROOT, cycles, import_graph, imports_of, module_name
@@ -29,6 +30,37 @@ def test_no_subpackage_imports_itself_back_through_another() -> None:
             if _package(target) != _package(module):
                 edges[_package(target)] = 1
     assert cycles(graph) == []
+
+
+def _allowed() -> dict[str, set[str]]:
+    """The table "What each package may import" of docs/architecture.md."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("## What each package may import") :]
+    rows = re.findall(r"^\| `([\w.]+)` \| (.+) \|$", table, re.M)
+    return {name: set(re.findall(r"`([\w.]+)`", targets)) for name, targets in rows}
+
+
+def _root(module: str) -> str:
+    """A module's package as the table names it: the front door and the root's vocabulary
+    modules are `jury`."""
+    parts = module.split(".")
+    if parts[0] != "jury" or len(parts) == 1 or parts[1].startswith("_"):
+        return parts[0] if parts[0] != "jury" or len(parts) == 1 else "jury"
+    return f"jury.{parts[1]}"
+
+
+def test_each_package_imports_only_what_the_architecture_page_allows() -> None:
+    allowed = _allowed()
+    assert "jury.engine" in allowed  # the table was found and read
+    beyond: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        package = _root(module)
+        if package == "jury":
+            continue
+        for target in map(_root, targets):
+            if target != package and target not in allowed.get(package, set()):
+                beyond.setdefault(f"{package} -> {target}", set()).add(module)
+    assert beyond == {}
 
 
 def test_a_cycle_is_found_when_two_modules_import_each_other() -> None:

@@ -20,7 +20,7 @@ import yaml
 ROOT = Path(__file__).parents[2]
 RECIPES = ROOT / "examples" / "ci"
 EXAMPLE = ROOT / "examples" / "shopnest"
-#: The variables the providers read a key from (DESIGN.md, "Credentials").
+#: The variables the providers read a key from (docs/architecture.md, "Credentials").
 KEY_VARIABLES = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"}
 
 

@@ -1,4 +1,4 @@
-"""Every injected fault ends as DESIGN.md says, through each real SDK and the direct
+"""Every injected fault ends as docs/architecture.md says, through each real SDK and the direct
 transport: transient faults are retried (the attempts are counted on the vote), retry-after
 is honoured (on a fake clock: nothing really waits), requests that cannot work are not
 retried, garbage replies are re-asked and end as invalid votes with the raw reply kept."""

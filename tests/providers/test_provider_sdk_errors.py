@@ -1,5 +1,5 @@
 """Every exception class each installed SDK defines maps to a project error, at the
-adapter's one choke point, by the rule DESIGN.md draws (status first, then kind)."""
+adapter's one choke point, by the rule docs/architecture.md draws (status first, then kind)."""
 
 from __future__ import annotations
 
