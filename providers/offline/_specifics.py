@@ -25,8 +25,8 @@ What is read, in this order (a span read as one kind is not read again as anothe
 - quantities with a unit, converted within their measure (kg, g, lb, oz; km, m, cm, mile, ft,
   inch; l, ml, gallon; kB to TB; and units compared as written: mAh, Wh, W, V...), the same
   within 1.5% when written in different units ("2 km" is not "2 miles");
-- counts: a number before a noun in lower case ("3 items", "5 user seats": compared with
-  counts of the same noun; "in 2012 ShopNest opened" counts nothing);
+- counts: a whole number before a noun in lower case ("3 items", "5 user seats": compared
+  with counts of the same noun; "in 2012 ShopNest opened", "2.3 fixed it" count nothing);
 - other numbers in figures, alone ("the card ending in 1111", "founded in 2012"; a list's
   "1." is none).
 
@@ -321,8 +321,13 @@ def _quantities(text: str, spans: list[tuple[int, int]]) -> Iterator[Specific]:
             if m.group("num2"):
                 values.append(_number(m.group("num2")))
         written = m.group("unit")
-        if found is None and (unit in _NOT_NOUNS or not unit.isalpha() or written[0].isupper()):
-            continue  # no unit: "in 2012 and", "in 2012 ShopNest" (a number alone, below)
+        if found is None and (
+            unit in _NOT_NOUNS
+            or not unit.isalpha()
+            or written[0].isupper()
+            or any(value != int(value) for value in values)
+        ):
+            continue  # no unit: "in 2012 and", "in 2012 ShopNest", "2.3 fixed" (read below)
         dimension, low, high = found or (f"count {stem(unit)}", 1.0, 1.0)
         if dimension == "duration" and re.match(r"\s+ago\b", masked[m.end() :], re.I):
             dimension = "time ago"  # "delivered 20 days ago" is no delay ("within 2 hours")
@@ -359,15 +364,19 @@ def _numbers(text: str, spans: list[tuple[int, int]]) -> Iterator[Specific]:
 _ANY_NUMBER = re.compile(rf"{_BARE.pattern}|\b(?:{_NUMBER_WORD}|hundred|thousand)\b", re.I)
 
 
+@lru_cache(maxsize=4096)
 def values(text: str) -> frozenset[float]:
     """Every number a text gives, as a number, whatever it counts: figures (an ID's left out:
     ORD-102) and number words ("eight", "twenty-five", "a thousand")."""
     return frozenset(_number(m.group()) for m in _ANY_NUMBER.finditer(ID.sub(" ", text)))
 
 
+_IS_NUMBER = re.compile(rf"(?:{_DIGITS})%?|{_NUMBER_WORD}|hundred|thousand", re.I)
+
+
 def is_number(word: str) -> bool:
     """Whether a word is a number, in figures ("1,200", "15%") or in words."""
-    return bool(re.fullmatch(rf"(?:{_DIGITS})%?|{_NUMBER_WORD}|hundred|thousand", word, re.I))
+    return _IS_NUMBER.fullmatch(word) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -408,12 +417,22 @@ def said_in(claim: str, text: str, where: str) -> bool:
     if present(claim, where) or (is_number(claim) and _number(claim) in values(where)):
         return True  # "8" said as "eight"
     theirs = specifics(where)
-    pattern = re.compile(rf"(?<![0-9a-z]){re.escape(norm(claim))}(?![0-9a-z])")
     return any(
         any(mine.same(t) for t in theirs)
         for mine in specifics(text)
-        if pattern.search(norm(mine.text)) or pattern.search(mine.text.lower())
+        if _holds(norm(mine.text), claim) or _holds(mine.text.lower(), claim)
     )
+
+
+def _holds(text: str, claim: str) -> bool:
+    """Whether `claim` is in `text`, not inside a longer number or word ("3" is not in "30")."""
+    at = text.find(claim)
+    while at >= 0:
+        end = at + len(claim)
+        if not (at and text[at - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
+            return True
+        at = text.find(claim, at + 1)
+    return False
 
 
 def conflict(case: Case, answer: str) -> Rating | None:
