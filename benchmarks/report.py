@@ -47,6 +47,7 @@ def make(run: Path, count: int) -> None:
 def publish(run: Path) -> None:
     sys.path.insert(0, os.getcwd())
     from jury.panel._panel import Panel
+    from jury.report._publish import print_published
     from jury.report._publish import publish as publish_run
     from jury.runs._records import read_manifest
 
@@ -54,7 +55,8 @@ def publish(run: Path) -> None:
     panel = Panel.model_validate(manifest["jury"])
     jurors = [juror.id for juror in panel.jurors]
     start = time.perf_counter()
-    publish_run(run, panel, manifest["rubric"]["name"], jurors=jurors, stream=io.StringIO())
+    published = publish_run(run, panel, manifest["rubric"]["name"], jurors=jurors)
+    print_published(published, io.StringIO())  # the terminal report, as the command prints it
     elapsed = time.perf_counter() - start
     size = (run / "report.html").stat().st_size
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

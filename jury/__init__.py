@@ -5,7 +5,10 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
 
     import jury
 
-    panel = jury.load_panel("jury.toml")
+    run = await jury.run("cases.jsonl", jury="jury.toml")   # what `jury run` does
+    print(run.passed, run.exit_code, run.summary.pass_rate)
+
+    panel = jury.load_panel("jury.toml")                     # one case at a time
     async with jury.Jury(panel) as j:
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
@@ -55,6 +58,10 @@ from .engine._stream import VerdictStream
 from .panel._defaults import default_panel
 from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from .report._summary import RunSummary, summarize
+from .runner._main import run
+from .runner._merge import merge
+from .runner._rescore import rescore
+from .runner._result import Run
 
 __all__ = [
     "AccountError",
@@ -86,6 +93,7 @@ __all__ = [
     "QuotaExhaustedError",
     "RetrySettings",
     "RubricError",
+    "Run",
     "RunSummary",
     "ToolCall",
     "Trace",
@@ -101,14 +109,17 @@ __all__ = [
     "load_cases",
     "load_panel",
     "load_rubric",
+    "merge",
+    "rescore",
+    "run",
     "summarize",
     "validate_cases",
 ]
 
 
-# Each exported class says where to import it from: reprs, tracebacks and docs read
-# ``jury.CaseVerdict``, not the private module that defines it (as httpx does).
+# Each exported class and function says where to import it from: reprs, tracebacks and docs
+# read ``jury.CaseVerdict``, not the private module that defines it (as httpx does).
 for _name in __all__:
-    if isinstance(_value := globals()[_name], type):
+    if isinstance(_value := globals()[_name], type) or callable(_value):
         _value.__module__ = __name__
 del _name, _value

@@ -14,7 +14,7 @@ from conftest import case, panel_of, scores, scripted
 from jury import Case, Jury, Panel
 from jury.adapters import JudgeRequest, Rubric, TransientError
 from jury.checks import CheckSuite
-from jury.report._publish import publish
+from jury.report._publish import print_published, publish
 from jury.runs._records import Redactor, RunRecord, build_manifest, prompt_hashes
 
 ATTACK = (
@@ -92,5 +92,6 @@ def record_run(
                     record.append(verdict)
 
     asyncio.run(judge())
-    publish(path, panel, jury.rubric.name, jurors=jury.jurors, stream=stream or io.StringIO())
+    published = publish(path, panel, jury.rubric.name, jurors=jury.jurors)
+    print_published(published, stream or io.StringIO())
     return path

@@ -41,6 +41,7 @@ PUBLIC = {
     "QuotaExhaustedError",
     "RetrySettings",
     "RubricError",
+    "Run",
     "RunSummary",
     "ToolCall",
     "Trace",
@@ -56,6 +57,9 @@ PUBLIC = {
     "load_cases",
     "load_panel",
     "load_rubric",
+    "merge",
+    "rescore",
+    "run",
     "summarize",
     "validate_cases",
 }

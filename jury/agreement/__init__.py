@@ -11,6 +11,9 @@ two ratings) is *undefined*, with the reason, never 1.0 or 0::
     alpha = krippendorff_alpha(ratings, bootstrap=1000)    # Estimate: value or reason, interval
     summary = summarize_agreement(verdicts, rubric_metrics, labels=case_labels)
 
+    scores = read_scores("ratings.csv", level="ordinal")   # a table of scores from elsewhere
+    alpha = krippendorff_alpha(scores)
+
 Conventions
 -----------
 - The level of measurement follows the rubric's metric (``Metric.level``): a 1-5 scale is
@@ -62,6 +65,7 @@ from ._reliability import (
     percent_agreement,
     unit_disagreement,
 )
+from ._table import as_verdicts, metric_of, read_scores
 
 __all__ = [
     "VERDICT",
@@ -76,6 +80,7 @@ __all__ = [
     "MetricAgreement",
     "PairwiseMatrix",
     "Ratings",
+    "as_verdicts",
     "cohen_kappa",
     "effective_judges",
     "fleiss_kappa",
@@ -85,8 +90,10 @@ __all__ = [
     "juror_agreement",
     "krippendorff_alpha",
     "label_agreement",
+    "metric_of",
     "pairwise",
     "percent_agreement",
+    "read_scores",
     "stability",
     "summarize_agreement",
     "unit_disagreement",

@@ -11,22 +11,19 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
-from ._options import (
-    add_subset_options,
-    manifest_rubric,
-    rubric_metrics,
-    select_verdicts,
-    subset_from,
-)
+from ..runner._options import RunOptions, select_verdicts, subset_from
+from ..runner._result import Run
+from ._options import add_subset_options, manifest_rubric, rubric_metrics
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .._verdict import CaseVerdict
+    from .._verdict import CaseVerdict, Metric
     from ..agreement._panel_stats import AgreementSummary, MetricAgreement
     from ..agreement._people import PeopleAgreement
 
@@ -46,7 +43,27 @@ def register(sub: Any) -> None:
         "the cases with the widest disagreement. Exit 0 (agreement reaches the bar), 1 (below "
         "it), 2 (usage error) or 3 (agreement undefined, so the bar cannot be checked).",
     )
-    parser.add_argument("run", help="run directory (or its verdicts.jsonl)")
+    parser.add_argument(
+        "run",
+        help="run directory (or its verdicts.jsonl), or a table of scores from elsewhere "
+        "(CSV, TSV or JSONL: one column per rater, or item, rater and score columns)",
+    )
+    table = parser.add_argument_group("a table of scores")
+    table.add_argument(
+        "--level",
+        choices=("nominal", "ordinal", "interval", "ratio"),
+        default="nominal",
+        help="the scores' level of measurement (default nominal)",
+    )
+    table.add_argument(
+        "--layout",
+        choices=("auto", "wide", "long"),
+        default="auto",
+        help="wide (a column per rater) or long (item, rater, score); default: from the header",
+    )
+    table.add_argument("--item", metavar="COLUMN", help="the item's column (default: the first)")
+    table.add_argument("--rater", metavar="COLUMN", help="the rater's column (long; default rater)")
+    table.add_argument("--score", metavar="COLUMN", help="the score's column (long; default score)")
     parser.add_argument(
         "--fail-under",
         type=float,
@@ -123,21 +140,38 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..agreement import as_verdicts, metric_of, read_scores
+    from ..agreement._table import is_score_table
     from ..cases import load_cases
     from ..report._agreement import run_agreement
-    from ..runs._records import read_manifest
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
-    # In case order, not the order cases finished in: the bootstrap resamples cases, so the
-    # same verdicts give the same intervals, however the run (or its shards) went.
-    verdicts = sorted(
-        select_verdicts(args.run, subset_from(args)), key=lambda verdict: verdict.case_id
-    )
+    if is_score_table(args.run):
+        if args.labels or args.cases or args.rubric:
+            raise ConfigError("a table of scores: --labels, --cases and --rubric are for runs")
+        ratings = read_scores(
+            args.run,
+            level=args.level,
+            layout=args.layout,
+            item=args.item,
+            rater=args.rater,
+            score=args.score,
+        )
+        verdicts = as_verdicts(ratings)
+        name: str | None = f"none: a table of {ratings.level} scores"
+        metrics: tuple[Metric, ...] | None = (metric_of(ratings),)
+    else:
+        # In case order, not the order cases finished in: the bootstrap resamples cases, so
+        # the same verdicts give the same intervals, however the run (or its shards) went.
+        verdicts = sorted(
+            select_verdicts(args.run, subset_from(RunOptions.of(args))),
+            key=lambda verdict: verdict.case_id,
+        )
+        name = args.rubric or manifest_rubric(Run.read_manifest(args.run))
+        metrics = rubric_metrics(name, verdicts, required=bool(args.rubric))
     if not verdicts:
         raise ConfigError(f"{args.run}: no verdicts recorded")
-    name = args.rubric or manifest_rubric(read_manifest(args.run))
-    metrics = rubric_metrics(name, verdicts, required=bool(args.rubric))
     if metrics is not None and args.metric:
         known = {m.name for m in metrics} | {"verdict"}
         unknown = sorted(set(args.metric) - known)
@@ -165,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         widest=args.top,
         interval=args.interval,
         # Which seats share a model, as the run recorded it.
-        seats=Seats.of_manifest(read_manifest(args.run), verdicts),
+        seats=Seats.of_manifest(Run.read_manifest(args.run), verdicts),
     )
     if metrics is None and args.metric:
         summary = summary.model_copy(
@@ -207,13 +241,12 @@ def _people(
     from ..adapters._registry import load_rubric
     from ..agreement._people import people_agreement
     from ..agreement._reliability import Bootstrap
-    from ..runs._labels import label_fields, load_labels
-    from ..runs._records import read_cases
+    from ..runs import label_fields, load_labels
 
     if not rubric_name:
         raise ConfigError("--labels: the run's manifest names no rubric; give --rubric")
     rubric = load_rubric(rubric_name)
-    cases = {case.id: case for case in read_cases(args.run)}
+    cases = {case.id: case for case in Run(Path(args.run)).cases()}
     found, warnings = load_labels(args.labels, cases, rubric)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -56,11 +56,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import Jury
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, Verdict
-from ..engine._jury import Jury
 from ..panel._warnings import panel_warnings
-from ..runs._interrupt import run_interruptible
+from ..runs import run_interruptible
 
 if TYPE_CHECKING:
     from ..agreement import LabelAgreement
@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
         label_ratings,
         stability,
     )
-    from ._options import case_source, panel_for
+    from ..runner._options import RunOptions, case_source, panel_for
 
     configure_logging(0)
     if args.passes < 1:
@@ -290,15 +290,16 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--budget: ranks seat sets, so it goes with --select")
     if budget is not None and not budget > 0:
         raise ConfigError(f"--budget: {budget:g} USD per 1000 cases; it must be above 0")
-    panel = panel_for(args)
-    source = case_source(args, panel)
+    options = RunOptions.of(args)
+    panel = panel_for(options)
+    source = case_source(options, panel)
     try:
         cases = source.load()
     finally:
         source.close()
     if args.labels:
         from ..adapters._registry import load_rubric
-        from ..runs._labels import with_file_labels
+        from ..runs import with_file_labels
 
         rubric = load_rubric(panel.rubric, panel.thresholds)
         cases, said = with_file_labels(cases, args.labels, rubric)

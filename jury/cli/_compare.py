@@ -147,22 +147,23 @@ def _repeats(runs: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..agreement._compare import compare_runs
-    from ..runs._records import read_cases, read_manifest, read_verdicts
+    from ..runner._result import Run
     from ._options import manifest_rubric, rubric_metrics
 
     a_dirs, b_dirs = _sides(args)
     rules = rules_from(args)
-    side_a = [{v.case_id: v for v in read_verdicts(d)} for d in a_dirs]
-    side_b = [{v.case_id: v for v in read_verdicts(d)} for d in b_dirs]
-    name = args.rubric or manifest_rubric(read_manifest(a_dirs[0]))
+    runs_a, runs_b = [Run(Path(d)) for d in a_dirs], [Run(Path(d)) for d in b_dirs]
+    side_a = [{v.case_id: v for v in run.verdicts} for run in runs_a]
+    side_b = [{v.case_id: v for v in run.verdicts} for run in runs_b]
+    name = args.rubric or manifest_rubric(Run.read_manifest(a_dirs[0]))
     sample = next((v for run in side_a for v in run.values()), None)
     metrics = rubric_metrics(name, [sample] if sample else [], required=bool(args.rubric))
     levels = {m.name: m.level for m in metrics} if metrics else None
     cases = None
     if rules.cheaper is not None and rules.cost == "agent":
         cases = (
-            [{c.id: c for c in read_cases(d)} for d in a_dirs],
-            [{c.id: c for c in read_cases(d)} for d in b_dirs],
+            [{c.id: c for c in run.cases()} for run in runs_a],
+            [{c.id: c for c in run.cases()} for run in runs_b],
         )
     result = compare_runs(side_a, side_b, rules, levels=levels, cases=cases)
     code = EXIT_CODES[result.outcome]

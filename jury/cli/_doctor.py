@@ -26,8 +26,8 @@ from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import parse_reply
 from ..panel._lifecycle import today
 from ..panel._panel import Juror, Panel
-from ..runs._interrupt import run_interruptible
-from ._options import panel_for
+from ..runner._options import RunOptions, panel_for
+from ..runs import run_interruptible
 
 __all__ = ["PROBE", "register"]
 
@@ -168,7 +168,7 @@ def _print(result: Checkup, out: IO[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    panel = panel_for(args)
+    panel = panel_for(RunOptions.of(args))
 
     async def go() -> list[Checkup]:
         return list(await asyncio.gather(*(check(j, panel, args.timeout) for j in panel.jurors)))

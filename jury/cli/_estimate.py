@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..report._estimate import print_estimate
+from ..report._estimate import estimated
 
 __all__ = ["register"]
 
@@ -40,15 +40,17 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..cases._subset import Selection
-    from ._options import case_source, checks_for, panel_for, subset_from
+    from ..runner._options import RunOptions, case_source, checks_for, panel_for, subset_from
 
-    panel = panel_for(args)
-    source = case_source(args, panel)
+    options = RunOptions.of(args)
+    panel = panel_for(options)
+    source = case_source(options, panel)
     try:
-        selection = Selection.of(source, subset_from(args), source.count)
-        checks = checks_for(args, panel)
-        return print_estimate(
+        selection = Selection.of(source, subset_from(options), source.count)
+        checks = checks_for(options, panel)
+        estimated(
             panel, selection.cases(), checks=checks, judge_all=args.judge_all, batch=args.batch
-        )
+        ).print()
+        return 0
     finally:
         source.close()

@@ -36,14 +36,14 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..report._export import case_rows, vote_rows, write_rows
-    from ..runs._records import read_cases, read_verdicts, require_manifest
+    from ..runner._result import Run
 
-    require_manifest(args.run)
-    verdicts = sorted(read_verdicts(args.run), key=lambda v: v.case_id)
+    run = Run.open(args.run)
+    verdicts = sorted(run.verdicts, key=lambda v: v.case_id)
     if args.rows == "votes":
         rows = vote_rows(verdicts)
     else:
-        rows = case_rows(verdicts, {case.id: case for case in read_cases(args.run)})
+        rows = case_rows(verdicts, {case.id: case for case in run.cases()})
     output = Path(args.output) if args.output else None
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)

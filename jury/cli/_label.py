@@ -3,7 +3,7 @@
 The page is served on 127.0.0.1 (a free port unless ``--port``), its address on the first line
 printed; it shows one case at a time, in the order in which a label teaches most (`--order`),
 and writes each label at once to the labels file (``RUN/labels.jsonl`` unless ``--labels``;
-see `jury.runs._labels` for its lines). Nothing is read from standard input. Ctrl-C (or
+see `jury.runs.Label` for its lines). Nothing is read from standard input. Ctrl-C (or
 SIGTERM) stops the server; a label already saved is on disk.
 
 Exit 0 when stopped; 2 on a usage error: a run without cases, a labels file with a bad line,
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
-from ._options import add_subset_options, manifest_rubric, subset_from
+from ..runner._options import RunOptions, subset_from
+from ._options import add_subset_options, manifest_rubric
 
 __all__ = ["register"]
 
@@ -96,21 +97,21 @@ async def _serve(
 def run(args: argparse.Namespace) -> int:
     from ..adapters._registry import load_rubric
     from ..report._label_server import label_app
-    from ..runs._label_queue import LabelQueue
-    from ..runs._labels import LABELS, LabelWriter, read_labels, validate_labels
-    from ..runs._records import read_cases, read_manifest, read_verdicts
+    from ..runner._result import Run
+    from ..runs import LABELS, LabelQueue, LabelWriter, read_labels, validate_labels
 
     run_dir = Path(args.run)
     labeller = _labeller(args)
-    cases = list(read_cases(run_dir))
+    run = Run(Path(run_dir))
+    cases = list(run.cases())
     if not cases:
         raise ConfigError(f"{run_dir}: the run has no cases to label")
-    name = args.rubric or manifest_rubric(read_manifest(run_dir))
+    name = args.rubric or manifest_rubric(Run.read_manifest(run_dir))
     if not name:
         raise ConfigError(f"{run_dir}: the manifest names no rubric; give --rubric")
     rubric = load_rubric(name)
-    verdicts = {verdict.case_id: verdict for verdict in read_verdicts(run_dir)}
-    subset = subset_from(args)
+    verdicts = {verdict.case_id: verdict for verdict in run.verdicts}
+    subset = subset_from(RunOptions.of(args))
     if not subset.everything:
         kept = set(subset.select((case.id, case.category) for case in cases))
         cases = [case for case in cases if case.id in kept]
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     with LabelWriter(path) as writer:
         # Read once the file is ours: no other page can append between the read and ours.
         existing = read_labels(path)
-        by_id = {case.id: case for case in read_cases(run_dir)}
+        by_id = {case.id: case for case in run.cases()}
         _, warnings = validate_labels(existing, by_id, rubric, path)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .._errors import AccountError, ConfigError
-from ..runs._interrupt import Interrupted
+from ..runs import Interrupted
 
 __all__ = ["main"]
 

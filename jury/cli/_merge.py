@@ -4,8 +4,6 @@ one run directory, published like a run, exiting with its gate."""
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["register"]
@@ -30,17 +28,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
-    from ..panel._panel import Panel
-    from ..report._publish import publish
-    from ..runs._merge import merge_runs
-    from ..runs._records import new_run_dir
+    from ..report import print_report
+    from ..runner._merge import merge
 
     configure_logging(args.verbose, json=args.log_json)
-    out = Path(args.out) if args.out else new_run_dir()
-    merged = merge_runs(args.runs, out, sys.argv)
-    panel = Panel.model_validate(merged.manifest["jury"])
-    rubric = merged.manifest["rubric"]["name"]
-    summary = publish(out, panel, rubric, jurors=[juror.id for juror in panel.jurors])
-    code = summary.exit_code(panel.gate)
-    merged.record.finish(exit_code=code)
-    return code
+    merged = merge(args.runs, out=args.out)
+    print_report(merged)
+    return merged.exit_code

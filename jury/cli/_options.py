@@ -4,20 +4,11 @@ a recorded run's rubric. No command imports another; each imports from here."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
-from .._errors import ConfigError
-from .._verdict import CaseVerdict
-from ..cases import FORMATS, CaseSource, field_map_problems, iter_cases, parse_map
-from ..cases._case import Case
-from ..cases._subset import Subset
-from ..checks._suite import CheckSuite
-from ..panel._defaults import default_panel
-from ..panel._panel import Panel, load_panel, thresholds_problem
+from ..cases import FORMATS
 from ..report._agreement import manifest_rubric, rubric_metrics
-from ..report._publish import HTML_CASES, ReportPaths
+from ..report._publish import HTML_CASES
 
 __all__ = [
     "add_case_arguments",
@@ -26,14 +17,8 @@ __all__ = [
     "add_panel_options",
     "add_report_paths",
     "add_subset_options",
-    "case_source",
-    "checks_for",
     "manifest_rubric",
-    "panel_for",
-    "report_paths",
     "rubric_metrics",
-    "select_verdicts",
-    "subset_from",
 ]
 
 
@@ -87,36 +72,6 @@ def add_subset_options(parser: argparse.ArgumentParser, *, seed: bool = True) ->
         )
 
 
-def subset_from(args: argparse.Namespace) -> Subset:
-    return Subset(
-        ids=_names(args.ids),
-        categories=_names(args.category),
-        sample=args.sample,
-        limit=args.limit,
-        seed=args.seed,
-    )
-
-
-def select_verdicts(run: str, subset: Subset) -> list[CaseVerdict]:
-    """The recorded verdicts of a run (a directory or its verdicts.jsonl) that a subset keeps.
-
-    The filters see the cases in the order the run recorded them (its cases.jsonl, the cases
-    file's order), so that ``--limit`` and ``--sample`` pick the same cases as in `jury run`.
-    """
-    from ..runs._records import read_verdicts
-
-    verdicts = read_verdicts(run)
-    if subset.everything:
-        return verdicts
-    cases = Path(run) / "cases.jsonl"
-    order = {}
-    if cases.is_file():
-        order = {case.id: n for n, case in enumerate(iter_cases(cases, validate=False))}
-    ordered = sorted(verdicts, key=lambda v: (order.get(v.case_id, len(order)), v.case_id))
-    kept = set(subset.select((v.case_id, v.category) for v in ordered))
-    return [v for v in ordered if v.case_id in kept]
-
-
 def add_check_options(parser: argparse.ArgumentParser) -> None:
     """The options that turn the deterministic checks off or keep the judges asked."""
     checks = parser.add_argument_group("checks")
@@ -128,11 +83,6 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="ask the judges even when a required check failed (for agreement studies)",
     )
-
-
-def checks_for(args: argparse.Namespace, panel: Panel) -> CheckSuite | None:
-    """The checks a run of these arguments applies: the panel's, unless ``--no-checks``."""
-    return None if args.no_checks else CheckSuite.from_settings(panel.checks)
 
 
 def add_case_arguments(
@@ -165,38 +115,6 @@ def add_case_arguments(
     )
 
 
-def case_source(
-    args: argparse.Namespace,
-    panel: Panel,
-    each: Callable[[Case], object] | None = None,
-    with_images: list[str] | None = None,
-) -> CaseSource:
-    """The cases of the arguments, read with the panel's field map (``[fields]`` and
-    ``--map``), checked whole (each valid case given to `each` as it is read, and the IDs of
-    those with images put in `with_images`); how they were read is said on stderr."""
-    import sys
-
-    source = CaseSource(
-        args.cases, fields=panel.fields, format=args.format, root=getattr(args, "root", None)
-    )
-    if with_images is not None:
-        given = each
-
-        def each(case: Case) -> object:
-            if case.images:
-                with_images.append(case.id)
-            return None if given is None else given(case)
-
-    try:
-        source.validate(each)
-    except BaseException:
-        source.close()
-        raise
-    for notice in source.notices:
-        print(f"jury: note: {notice}", file=sys.stderr)
-    return source
-
-
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Progress and logging options, shared by the commands that judge or re-score."""
     parser.add_argument(
@@ -207,33 +125,6 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
     parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
-
-
-def panel_for(args: argparse.Namespace) -> Panel:
-    panel = load_panel(args.jury) if args.jury else default_panel()
-    update: dict[str, Any] = {}
-    if args.rubric:
-        update["rubric"] = args.rubric
-    if args.threshold is not None:
-        update["thresholds"] = {"*": args.threshold}
-    if getattr(args, "concurrency", None):
-        update["concurrency"] = args.concurrency
-    if getattr(args, "map", None):
-        try:
-            fields = {**panel.fields, **parse_map(args.map)}
-        except ValueError as exc:
-            raise ConfigError(f"--map {exc}") from None
-        problems = field_map_problems(fields)
-        if problems:
-            raise ConfigError(f"--map: {'; '.join(problems)}")
-        update["fields"] = fields
-    panel = panel.model_copy(update=update) if update else panel
-    if args.threshold is not None or args.rubric:
-        problem = thresholds_problem(panel)
-        if problem is not None:
-            flag = f"--threshold {args.threshold:g}" if args.threshold is not None else "threshold"
-            raise ConfigError(f"{flag}: {problem[1]}")
-    return panel
 
 
 def add_report_paths(parser: argparse.ArgumentParser) -> None:
@@ -249,18 +140,6 @@ def add_report_paths(parser: argparse.ArgumentParser) -> None:
         default=HTML_CASES,
         help="passing cases the HTML report shows at most, by case ID (every failed and "
         f"inconclusive case is shown; default {HTML_CASES})",
-    )
-
-
-def report_paths(args: argparse.Namespace) -> ReportPaths:
-    def path(value: str | None) -> Path | None:
-        return Path(value) if value else None
-
-    return ReportPaths(
-        junit=path(args.junit),
-        html=path(args.html),
-        json=path(args.json),
-        html_cases=args.html_cases,
     )
 
 

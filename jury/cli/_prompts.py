@@ -179,16 +179,17 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._options import case_source, panel_for
+    from ..runner._options import RunOptions, case_source, panel_for
 
-    panel = panel_for(args)
+    options = RunOptions.of(args)
+    panel = panel_for(options)
     snapshot = Path(args.snapshot)
     if args.check and not snapshot.is_dir():
         raise ConfigError(
             f"no snapshot at {snapshot}: write one first with --snapshot {snapshot} (no --check)"
         )
     redactor = Redactor(args.redact)
-    cases = case_source(args, panel)
+    cases = case_source(options, panel)
     try:
         name, files = snapshot_files(panel, cases, redactor)
     finally:

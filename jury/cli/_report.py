@@ -41,39 +41,23 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("jury report: give a run directory, or --compare A B (not both)")
     if args.compare:
         return _compare(args)
-    from ..panel._panel import Panel
-    from ..report._publish import publish
-    from ..runs._records import require_manifest
-    from ._options import report_paths
+    from ..report._publish import print_published
+    from ..report._run_reports import republish
+    from ..runner._options import RunOptions, report_paths
 
-    manifest = require_manifest(args.run)
-    try:
-        panel = Panel.model_validate(manifest["jury"])
-    except (KeyError, ValueError) as exc:
-        raise ConfigError(f"{args.run}: the recorded jury cannot be read: {exc}") from None
-    rubric = manifest.get("rubric", {}).get("name", panel.rubric)
-    summary = publish(
-        Path(args.run),
-        panel,
-        rubric,
-        jurors=[juror.id for juror in panel.jurors],
-        paths=report_paths(args),
-        into_run=False,
-    )
-    return summary.exit_code(panel.gate)
+    published = republish(args.run, report_paths(RunOptions.of(args)))
+    print_published(published)
+    return published.summary.exit_code(published.gate)
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from ..report._compare_html import render_compare
-    from ..runs._records import write_atomic
+    from ..report._compare_html import write_compare
 
     if args.junit or args.json:
         raise ConfigError("jury report --compare writes one HTML page: give --html PATH only")
     a, b = (Path(path) for path in args.compare)
-    comparison = render_compare(a, b)
     out = Path(args.html) if args.html else Path(f"compare-{a.name}-vs-{b.name}.html")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, comparison.html)
+    comparison = write_compare(a, b, out)
     counts = ", ".join(f"{count} {name}" for name, count in comparison.changes.items() if count)
     print(f"jury report: {a} vs {b}: {counts or 'no case'}; written to {out}")
     return 0

@@ -1,34 +1,25 @@
-"""`jury run CASES [--jury FILE]`: judge a cases file, record the run, report, exit with the gate.
+"""`jury run CASES [--jury FILE]`: the release gate from a shell.
 
-The steps: `panel_for` (the panel from the arguments), `open_cache`, `open_record` (a new
-run directory, or the one being resumed), `judge_cases` (the event loop: verdicts are
-recorded as they arrive), and `publish` (summary, HTML, JUnit and the terminal report, from
-the records alone).
+A shell over `jury.run`: the flags become its options (named alike: ``--max-cost`` is
+`max_cost`), its warnings and notes are printed as they are said, then the run's terminal
+report, and the command exits with the run's code. Ctrl-C (SIGINT) and SIGTERM end it at
+once, keeping what is recorded, with one line that says how to continue.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
-from .._verdict import CaseVerdict
-from ..adapters._agent import Agent
-from ..batch._run import batch_jurors
-from ..cases._subset import Selection, Subset
-from ..engine._cache import SqliteCache, default_cache_dir
-from ..engine._jury import Jury
-from ..panel._agent_spec import AgentSettings
-from ..panel._panel import Panel
-from ..report._progress import RunProgress
-from ..report._publish import JudgedCases, publish
-from ..runs._cases_file import CasesFile
-from ..runs._interrupt import Interrupted, run_interruptible
-from ..runs._records import Redactor
-from ..runs._shards import Shard
+from .._errors import RunRecordError
+from ..report import print_report
+from ..runner._main import run_options
+from ..runner._notices import Kind, Notices
+from ..runner._options import RunOptions
+from ..runner._result import Run
+from ..runs import Interrupted, run_interruptible
 from ._options import (
     add_case_arguments,
     add_check_options,
@@ -36,28 +27,7 @@ from ._options import (
     add_panel_options,
     add_report_paths,
     add_subset_options,
-    case_source,
-    checks_for,
-    panel_for,
-    report_paths,
-    subset_from,
 )
-from ._run_agent import (
-    AnswerNotice,
-    add_agent_arguments,
-    agent_for,
-    answers_source,
-    refuse_nothing_to_judge,
-    resumed_agent,
-)
-from ._run_batches import (
-    batch_run,
-    judge_batches,
-    print_pending,
-    resumed_arguments,
-)
-from ._run_record import cases_file, judge_cases, open_record, run_dir
-from ._run_repeat import run_repeats
 
 __all__ = ["register"]
 
@@ -149,195 +119,66 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def open_cache(args: argparse.Namespace, redactor: Redactor) -> SqliteCache | None:
-    if args.no_cache:
-        return None
-    return SqliteCache(
-        args.cache_dir or default_cache_dir(), refresh=args.refresh, redact=redactor.text
+def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+    agent = parser.add_argument_group("the system under test")
+    agent.add_argument(
+        "--agent",
+        metavar="SPEC",
+        help="call this agent for each case before judging it: path/to/file.py:function, "
+        "package.module:function, an http(s):// endpoint or provider/model "
+        '(default: the jury file\'s agent = "...")',
     )
+    agent.add_argument(
+        "--agent-prompt",
+        metavar="FILE",
+        help="for a provider/model agent: the prompt template ({{question}}, {{var}})",
+    )
+    agent.add_argument(
+        "--answers",
+        metavar="RUN",
+        help="judge the answers recorded in RUN (its cases.jsonl) again, with this jury; "
+        "the agent is not called",
+    )
+    agent.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="call the agent N times per case and judge each answer (RUN/repeat-1 ... N); "
+        "the report gives each case's stability",
+    )
+
+
+def _say(kind: Kind, text: str) -> None:
+    print(f"jury: {text}" if kind == "status" else f"jury: {kind}: {text}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
 
     configure_logging(args.verbose, json=args.log_json)
-    answers_source(args)
-    resumed_arguments(args)
-    resumed_agent(args)
-    if not args.cases:
-        raise ConfigError("give a cases file, or --resume RUN")
-    panel = panel_for(args)
-    shard = Shard.parse(args.shard, args.shard_limits) if args.shard else None
-    if shard is not None:
-        panel = shard.panel(panel)
-    # Resolved first: a missing file, module or function stops the run before any call.
-    agent, agent_settings = agent_for(args, panel)
-    if args.repeat is not None:
-        return run_repeats(args, run, agent=agent is not None)
-    subset, redactor = subset_from(args), Redactor(args.redact)
-    where = run_dir(args)
-    # A new run's cases.jsonl is written as the cases are validated: one parse, not two (with
-    # an agent, the record writes each case as the agent answers it).
-    written = None if agent is not None else cases_file(args, where, subset, shard, redactor)
+    options = RunOptions.of(args)
+    if not (options.out or options.resume or options.dry_run):
+        # Chosen here so that an interrupted run can say where it is recorded.
+        options.out = str(Run.new_path())
     try:
-        return _run(args, panel, shard, subset, redactor, where, written, agent, agent_settings)
-    finally:
-        if written is not None:
-            written.discard()  # a no-op once the record holds it
+        found = run_interruptible(run_options(options, Notices(_say)))
+    except Interrupted as stop:
+        print(f"jury: {_interrupted(stop, options)}", file=sys.stderr)
+        return stop.exit_code
+    print_report(found)
+    return found.exit_code
 
 
-def _run(
-    args: argparse.Namespace,
-    panel: Panel,
-    shard: Shard | None,
-    subset: Subset,
-    redactor: Redactor,
-    where: tuple[Path, bool],
-    written: CasesFile | None,
-    agent: Agent | None,
-    agent_settings: AgentSettings,
-) -> int:
-    with_images: list[str] = []
-    source = case_source(args, panel, None if written is None else written.add, with_images)
-    selection = Selection.of(source, subset, source.count)
-    if shard is not None:
-        selection = shard.narrow(selection)
-    checks = checks_for(args, panel)
-    batch = any(batch_jurors(panel, all_jurors=args.batch))
-    if batch and agent is not None:
-        raise ConfigError("--agent: not in batch mode yet; run the agent online")
-    if args.submit_only and not batch:
-        raise ConfigError("--submit-only: only in batch mode (--batch, or a [batch] table)")
-    if batch and args.max_cost is not None:
-        raise ConfigError(
-            "--max-cost: a batch's cost is committed when it is sent; check it first with "
-            "`jury estimate --batch`"
-        )
-    if args.dry_run:
-        from ..report._estimate import print_estimate
-
-        try:
-            return print_estimate(
-                panel, selection.cases(), checks=checks, judge_all=args.judge_all, batch=batch
-            )
-        finally:
-            source.close()
-    # Without an agent a case must have an answer; the cases written as they were validated
-    # say so without reading them again.
-    if agent is None and not args.resume and (written is None or not written.answered):
-        refuse_nothing_to_judge(selection.cases())
-    from ..panel._images import agent_images, image_warnings
-    from ..panel._lifecycle import agent_lifecycle
-    from ..panel._warnings import panel_warnings
-
-    # Said before the run (a long run should not hide them until the end) and in the report.
-    warnings = panel_warnings(panel, agent)
-    # Only the cases this run takes count (--ids, --shard, --limit ... may leave the
-    # image cases out).
-    if selection.ids is not None:
-        with_images = [case_id for case_id in with_images if case_id in selection.ids]
-    warnings += image_warnings(panel, with_images)
-    warnings += agent_images(agent, with_images)
-    if agent is not None and (said := agent_lifecycle(agent, panel)) is not None:
-        warnings.append(said)
-    for warning in warnings:
-        print(f"jury: warning: {warning}", file=sys.stderr)
-    cache = open_cache(args, redactor)
-    if cache is not None and cache.notice is not None:
-        print(f"jury: {cache.notice}", file=sys.stderr)
+def _interrupted(stop: Interrupted, options: RunOptions) -> str:
+    """The one line an interrupted run says: how many cases are recorded, how to go on."""
+    where = Path(options.resume or options.out or ".")
+    said = f"interrupted ({stop.name})"
+    if options.repeat:
+        return f"{said}; `jury run ... --repeat {options.repeat} --out {where}` continues"
     try:
-        jury = Jury(
-            panel, cache=cache, max_cost=args.max_cost, checks=checks, judge_all=args.judge_all
-        )
-        on_verdict = _otel_hook(args)
-        calling = (agent, agent_settings) if agent is not None else None
-        notice = AnswerNotice()
-        with open_record(
-            args, jury, panel, source, selection, redactor, cache, shard, calling, where, written
-        ) as record:
-            done = len(record.finished())
-            judged: JudgedCases | None = None
-            try:
-                with RunProgress(selection.count, done=done, mode=args.progress) as progress:
-                    if batch:
-                        batched = batch_run(args, panel, record.path, cache, checks)
-                        jury = batched.jury
-                        result = run_interruptible(
-                            judge_batches(
-                                batched, record, selection, progress, on_verdict, args.submit_only
-                            )
-                        )
-                    else:
-                        # A new run's cases all pass through here (a resumed one's only in
-                        # part); with an agent, the judged case is the answered one, which
-                        # the record holds: the reports read it there.
-                        if agent is None:
-                            judged = JudgedCases(redactor, report_paths(args).html_cases)
-                        run_interruptible(
-                            judge_cases(
-                                jury,
-                                record,
-                                selection,
-                                progress,
-                                on_verdict,
-                                calling,
-                                notice,
-                                judged,
-                            )
-                        )
-            except Interrupted as stop:
-                recorded = len(record.finished())
-                print(
-                    f"jury: interrupted ({stop.name}): {recorded} of {selection.count} cases "
-                    f"recorded; `jury run --resume {record.path}` continues",
-                    file=sys.stderr,
-                )
-                return stop.exit_code
-            notice.say()
-            if batch and not result.finished:
-                return print_pending(result, record.path, batched.settings.in_flight)
-            _say_resumed(record.path, done, selection.count)
-            if cache is not None:
-                cache.close()
-                if cache.error is not None:
-                    print(f"jury: some replies were not cached: {cache.error}", file=sys.stderr)
-            summary = publish(
-                record.path,
-                panel,
-                jury.rubric,  # loaded once, by the jury: the reports reuse it
-                jurors=jury.jurors,
-                warnings=[*warnings, *jury.warnings],
-                checks=checks.names if checks is not None else (),
-                judge_all=args.judge_all,
-                paths=report_paths(args),
-                offline_hint=args.jury is None,
-                judged=judged,
-            )
-            record.finish(exit_code=summary.exit_code(panel.gate))
-    finally:
-        source.close()
-        if cache is not None:
-            cache.close()
-    return summary.exit_code(panel.gate)
-
-
-def _say_resumed(path: Path, done: int, count: int) -> None:
-    """On a resumed run, say what was already there (a finished run is reported again with
-    no call, and says so rather than staying silent)."""
-    if done >= count:
-        print(f"jury: {path} already complete: {done} verdicts, 0 calls", file=sys.stderr)
-    elif done:
-        print(
-            f"jury: resumed {path}: {done} verdicts already recorded, {count - done} judged now",
-            file=sys.stderr,
-        )
-
-
-def _otel_hook(args: argparse.Namespace) -> Callable[[CaseVerdict], None] | None:
-    import os
-
-    if not (args.otel or os.environ.get("JURY_OTEL") == "1"):
-        return None
-    from ..report._otel_events import VerdictEvents
-
-    return VerdictEvents().emit
+        recorded = Run.open(where)
+        count = recorded.manifest.get("cases", {}).get("count")
+        done = len(recorded.verdicts)
+    except RunRecordError:  # nothing recorded yet (stopped while it read its cases)
+        return f"{said} before any case was recorded"
+    return f"{said}: {done} of {count} cases recorded; `jury run --resume {where}` continues"

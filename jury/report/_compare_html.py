@@ -21,7 +21,7 @@ from ._page import render_page
 from ._summary import summarize
 from ._views import anchor, confidence_view, number
 
-__all__ = ["Comparison", "render_compare"]
+__all__ = ["Comparison", "render_compare", "write_compare"]
 
 _RANK = {Verdict.FAIL: 0, Verdict.INCONCLUSIVE: 1, Verdict.PASS: 2}
 #: How a case's verdict moved from A to B, in the order the page lists them.
@@ -133,3 +133,13 @@ def render_compare(run_a: Path, run_b: Path) -> Comparison:
         tests=_tests(verdicts_a, verdicts_b, manifest_a) if verdicts_a.keys() & verdicts_b else [],
     )
     return Comparison(html=html, changes=changes)
+
+
+def write_compare(run_a: Path, run_b: Path, out: Path) -> Comparison:
+    """The comparison page of two runs, written to `out` whole or not at all."""
+    from ..runs._records import write_atomic
+
+    comparison = render_compare(run_a, run_b)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(out, comparison.html)
+    return comparison

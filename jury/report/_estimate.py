@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from ..cases._case import Case
 from ..panel._panel import Panel
 from ..runs._estimate import CHARS_PER_TOKEN, Checks, JurorEstimate, RunEstimate, estimate
 from ._console import console_for
 
-__all__ = ["print_estimate"]
+__all__ = ["Estimated", "estimated"]
 
 
 def _usd(value: float | int | None) -> str:
@@ -22,22 +24,43 @@ def _count(value: float | int | None) -> str:
     return "unknown" if value is None else f"{value:,}"
 
 
-def print_estimate(
+@dataclass(frozen=True, slots=True)
+class Estimated:
+    """What a run of some cases would cost (`RunEstimate`), with what its report says of
+    it: the panel, whether checks ran, whether the judges are asked on every case, and
+    whether the batch price is asked for too."""
+
+    panel: Panel
+    result: RunEstimate
+    checks: bool
+    judge_all: bool = False
+    batch: bool = False
+
+    def print(self, stream: Any = None) -> None:
+        _render(self, stream)
+
+
+def estimated(
     panel: Panel,
     cases: Iterable[Case],
     *,
     checks: Checks | None,
     judge_all: bool = False,
     batch: bool = False,
-) -> int:
-    """Print what a run of `cases` would cost (with `batch`, also through the providers'
-    batch APIs); the exit code (0)."""
+) -> Estimated:
+    """What a run of `cases` would cost (with `batch`, also through the providers' batch
+    APIs), without a call or a key."""
+    result = estimate(panel, cases, checks=checks, judge_all=judge_all)
+    return Estimated(panel, result, checks is not None, judge_all, batch)
+
+
+def _render(found: Estimated, stream: Any) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    result = estimate(panel, cases, checks=checks, judge_all=judge_all)
-    console = console_for(sys.stdout)
-    console.print(_cases_line(result, checks is not None, judge_all))
+    panel, result, batch, judge_all = found.panel, found.result, found.batch, found.judge_all
+    console = console_for(stream or sys.stdout)
+    console.print(_cases_line(result, found.checks, judge_all))
     table = Table(title="Estimate (no call made)", title_justify="left")
     columns = ["seat", "calls", "input tokens", "output tokens", "cost", "at most"]
     columns += ["batch cost", "batch at most"] if batch else []
@@ -97,7 +120,6 @@ def print_estimate(
         )
     for note in result.notes:
         console.print(f"Note: {escape(note)}")
-    return 0
 
 
 def _seat(row: JurorEstimate) -> str:

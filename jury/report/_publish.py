@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..agreement._tally import AgreementTally
     from ._terminal import CaseLine
 
-__all__ = ["HTML_CASES", "JudgedCases", "ReportPaths", "publish"]
+__all__ = ["HTML_CASES", "JudgedCases", "Published", "ReportPaths", "print_published", "publish"]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
@@ -58,6 +58,22 @@ class ReportPaths:
     html_cases: int = HTML_CASES
 
 
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A run's reports as `publish` wrote them, and what its terminal report prints
+    (`print_published`: the library writes files and prints nothing; a command prints)."""
+
+    run_dir: Path
+    summary: RunSummary
+    gate: Gate
+    header: Any
+    lines: Sequence[CaseLine]
+    conversations: dict[str, str]
+    warnings: tuple[str, ...]
+    copies: tuple[Path, ...]
+    into_run: bool
+
+
 def publish(
     run_dir: Path,
     panel: Panel,
@@ -67,13 +83,13 @@ def publish(
     warnings: Sequence[str] = (),
     checks: Sequence[str] | None = None,
     judge_all: bool = False,
-    stream: Any = None,
     paths: ReportPaths | None = None,
     offline_hint: bool = False,
     into_run: bool = True,
     judged: JudgedCases | None = None,
-) -> RunSummary:
-    """Write the summary, HTML and JUnit reports of a run and print the terminal report.
+) -> Published:
+    """Write the summary, HTML and JUnit reports of a run; what its terminal report prints
+    is returned (`print_published` prints it).
 
     Everything is read back from the run directory, so a resumed run reports every case, and
     `jury rescore` publishes the same way. The reports go into the run directory (unless
@@ -84,7 +100,7 @@ def publish(
     name when the caller does not hold it (then the reports load it from the manifest).
     `judged` is the cases judged by the caller, while they are still in memory.
     """
-    from ._terminal import ReportHeader, render_report
+    from ._terminal import ReportHeader
 
     paths = paths or ReportPaths()
     loaded = None if isinstance(rubric, str) else rubric
@@ -128,24 +144,40 @@ def publish(
                 _write_atomic(copy, write)
     finally:
         index.close()
+    copies = tuple(copy for copy in (paths.junit, paths.html, paths.json) if copy is not None)
+    return Published(
+        run_dir,
+        summary,
+        gate,
+        header,
+        gathered.lines,
+        gathered.conversations,
+        tuple(warnings),
+        copies,
+        into_run,
+    )
+
+
+def print_published(published: Published, stream: Any = None) -> None:
+    """The terminal report of a published run, its warnings, and where its reports are."""
+    from ._terminal import render_report
+
     console = console_for(stream)
     render_report(
-        summary,
-        header,
+        published.summary,
+        published.header,
         console,
-        gate=gate,
-        cases=gathered.lines,
-        conversations=gathered.conversations,
+        gate=published.gate,
+        cases=published.lines,
+        conversations=published.conversations,
         limit=TERMINAL_CASES,
     )
-    for warning in warnings:
+    for warning in published.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
-    if into_run:
-        console.print(f"Run recorded in {run_dir}")
-    for copy in (paths.junit, paths.html, paths.json):
-        if copy is not None:
-            console.print(f"Report written to {copy}")
-    return summary
+    if published.into_run:
+        console.print(f"Run recorded in {published.run_dir}")
+    for copy in published.copies:
+        console.print(f"Report written to {copy}")
 
 
 class JudgedCases:

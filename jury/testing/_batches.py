@@ -382,6 +382,9 @@ class FakeBatches:
 
 
 def _share(custom_id: str, body: Any) -> float:
-    """A request's place in [0, 1), the same in every run: which faults it meets."""
-    text = custom_id + json.dumps(body, sort_keys=True)
+    """A request's place in [0, 1), the same in every run: which faults it meets. Its try
+    (the custom ID's ``t<N>-`` head) and its body decide it, not the rest of the custom ID:
+    the call's address names the server's URL, whose port differs from run to run."""
+    attempt = custom_id.partition("-")[0]
+    text = attempt + json.dumps(body, sort_keys=True)
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) / 2**32

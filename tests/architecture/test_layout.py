@@ -63,6 +63,19 @@ def test_no_command_module_imports_another() -> None:
     assert {name: targets for name, targets in crossing.items() if targets} == {}
 
 
+def test_the_commands_parse_and_print_and_reach_no_engine_runs_or_batch_internal() -> None:
+    # `jury.run`, `jury.Run`, `jury.rescore`, `jury.merge` and the public modules are what
+    # a command calls; the pipeline behind them is the library's (issue 33).
+    graph = import_graph()
+    inside = ("jury.engine", "jury.batch", "jury.runs.")
+    reaching = {
+        name: sorted(t for t in targets if t.startswith(inside))
+        for name, targets in graph.items()
+        if name.startswith("jury.cli")
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
 #: The packages of the built-in adapters and rubric kinds, inside `jury` but reached by the
 #: engine only by name.
 IMPLEMENTERS = ("jury.providers", "jury.rubrics")

@@ -1,11 +1,10 @@
-"""The record and the judging loop of `jury run`: where the run is recorded, its manifest and
+"""The record and the judging loop of a run: where the run is recorded, its manifest and
 cases (written as they are validated, for a new run), and the loop that judges the cases not
 yet judged, recording each verdict as it arrives and handing the judged case to the reports.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,30 +37,31 @@ from ..runs._records import (
     require_manifest,
 )
 from ..runs._shards import Shard
-from ._run_agent import (
+from ._agent import (
     AnswerNotice,
     agent_record,
     same_agent,
 )
-from ._run_batches import (
+from ._batches import (
     record_options,
     same_shard,
 )
+from ._options import RunOptions
 
 __all__ = ["cases_file", "judge_cases", "open_record", "run_dir"]
 
 
-def run_dir(args: argparse.Namespace) -> tuple[Path, bool]:
+def run_dir(options: RunOptions) -> tuple[Path, bool]:
     """Where the run is recorded, and whether it must resume a run already there."""
-    if args.resume:
-        if args.out and Path(args.out) != Path(args.resume):
+    if options.resume:
+        if options.out and Path(options.out) != Path(options.resume):
             raise ConfigError("give either --out or --resume, or the same directory to both")
-        return Path(args.resume), True
-    return (Path(args.out) if args.out else new_run_dir()), False
+        return Path(options.resume), True
+    return (Path(options.out) if options.out else new_run_dir()), False
 
 
 def cases_file(
-    args: argparse.Namespace,
+    options: RunOptions,
     where: tuple[Path, bool],
     subset: Subset,
     shard: Shard | None,
@@ -71,7 +71,7 @@ def cases_file(
     must read them again: a resumed run has its cases already, a dry run records nothing,
     and a subset or a shard is known only after a pass over every case's ID."""
     path, resume = where
-    if resume or args.dry_run or not subset.everything or shard is not None:
+    if resume or options.dry_run or not subset.everything or shard is not None:
         return None
     if (path / "manifest.json").exists():
         return None
@@ -95,7 +95,7 @@ def _prompts(
 
 
 def open_record(
-    args: argparse.Namespace,
+    options: RunOptions,
     jury: Jury,
     panel: Panel,
     source: CaseSource,
@@ -109,7 +109,7 @@ def open_record(
 ) -> RunRecord:
     """The run's record: a new run directory, or the one being resumed. `written` holds the
     cases as validation wrote them (else they are read again here)."""
-    path, resume = where or run_dir(args)
+    path, resume = where or run_dir(options)
     # The lock first: what the directory holds is only known once no one else writes it.
     lock = RunLock(path)
     try:
@@ -122,16 +122,16 @@ def open_record(
             run_id=path.name,
             panel=panel,
             rubric=jury.rubric,
-            cases_path=args.cases,
+            cases_path=options.cases or "",
             cases_count=selection.count,
             prompts=_prompts(jury.rubric, written, selection, agent is not None),
-            jury_file=args.jury,
+            jury_file=options.jury,
             cache=str(cache.path) if cache is not None else None,
             redact_patterns=redactor.patterns,
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
-        record_options(args, manifest, shard, selection.count, source.format)
+        record_options(options, manifest, shard, selection.count, source.format)
         if agent is not None:
             # The cases are recorded as the agent answers them, each before it is judged.
             manifest["agent"] = agent_record(*agent)

@@ -1,15 +1,13 @@
-"""What `jury run` does for batch mode and shards: a run resumed from its directory alone,
-the shard a resumed run must be, the passes through provider batches, and what a run that
-stops with its batches pending says (exit 3).
+"""What a run does for batch mode and shards: a run resumed from its directory alone, the
+shard a resumed run must be, the passes through provider batches, and what a run that stops
+with its batches pending says (exit 3).
 
-Kept apart from ``jury.cli._run`` so that the command reads as the online run it mostly is.
+Kept apart from the run's main module so that it reads as the online run it mostly is.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +25,13 @@ from ..panel._panel import Panel
 from ..report._progress import RunProgress
 from ..runs._records import RunRecord, require_manifest
 from ..runs._shards import Shard
+from ._options import RunOptions
 
 __all__ = [
     "EXIT_PENDING",
     "batch_run",
     "judge_batches",
-    "print_pending",
+    "pending_lines",
     "record_options",
     "resumed_arguments",
     "same_shard",
@@ -45,67 +44,67 @@ EXIT_PENDING = 3
 RECORDED_OPTIONS = ("batch", "no_checks", "judge_all")
 
 
-def resumed_arguments(args: argparse.Namespace) -> None:
+def resumed_arguments(options: RunOptions) -> None:
     """What a resumed run takes from its manifest when the command line leaves it out: the
     cases file and how it was read, the jury file, batch mode, the checks, the subset and the
     shard (``jury run --resume RUN``)."""
-    run = args.resume or (
-        args.out if args.out and (Path(args.out) / "manifest.json").exists() else None
+    run = options.resume or (
+        options.out if options.out and (Path(options.out) / "manifest.json").exists() else None
     )
     if run is None:
         return
     manifest = require_manifest(run)
     where = Path(manifest.get("cwd") or ".")
-    if not args.cases:
-        args.cases = str(where / manifest["cases"]["path"])
-    if not args.jury and manifest.get("jury_file"):
-        args.jury = str(where / manifest["jury_file"])
+    if not options.cases:
+        options.cases = str(where / manifest["cases"]["path"])
+    if not options.jury and manifest.get("jury_file"):
+        options.jury = str(where / manifest["jury_file"])
     for option in RECORDED_OPTIONS:
-        setattr(args, option, getattr(args, option) or bool(manifest.get(option)))
+        setattr(options, option, getattr(options, option) or bool(manifest.get(option)))
     subset = manifest.get("subset") or {}
-    if not (args.ids or args.category or args.sample or args.limit):
-        args.ids = subset.get("ids") or None
-        args.category = subset.get("categories") or None
-        args.sample, args.limit = subset.get("sample"), subset.get("limit")
-        args.seed = subset.get("seed", args.seed)
+    if not (options.ids or options.category or options.sample or options.limit):
+        options.ids = subset.get("ids") or None
+        options.category = subset.get("categories") or None
+        options.sample, options.limit = subset.get("sample"), subset.get("limit")
+        options.seed = subset.get("seed", options.seed)
     recorded = manifest.get("shard")
-    if not args.shard and recorded:
-        args.shard = f"{recorded['index']}/{recorded['count']}"
-        args.shard_limits = recorded.get("limits", "divided")
+    if not options.shard and recorded:
+        options.shard = f"{recorded['index']}/{recorded['count']}"
+        options.shard_limits = recorded.get("limits", "divided")
     if "reading" in manifest:  # not in the manifests of runs made before it was recorded
-        _same_reading(args, manifest["reading"])
+        _same_reading(options, manifest["reading"])
 
 
-def _same_reading(args: argparse.Namespace, reading: dict[str, Any]) -> None:
+def _same_reading(options: RunOptions, reading: dict[str, Any]) -> None:
     """A resumed run reads its cases as it did: with the ``--map`` and ``--format`` recorded
     and ``--root`` recorded (taken when the command line leaves them out, refused when it
     gives others)."""
     recorded = reading.get("map") or {}
-    if not args.map:
-        args.map = [f"{field}={path}" for field, path in recorded.items()]
-    elif _parsed(args.map) not in (None, recorded):
+    if not options.map:
+        options.map = [f"{field}={path}" for field, path in recorded.items()]
+    elif _parsed(options.map) not in (None, recorded):
         then = " ".join(f"--map {field}={path}" for field, path in recorded.items())
         raise ConfigError(
             f"cannot resume: the run read its cases with {then or 'no --map'}, not "
-            f"{' '.join(f'--map {item}' for item in args.map)}; give the same, or none"
+            f"{' '.join(f'--map {item}' for item in options.map)}; give the same, or none"
         )
     format = reading.get("format")
-    if args.format is None:
-        args.format = format
-    elif format is not None and args.format != format:
+    if options.format is None:
+        options.format = format
+    elif format is not None and options.format != format:
         raise ConfigError(
-            f"cannot resume: the run read its cases as {format}, not --format {args.format}"
+            f"cannot resume: the run read its cases as {format}, not --format {options.format}"
         )
     root = reading.get("root")
-    if getattr(args, "root", None) is None:
-        args.root = root
-    elif root is not None and args.root != root:
+    if getattr(options, "root", None) is None:
+        options.root = root
+    elif root is not None and options.root != root:
         raise ConfigError(
-            f"cannot resume: the run read its cases at --root {root}, not {args.root}"
+            f"cannot resume: the run read its cases at --root {root}, not {options.root}"
         )
 
 
-def _parsed(items: list[str]) -> dict[str, str] | None:
+def _parsed(items: Sequence[str]) -> dict[str, str] | None:
     """A ``--map`` as a field map; None when it is malformed (the panel says so, naming the
     item at fault)."""
     try:
@@ -115,7 +114,7 @@ def _parsed(items: list[str]) -> dict[str, str] | None:
 
 
 def record_options(
-    args: argparse.Namespace,
+    options: RunOptions,
     manifest: dict[str, Any],
     shard: Shard | None,
     count: int,
@@ -124,14 +123,14 @@ def record_options(
     """Write into a new run's manifest what a run resumed by its directory alone needs: the
     options above, the shard, and how the cases file was read (`format`: the source's)."""
     for option in RECORDED_OPTIONS:
-        if getattr(args, option):
+        if getattr(options, option):
             manifest[option] = True
     manifest["reading"] = {
-        "map": parse_map(args.map),
+        "map": parse_map(options.map),
         "format": format if format in FORMATS else None,
     }
-    if getattr(args, "root", None):  # only when given: older runs' manifests stay as they were
-        manifest["reading"]["root"] = args.root
+    if getattr(options, "root", None):  # only when given: older runs' manifests stay as they were
+        manifest["reading"]["root"] = options.root
     if shard is not None:
         manifest["shard"] = shard.record(count)
 
@@ -148,26 +147,21 @@ def same_shard(manifest: dict[str, Any], shard: Shard | None) -> None:
 
 
 def batch_run(
-    args: argparse.Namespace,
+    options: RunOptions,
     panel: Panel,
     run_dir: Path,
     cache: CallCache | None,
     checks: CheckSuite | None,
+    notify: Callable[[str], None],
 ) -> BatchRun:
-    """The batch run of these arguments, saying on stderr what it does (unless quiet)."""
-    quiet = args.progress == "none"
-
-    def notify(line: str) -> None:
-        if not quiet:
-            print(f"jury: {line}", file=sys.stderr, flush=True)
-
+    """The batch run of these options, saying to `notify` what it does."""
     batched = BatchRun(
         panel,
         BatchStore(run_dir),
-        all_jurors=args.batch,
+        all_jurors=options.batch,
         cache=cache,
         checks=checks,
-        judge_all=args.judge_all,
+        judge_all=options.judge_all,
         notify=notify,
     )
     for model in batched.online:
@@ -200,34 +194,33 @@ async def judge_batches(
         return await run.run(todo, decided, submit_only=submit_only)
 
 
-def print_pending(result: BatchRunResult, run_dir: Path, in_flight: int) -> int:
-    """Say what a batch run waits for, what it has not sent yet and why, and when to come
-    back; the exit code (3)."""
+def pending_lines(result: BatchRunResult, run_dir: Path, in_flight: int) -> list[str]:
+    """What a batch run waits for, what it has not sent yet and why, and when to come back."""
     batches = len(result.pending)
-    print(
+    lines = [
         f"Pending: {result.waiting} case{'s' * (result.waiting != 1)} wait on {batches} "
         f"batch{'es' * (batches != 1)}:"
-    )
+    ]
     for row in result.pending:
         counts = ", ".join(f"{name} {n}" for name, n in row.counts.items())
         where = row.provider_id or "(not sent yet)"
-        print(
+        lines.append(
             f"  {row.model}  {where}  {row.status or row.state}  {row.requests} requests  {counts}"
         )
     sent = [row for row in result.pending if row.state != "sealed"]
     unsent = [row for row in result.pending if row.state == "sealed"]
-    print(f"Sent: {_batches(sent)}.")
+    lines.append(f"Sent: {_batches(sent)}.")
     if unsent:
         refused = [row for row in unsent if row.error]
         why = f"held by the in-flight limit ([batch] in_flight = {in_flight} a model)"
         if refused:
             why += f", or refused for now by the provider ({_batches(refused)})"
-        print(
+        lines.append(
             f"Not sent yet: {_batches(unsent)}, {why}; `jury run --resume` sends them as "
             "the batches sent end."
         )
-    print(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending, in_flight)})")
-    return EXIT_PENDING
+    lines.append(f"Come back with: jury run --resume {run_dir}  ({eta(result.pending, in_flight)})")
+    return lines
 
 
 def _batches(rows: list[BatchRow]) -> str:

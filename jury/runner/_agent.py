@@ -1,14 +1,12 @@
-"""`jury run --agent SPEC`: the system under test called for each case, and its answers kept.
+"""A run's agent: the system under test called for each case, and its answers kept.
 
-The agent's options (``--agent``, ``--agent-prompt``; ``agent = "..."`` and the other
-``agent_*`` keys of a jury file), judging the answers a run recorded (``--answers RUN``),
-what a run directory records about its agent, and the refusal of a file with nothing to judge.
+The agent's options (``agent``, ``agent_prompt``; ``agent = "..."`` and the other ``agent_*``
+keys of a jury file), judging the answers a run recorded (``answers``), what a run directory
+records about its agent, and the refusal of a file with nothing to judge.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,14 +14,14 @@ from typing import Any
 from .._errors import ConfigError
 from ..adapters._agent import Agent
 from ..cases._case import Case
-from ..panel._agent_spec import AgentSettings, resolve_agent
+from ..panel._agent_spec import AgentSettings, as_agent
 from ..panel._panel import Panel
 from ..runs._estimate import NO_ANSWER
+from ._options import RunOptions
 
 __all__ = [
     "NO_ANSWER",
     "AnswerNotice",
-    "add_agent_arguments",
     "agent_for",
     "agent_record",
     "answers_source",
@@ -36,55 +34,26 @@ __all__ = [
 NAMED = 20
 
 
-def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
-    agent = parser.add_argument_group("the system under test")
-    agent.add_argument(
-        "--agent",
-        metavar="SPEC",
-        help="call this agent for each case before judging it: path/to/file.py:function, "
-        "package.module:function, an http(s):// endpoint or provider/model "
-        '(default: the jury file\'s agent = "...")',
-    )
-    agent.add_argument(
-        "--agent-prompt",
-        metavar="FILE",
-        help="for a provider/model agent: the prompt template ({{question}}, {{var}})",
-    )
-    agent.add_argument(
-        "--answers",
-        metavar="RUN",
-        help="judge the answers recorded in RUN (its cases.jsonl) again, with this jury; "
-        "the agent is not called",
-    )
-    agent.add_argument(
-        "--repeat",
-        type=int,
-        metavar="N",
-        help="call the agent N times per case and judge each answer (RUN/repeat-1 ... N); "
-        "the report gives each case's stability",
-    )
-
-
-def answers_source(args: argparse.Namespace) -> None:
+def answers_source(options: RunOptions) -> None:
     """``--answers RUN``: the run's recorded cases are the cases to judge."""
-    if not args.answers:
+    if not options.answers:
         return
-    if args.agent or args.cases or args.resume:
+    if options.agent or options.cases or options.resume:
         raise ConfigError("--answers RUN: give neither a cases file, --agent nor --resume")
-    run = Path(args.answers)
+    run = Path(options.answers)
     if not (run / "cases.jsonl").is_file():
         raise ConfigError(f"--answers {run}: not a run directory (no cases.jsonl)")
-    args.cases = str(run / "cases.jsonl")
-    args.no_agent = True
+    options.cases = str(run / "cases.jsonl")
+    options.no_agent = True
 
 
-def resumed_agent(args: argparse.Namespace) -> None:
+def resumed_agent(options: RunOptions) -> None:
     """A run resumed by its directory calls the agent it started with (its spec as given, a
     relative path taken from where the run started)."""
-    run = args.resume or (
-        args.out if args.out and (Path(args.out) / "manifest.json").exists() else None
+    run = options.resume or (
+        options.out if options.out and (Path(options.out) / "manifest.json").exists() else None
     )
-    if run is None or args.agent:
+    if run is None or options.agent:
         return
     from ..runs._records import require_manifest
 
@@ -95,33 +64,36 @@ def resumed_agent(args: argparse.Namespace) -> None:
     where, _, _ = recorded.rpartition(":")
     if where.endswith(".py") and not Path(where).is_absolute():
         recorded = str(Path(manifest.get("cwd") or ".") / recorded)
-    args.agent = recorded
+    options.agent = recorded
 
 
 def settings_of(panel: Panel) -> AgentSettings:
     return AgentSettings(**{name: getattr(panel, name) for name in AgentSettings.model_fields})
 
 
-def agent_for(args: argparse.Namespace, panel: Panel) -> tuple[Agent | None, AgentSettings]:
-    """The agent the command line or the jury file names (the command line wins), resolved
-    before anything is judged: a missing file, module or function stops the run here."""
+def agent_for(options: RunOptions, panel: Panel) -> tuple[Agent | None, AgentSettings]:
+    """The agent the options or the jury file name (the options win), resolved before
+    anything is judged: a missing file, module or function stops the run here. The options'
+    agent may be anything `jury.panel._agent_spec.as_agent` takes (an `Agent`, a function)."""
     settings = settings_of(panel)
-    if getattr(args, "no_agent", False):
+    if options.no_agent:
         return None, settings
-    spec, base = args.agent, None
+    if options.agent is not None and not isinstance(options.agent, str):
+        return as_agent(options.agent, settings), settings
+    spec, base = options.agent, None
     if spec is None and settings.agent is not None:
         spec = settings.agent
         # A jury file's relative paths are its folder's.
-        base = Path(args.jury).parent if args.jury else None
+        base = Path(options.jury).parent if options.jury else None
     if spec is None:
-        if args.agent_prompt:
+        if options.agent_prompt:
             raise ConfigError("--agent-prompt: only with an agent (--agent provider/model)")
         return None, settings
     update: dict[str, Any] = {"agent": spec}
-    if args.agent_prompt:
-        update["agent_prompt"] = args.agent_prompt
+    if options.agent_prompt:
+        update["agent_prompt"] = options.agent_prompt
     settings = settings.model_copy(update=update)
-    return resolve_agent(spec, settings, base_dir=base), settings
+    return as_agent(spec, settings, base_dir=base), settings
 
 
 def agent_record(agent: Agent, settings: AgentSettings) -> dict[str, Any]:
@@ -167,12 +139,12 @@ class AnswerNotice:
                 self.ids.append(case.id)
         return case
 
-    def say(self) -> None:
+    def said(self) -> str | None:
+        """The notice, or None when every case had an answer."""
         if not self.count:
-            return
+            return None
         more = f" and {self.count - len(self.ids)} more" if self.count > len(self.ids) else ""
-        print(
-            f"jury: {self.count} case(s) have no answer and fail answer_present: "
-            f"{', '.join(self.ids)}{more}",
-            file=sys.stderr,
+        return (
+            f"{self.count} case(s) have no answer and fail answer_present: "
+            f"{', '.join(self.ids)}{more}"
         )

@@ -1,4 +1,5 @@
-"""`jury run GOLDEN --agent SPEC --repeat N`: the agent asked N times per case, each answer judged.
+"""A run with ``repeat = N`` (``jury run --repeat N``): the agent asked N times per case, each
+answer judged.
 
 Each repeat is a run directory of its own (``OUT/repeat-1`` ... ``OUT/repeat-N``), complete
 and resumable like any run, so that `jury compare --a OLD/repeat-* --b NEW/repeat-*` reads
@@ -9,18 +10,20 @@ the N repeats it passed, and the distinct answers the agent gave when they diffe
 
 from __future__ import annotations
 
-import argparse
-import copy
 import json
-import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from ..runs._records import new_run_dir, read_cases, read_verdicts, write_atomic
+from ._options import RunOptions
+from ._result import Run
 
-__all__ = ["STABILITY", "repeat_dirs", "run_repeats"]
+if TYPE_CHECKING:
+    from ._notices import Notices
+
+__all__ = ["STABILITY", "repeat_dirs", "run_repeats", "stability_lines"]
 
 STABILITY = "stability.json"
 #: Unstable cases listed in the terminal (all of them are in stability.json).
@@ -33,36 +36,32 @@ def repeat_dirs(out: Path, count: int) -> list[Path]:
     return [out / f"repeat-{index}" for index in range(1, count + 1)]
 
 
-def run_repeats(
-    args: argparse.Namespace, run_one: Callable[[argparse.Namespace], int], *, agent: bool
-) -> int:
-    """Run the N repeats (each resumed when already there), then report stability. The
-    exit code is the worst repeat's: 1 when any failed the gate, else 3 when any was
-    inconclusive, else 0."""
-    count = args.repeat
+async def run_repeats(
+    options: RunOptions,
+    run_one: Callable[[RunOptions], Awaitable[Run]],
+    *,
+    agent: bool,
+    said: Notices,
+) -> Run:
+    """Run the N repeats (each resumed when already there), then keep each case's stability
+    in ``OUT/stability.json``; the run of the repeats (its exit code is the worst repeat's:
+    1 when any failed the gate, else 3 when any was inconclusive, else 0)."""
+    count = options.repeat or 0
     if count < 1:
         raise ConfigError(f"--repeat {count}: give at least 1")
     if not agent:
         raise ConfigError("--repeat: only with an agent (--agent, or agent = ... in the jury file)")
-    if args.resume:
+    if options.resume:
         raise ConfigError("--repeat: give the same --out again to resume the repeats")
-    out = Path(args.out) if args.out else new_run_dir()
-    codes = []
+    out = Path(options.out) if options.out else new_run_dir()
+    runs = []
     for index, path in enumerate(repeat_dirs(out, count), start=1):
-        print(f"jury: repeat {index} of {count}: {path}", file=sys.stderr)
-        one = copy.copy(args)
-        one.repeat, one.out = None, str(path)
+        said.status(f"repeat {index} of {count}: {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        codes.append(run_one(one))
-        if codes[-1] > 128:  # interrupted (128 + the signal): the repeats left are not run
-            return codes[-1]
+        runs.append(await run_one(options.replace(repeat=None, out=str(path))))
     stability = case_stability(repeat_dirs(out, count))
     write_atomic(out / STABILITY, json.dumps(stability, indent=2, ensure_ascii=False) + "\n")
-    print_stability(stability, count, out)
-    for code in (2, 1, 3):
-        if code in codes:
-            return code
-    return 0
+    return Run.repeated(out, runs, stability, stability_lines(stability, out), said)
 
 
 def case_stability(runs: list[Path]) -> dict[str, Any]:
@@ -87,23 +86,29 @@ def case_stability(runs: list[Path]) -> dict[str, Any]:
     return {"repeats": len(runs), "cases": len(cases), "stable": stable, "by_case": cases}
 
 
-def print_stability(stability: dict[str, Any], count: int, out: Path) -> None:
+def stability_lines(stability: dict[str, Any], out: Path) -> list[str]:
+    """What the terminal says of the repeats' stability (all of it is in stability.json)."""
+    count = stability["repeats"]
     by_case = stability["by_case"]
     unstable = {
         case_id: c
         for case_id, c in by_case.items()
         if c["passed"] not in (0, c["repeats"]) or c["answers"]
     }
-    print(
-        f"\nStability over {count} repeat(s): {stability['stable']} of {stability['cases']} "
+    lines = [
+        "",
+        f"Stability over {count} repeat(s): {stability['stable']} of {stability['cases']} "
         f"case(s) gave the same verdict every time; {len(unstable)} flaky or answered "
-        f"differently (all in {out / STABILITY})"
-    )
+        f"differently (all in {out / STABILITY})",
+    ]
     for case_id, c in list(unstable.items())[:SHOWN]:
-        print(f"  {case_id}: passed {c['passed']} of {c['repeats']}  ({' '.join(c['verdicts'])})")
+        lines.append(
+            f"  {case_id}: passed {c['passed']} of {c['repeats']}  ({' '.join(c['verdicts'])})"
+        )
         for answer in c["answers"]:
             text = " ".join((answer or "(no answer)").split())
             more = "…" if len(text) > ANSWER_CHARS else ""
-            print(f"      answer: {text[:ANSWER_CHARS]}{more}")
+            lines.append(f"      answer: {text[:ANSWER_CHARS]}{more}")
     if len(unstable) > SHOWN:
-        print(f"  … and {len(unstable) - SHOWN} more")
+        lines.append(f"  … and {len(unstable) - SHOWN} more")
+    return lines

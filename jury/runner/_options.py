@@ -1,0 +1,243 @@
+"""The options of a run, named as `jury run`'s flags are (``--max-cost`` is `max_cost`), and
+what they make: the panel, the cases source, the subset, the checks, the report paths.
+
+One options object for the library and the command: `jury.run` takes them as keyword
+arguments, `jury run` parses them from its command line (`RunOptions.of`), and the other
+commands that read cases or build a panel (`jury estimate`, `jury prompts`, `jury rescore`...)
+read theirs through the same functions, so that a flag means one thing everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from .._errors import ConfigError
+from .._verdict import CaseVerdict
+from ..cases import CaseSource, field_map_problems, iter_cases, parse_map
+from ..cases._case import Case
+from ..cases._subset import Subset
+from ..checks._suite import CheckSuite
+from ..panel._defaults import default_panel
+from ..panel._panel import Panel, load_panel, thresholds_problem
+from ..report._publish import HTML_CASES, ReportPaths
+
+__all__ = [
+    "Progress",
+    "Reporting",
+    "RunOptions",
+    "Subsetting",
+    "case_source",
+    "checks_for",
+    "given",
+    "panel_for",
+    "report_paths",
+    "select_verdicts",
+    "subset_from",
+]
+
+Progress = Literal["auto", "rich", "plain", "none"]
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """Every option of a run (see `jury.run` for what each does)."""
+
+    cases: str | None = None
+    jury: str | None = None
+    rubric: str | None = None
+    threshold: float | None = None
+    concurrency: int | None = None
+    max_cost: float | None = None
+    dry_run: bool = False
+    out: str | None = None
+    resume: str | None = None
+    redact: Sequence[str] = ()
+    cache_dir: str | None = None
+    no_cache: bool = False
+    refresh: bool = False
+    ids: Sequence[str] | None = None
+    category: Sequence[str] | None = None
+    sample: int | None = None
+    limit: int | None = None
+    seed: int = 0
+    batch: bool = False
+    submit_only: bool = False
+    shard: str | None = None
+    shard_limits: Literal["divided", "whole"] = "divided"
+    progress: Progress = "none"
+    junit: str | None = None
+    html: str | None = None
+    json: str | None = None
+    html_cases: int = HTML_CASES
+    otel: bool = False
+    no_checks: bool = False
+    judge_all: bool = False
+    map: Sequence[str] = field(default_factory=list)
+    format: str | None = None
+    root: str | None = None
+    agent: Any = None
+    agent_prompt: str | None = None
+    answers: str | None = None
+    repeat: int | None = None
+    #: Set when the cases are a run's recorded answers (``answers``): no agent is called.
+    no_agent: bool = False
+
+    @classmethod
+    def of(cls, namespace: object) -> RunOptions:
+        """The options a parsed command line holds, the defaults for the rest."""
+        return cls(**given(cls, namespace))
+
+    def replace(self, **changes: Any) -> RunOptions:
+        return dataclasses.replace(self, **changes)
+
+
+def given(options: type[Any], namespace: object) -> dict[str, Any]:
+    """The fields of the `options` dataclass that a parsed command line holds (its other
+    attributes are not options of that kind)."""
+    found = (f.name for f in fields(options))
+    return {name: getattr(namespace, name) for name in found if hasattr(namespace, name)}
+
+
+class Subsetting(Protocol):
+    """Options that pick a subset of the cases (`subset_from`)."""
+
+    ids: Sequence[str] | None
+    category: Sequence[str] | None
+    sample: int | None
+    limit: int | None
+    seed: int
+
+
+class Reporting(Protocol):
+    """Options that say where copies of a run's reports go (`report_paths`)."""
+
+    junit: str | None
+    html: str | None
+    json: str | None
+    html_cases: int
+
+
+def _names(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Comma-separated and repeated values, in order, each once."""
+    names = (name.strip() for value in values or () for name in value.split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def subset_from(options: Subsetting) -> Subset:
+    return Subset(
+        ids=_names(options.ids),
+        categories=_names(options.category),
+        sample=options.sample,
+        limit=options.limit,
+        seed=options.seed,
+    )
+
+
+def select_verdicts(run: str | Path, subset: Subset) -> list[CaseVerdict]:
+    """The recorded verdicts of a run (a directory or its verdicts.jsonl) that a subset keeps.
+
+    The filters see the cases in the order the run recorded them (its cases.jsonl, the cases
+    file's order), so that ``--limit`` and ``--sample`` pick the same cases as in `jury run`.
+    """
+    from ..runs._records import read_verdicts
+
+    verdicts = read_verdicts(run)
+    if subset.everything:
+        return verdicts
+    cases = Path(run) / "cases.jsonl"
+    order = {}
+    if cases.is_file():
+        order = {case.id: n for n, case in enumerate(iter_cases(cases, validate=False))}
+    ordered = sorted(verdicts, key=lambda v: (order.get(v.case_id, len(order)), v.case_id))
+    kept = set(subset.select((v.case_id, v.category) for v in ordered))
+    return [v for v in ordered if v.case_id in kept]
+
+
+def checks_for(options: RunOptions, panel: Panel) -> CheckSuite | None:
+    """The checks a run of these options applies: the panel's, unless ``no_checks``."""
+    return None if options.no_checks else CheckSuite.from_settings(panel.checks)
+
+
+def case_source(
+    options: RunOptions,
+    panel: Panel,
+    each: Callable[[Case], object] | None = None,
+    with_images: list[str] | None = None,
+    notes: Callable[[str], None] | None = None,
+) -> CaseSource:
+    """The cases of the options, read with the panel's field map (``[fields]`` and ``map``),
+    checked whole (each valid case given to `each` as it is read, and the IDs of those with
+    images put in `with_images`); how they were read is said to `notes` (stderr when None:
+    the commands that are not `jury run` print it so)."""
+    if options.cases is None:
+        raise ConfigError("give a cases file")
+    source = CaseSource(
+        options.cases, fields=panel.fields, format=options.format, root=options.root
+    )
+    if with_images is not None:
+        given = each
+
+        def each(case: Case) -> object:
+            if case.images:
+                with_images.append(case.id)
+            return None if given is None else given(case)
+
+    try:
+        source.validate(each)
+    except BaseException:
+        source.close()
+        raise
+    say = notes or (lambda note: print(f"jury: note: {note}", file=sys.stderr))
+    for notice in source.notices:
+        say(notice)
+    return source
+
+
+def panel_for(options: RunOptions) -> Panel:
+    """The panel of the options: the jury file's (the offline default without one), with the
+    rubric, threshold, concurrency and field map the options set."""
+    panel = load_panel(options.jury) if options.jury else default_panel()
+    update: dict[str, Any] = {}
+    if options.rubric:
+        update["rubric"] = options.rubric
+    if options.threshold is not None:
+        update["thresholds"] = {"*": options.threshold}
+    if options.concurrency:
+        update["concurrency"] = options.concurrency
+    if options.map:
+        try:
+            found = {**panel.fields, **parse_map(options.map)}
+        except ValueError as exc:
+            raise ConfigError(f"--map {exc}") from None
+        problems = field_map_problems(found)
+        if problems:
+            raise ConfigError(f"--map: {'; '.join(problems)}")
+        update["fields"] = found
+    panel = panel.model_copy(update=update) if update else panel
+    if options.threshold is not None or options.rubric:
+        problem = thresholds_problem(panel)
+        if problem is not None:
+            flag = (
+                f"--threshold {options.threshold:g}"
+                if options.threshold is not None
+                else "threshold"
+            )
+            raise ConfigError(f"{flag}: {problem[1]}")
+    return panel
+
+
+def report_paths(options: Reporting) -> ReportPaths:
+    def path(value: str | None) -> Path | None:
+        return Path(value) if value else None
+
+    return ReportPaths(
+        junit=path(options.junit),
+        html=path(options.html),
+        json=path(options.json),
+        html_cases=options.html_cases,
+    )

@@ -1,0 +1,101 @@
+"""Agreement on any table of scores (issue 33): `jury agreement FILE` and `read_scores` read a
+CSV, TSV or JSONL of ratings from elsewhere, wide or long, at the level asked, and give what
+they give on a run. Krippendorff's own reliability data reproduce his published alphas; the
+PandaLM annotators reproduce the authors' pairwise kappas; a bad line is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from jury import CaseFileError
+from jury.agreement import cohen_kappa, krippendorff_alpha, read_scores
+from jury.cli import main
+
+DATA = Path(__file__).parents[1] / "data" / "agreement"
+KRIPPENDORFF = DATA / "krippendorff_2011.csv"
+#: Krippendorff (2011), section C: the same reliability data at each level.
+PUBLISHED = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
+PANDALM = Path(__file__).parents[3] / "shared/data/pandalm/pandalm_testset_multirater.jsonl"
+
+
+def agreement_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    capsys.readouterr()
+    assert main(["agreement", *args, "--json"]) == 0
+    found: dict = json.loads(capsys.readouterr().out)  # type: ignore[type-arg]
+    return found
+
+
+@pytest.mark.parametrize("level", sorted(PUBLISHED))
+def test_krippendorffs_reliability_data_give_his_published_alphas(
+    level: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found = agreement_json(capsys, str(KRIPPENDORFF), "--level", level, "--bootstrap", "0")
+    (metric,) = found["metrics"].values()
+    assert round(metric["alpha"]["value"], 3) == PUBLISHED[level]
+    # And exactly what the krippendorff package computes on the paper's matrix.
+    ratings = read_scores(KRIPPENDORFF, level=level)  # type: ignore[arg-type]
+    matrix = np.array(
+        [[np.nan if c < 0 else ratings.values[c] for c in row] for row in ratings.codes.T],
+        dtype=float,
+    )
+    reference = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)  # type: ignore[arg-type]
+    assert krippendorff_alpha(ratings).value == pytest.approx(reference, abs=1e-12)
+
+
+def test_the_long_layout_and_other_formats_read_the_same_ratings(tmp_path: Path) -> None:
+    wide = read_scores(KRIPPENDORFF, level="ordinal")
+    long_rows = [
+        {"item": unit, "rater": rater, "score": wide.values[code]}
+        for unit, row in zip(wide.units, wide.codes, strict=True)
+        for rater, code in zip(wide.raters, row, strict=True)
+        if code >= 0
+    ]
+    jsonl = tmp_path / "long.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in long_rows))
+    tsv = tmp_path / "wide.tsv"
+    tsv.write_text(KRIPPENDORFF.read_text().replace(",", "\t"))
+    for path in (jsonl, tsv):
+        other = read_scores(path, level="ordinal")
+        assert krippendorff_alpha(other).value == pytest.approx(krippendorff_alpha(wide).value)
+        assert sorted(other.raters) == ["A", "B", "C", "D"]
+
+
+@pytest.mark.skipif(not PANDALM.is_file(), reason="the PandaLM data (../shared/data) is absent")
+def test_pandalms_three_annotators_give_the_authors_pairwise_kappas(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in PANDALM.read_text().splitlines() if line.strip()]
+    table = tmp_path / "pandalm.csv"
+    table.write_text(
+        "idx,a1,a2,a3\n" + "".join(f"{r['idx']},{','.join(map(str, r['human']))}\n" for r in rows)
+    )
+    ratings = read_scores(table)
+    assert len(ratings.units) == 999
+    published = {("a1", "a2"): 0.85, ("a1", "a3"): 0.88, ("a2", "a3"): 0.86}
+    for (a, b), value in published.items():
+        found = cohen_kappa(ratings.select([a, b])).value
+        assert found is not None
+        assert round(found, 2) == value
+        reference = cohen_kappa_score(
+            [r["human"][int(a[1]) - 1] for r in rows], [r["human"][int(b[1]) - 1] for r in rows]
+        )
+        assert found == pytest.approx(reference, abs=1e-12)
+
+
+def test_a_bad_table_names_its_lines_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item,rater,score\n1,A,3\n1,A,4\n,B,2\n2,B,2\n")
+    with pytest.raises(CaseFileError) as raised:
+        read_scores(bad)
+    assert [e.line for e in raised.value.errors] == [3, 4]
+    assert main(["agreement", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "line 3: score: A rated 1 twice, 3 and 4" in err
+    assert "line 4: item: missing" in err
+    assert "Traceback" not in err

@@ -1,0 +1,112 @@
+"""`jury.run` is the main job as a library, `jury run` its shell (issue 33): the example gate
+run through either gives the same verdict per case, the same exit code and the same files in
+its run directory; `jury.Run.open` reads both; the library prints nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import jury
+import jury.report
+from jury import ConfigError, Run, Verdict
+from jury.cli import main
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "shopnest" / "cases.jsonl"
+#: What differs between two runs of the same cases by design: when, where, how long.
+TIMINGS = {"duration_s", "latency_s", "started", "finished", "run_id", "command", "cwd"}
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No keys: the default panel is the offline one, as on a fresh machine."""
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
+def files(run: Path) -> set[str]:
+    return {path.name for path in run.iterdir()}
+
+
+def test_the_example_gate_gives_the_same_through_the_library_and_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    library = asyncio.run(jury.run(str(EXAMPLE), out="by-library", no_cache=True))
+    said = capsys.readouterr()
+    assert (said.out, said.err) == ("", "")  # a library prints nothing
+    code = main(["run", str(EXAMPLE), "--out", "by-command", "--no-cache", "--progress", "none"])
+    assert "Gate FAILED" in capsys.readouterr().out
+    assert code == library.exit_code == 1
+    assert not library.passed
+    # The same verdict per case, and the same files.
+    by_command = Run.open("by-command")
+    assert {v.case_id: v.verdict for v in library.verdicts} == {
+        v.case_id: v.verdict for v in by_command.verdicts
+    }
+    assert files(tmp_path / "by-library") == files(tmp_path / "by-command")
+    assert {"manifest.json", "verdicts.jsonl", "summary.json", "report.html", "junit.xml"} <= (
+        files(tmp_path / "by-library")
+    )
+    summaries = [
+        json.loads((tmp_path / run / "summary.json").read_text())
+        for run in ("by-library", "by-command")
+    ]
+    assert without_timings(summaries[0]) == without_timings(summaries[1])
+    # `Run.open` reads both, and gives what the run gave.
+    reopened = Run.open("by-library")
+    assert reopened.exit_code == by_command.exit_code == 1
+    assert reopened.finished
+    assert reopened.summary.pass_rate == library.summary.pass_rate == summaries[0]["pass_rate"]
+    assert reopened.summary.failed == library.summary.failed
+    assert reopened.cost == 0.0
+    assert len(list(reopened.cases())) == 24
+    assert {case_id for case_id, _ in reopened.votes()} <= {v.case_id for v in reopened.verdicts}
+    assert reopened.manifest["cases"]["count"] == 24
+
+
+def test_the_reports_of_a_run_are_written_where_asked_from_the_library(tmp_path: Path) -> None:
+    run = asyncio.run(jury.run(str(EXAMPLE), out="r", no_cache=True, ids=["policy-return-01"]))
+    assert [v.verdict for v in run.verdicts] == [Verdict.PASS]
+    assert run.passed
+    jury.report.write_junit(Run.open("r"), tmp_path / "copies" / "junit.xml")
+    jury.report.write_html(run, tmp_path / "copies" / "report.html")
+    assert (tmp_path / "copies" / "junit.xml").read_text().startswith("<?xml")
+    assert "policy-return-01" in (tmp_path / "copies" / "report.html").read_text()
+
+
+def test_cases_given_in_memory_are_judged_and_a_typo_in_an_option_is_named(
+    tmp_path: Path,
+) -> None:
+    cases = [json.loads(line) for line in EXAMPLE.read_text().splitlines()[:3]]
+    run = asyncio.run(jury.run(cases, out="mem", no_cache=True))
+    assert len(run.verdicts) == 3
+    with pytest.raises(ConfigError, match="max_costs"):
+        asyncio.run(jury.run(str(EXAMPLE), max_costs=1.0))
+
+
+def test_a_recorded_run_is_rescored_and_shards_merged_by_the_library(tmp_path: Path) -> None:
+    base = asyncio.run(jury.run(str(EXAMPLE), out="base", no_cache=True))
+    strict = jury.rescore("base", out="strict", threshold=5)
+    assert strict.path == Path("strict")
+    assert strict.summary.passed <= base.summary.passed
+    assert Run.open("strict").manifest["rescored_from"] == "base"
+    for index in (1, 2):
+        asyncio.run(jury.run(str(EXAMPLE), out=f"s{index}", no_cache=True, shard=f"{index}/2"))
+    merged = jury.merge(["s1", "s2"], out="merged")
+    assert {v.case_id: v.verdict for v in merged.verdicts} == {
+        v.case_id: v.verdict for v in base.verdicts
+    }
+    assert merged.exit_code == base.exit_code
