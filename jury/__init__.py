@@ -49,8 +49,8 @@ from ._verdict import (
 from ._version import __version__
 from .adapters._account import ProviderLimits
 from .adapters._registry import load_rubric
-from .cases import iter_cases, load_cases, validate_cases
 from .cases._case import Case, ExpectedToolCall, Point, ToolCall, Trace
+from .cases._load import iter_cases, load_cases, validate_cases
 from .cases._seed_fields import MustFind
 from .cases._turns import Turn
 from .engine._jury import Jury, evaluate

@@ -22,6 +22,7 @@ __all__ = [
     "MetricResult",
     "Score",
     "SecondChance",
+    "TiePolicy",
     "Verdict",
     "Vote",
     "VoteStatus",
@@ -38,6 +39,9 @@ Score = int | float | str | bool
 
 #: Level of measurement, which decides the aggregation and the agreement statistic.
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
+#: What a tie between the values of valid votes becomes: the case's verdict left open
+#: (inconclusive), or settled by the worst (fail) or best (pass) tied value; never list order.
+TiePolicy = Literal["inconclusive", "fail", "pass"]
 
 
 @dataclass(frozen=True, slots=True)

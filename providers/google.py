@@ -426,3 +426,7 @@ def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
         key=key,
         base_url=base_url,
     )
+
+
+# Defined beside the log-probability reading; public here, as the provider's LOGPROBS entry.
+logprobs_refusal.__module__ = __name__

@@ -4,6 +4,8 @@ The kinds load through `jury.load_rubric` by their file's ``kind``; what is publ
 the helpers that reports and benchmarks read verdicts with.
 """
 
+from types import FunctionType
+
 from ._pairwise import PositionConsistency, position_consistency
 from ._points import quote_occurs
 
@@ -42,3 +44,11 @@ __all__ = [
     "position_consistency",
     "quote_occurs",
 ]
+
+
+# Each public name says where to import it from (jury.rubrics.X), not the private module that
+# defines it: reprs, tracebacks and the API reference read the same door.
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

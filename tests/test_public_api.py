@@ -195,3 +195,40 @@ def test_import_jury_and_its_adapters_seam_imports_no_provider_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == ""
+
+
+def _public_modules() -> list[str]:
+    """`jury` and every module of it whose dotted name has no part starting with ``_``."""
+    import pkgutil
+
+    found = ["jury"]
+    found += [
+        module.name
+        for module in pkgutil.walk_packages(jury.__path__, "jury.")
+        if not any(part.startswith("_") for part in module.name.split(".")[1:])
+    ]
+    return found
+
+
+def test_every_public_name_prints_as_the_door_it_is_imported_from() -> None:
+    # One door per name: `jury.X` or `jury.<public module>.X`, never a private module.
+    import importlib
+    import inspect
+
+    wrong = {}
+    for name in _public_modules():
+        module = importlib.import_module(name)
+        for exported in getattr(module, "__all__", ()):
+            value = getattr(module, exported)
+            public = inspect.isclass(value) or inspect.isfunction(value)
+            if public and value.__module__ not in (name, "jury"):
+                wrong[f"{name}.{exported}"] = value.__module__
+    assert wrong == {}
+
+
+def test_the_case_readers_have_one_home() -> None:
+    import jury.cases
+
+    for name in ("iter_cases", "load_cases", "validate_cases"):
+        assert name in jury.__all__
+        assert not hasattr(jury.cases, name)

@@ -63,6 +63,8 @@ reached at all. Agents record their trace with the helpers of `jury.trace`.
 per aspect, a `Judgement` on a statement or a criterion, a `Preference` between two answers.
 """
 
+from types import FunctionType
+
 from .._errors import (
     AgentError,
     AgentUnreachable,
@@ -160,8 +162,8 @@ __all__ = [
     "validate_model",
 ]
 
-# Each exported class says where to import it from (``jury.adapters.JudgeModel``).
+# Each exported class and function says where to import it from (``jury.adapters.JudgeModel``).
 for _name in __all__:
-    if isinstance(_value := globals()[_name], type):
+    if isinstance(_value := globals()[_name], type | FunctionType):
         _value.__module__ = __name__
 del _name, _value

@@ -37,6 +37,8 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 (1965) for the design effect behind the effective number of judges.
 """
 
+from types import FunctionType
+
 from ._panel_stats import (
     AgreementSummary,
     CaseSpread,
@@ -98,3 +100,11 @@ __all__ = [
     "summarize_agreement",
     "unit_disagreement",
 ]
+
+
+# Each public name says where to import it from (jury.agreement.X), not the private module that
+# defines it: reprs, tracebacks and the API reference read the same door.
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

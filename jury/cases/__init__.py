@@ -10,14 +10,16 @@ GenAI spans as OTLP JSON, MLflow traces) load as they are; a field map
 
 A source with bad records is refused as a whole, with every problem of every record named
 (`CaseFileError`); a case without an ID gets a stable one from its content.
+
+`jury.iter_cases`, `jury.load_cases` and `jury.validate_cases` read a source (their home is
+the front door); this module holds what a tool that reads cases itself needs: the formats,
+`CaseSource`, field maps and case IDs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from types import FunctionType
 
-from ._case import Case
 from ._fields import field_map_problems, parse_map
 from ._images import placeholder
 from ._read import FORMATS
@@ -28,66 +30,13 @@ __all__ = [
     "CaseSource",
     "content_id",
     "field_map_problems",
-    "iter_cases",
-    "load_cases",
     "parse_map",
     "placeholder",
-    "validate_cases",
 ]
 
 
-def validate_cases(
-    source: Any,
-    *,
-    fields: Mapping[str, str] | None = None,
-    format: str | None = None,
-    root: str | None = None,
-) -> int:
-    """Check every case of a source without keeping them in memory; the number of cases.
-
-    Raises `CaseFileError` listing every bad record, so a file is refused as a whole rather
-    than run with some cases silently missing. `root` is the dotted path of the list of cases
-    inside a JSON or YAML document (``samples`` of an Inspect eval log).
-    """
-    cases = CaseSource(source, fields=fields, format=format, root=root)
-    try:
-        return cases.validate()
-    finally:
-        cases.close()
-
-
-def iter_cases(
-    source: Any,
-    *,
-    validate: bool = True,
-    fields: Mapping[str, str] | None = None,
-    format: str | None = None,
-    root: str | None = None,
-) -> Iterator[Case]:
-    """Stream the cases of a source, one at a time (for sources too big to hold).
-
-    With `validate` (the default) the whole source is checked first, so a bad record refuses
-    it before a single judge is paid.
-    """
-    cases = CaseSource(source, fields=fields, format=format, root=root)
-    try:
-        if validate:
-            cases.validate()
-        yield from cases
-    finally:
-        cases.close()
-
-
-def load_cases(
-    source: Any,
-    *,
-    fields: Mapping[str, str] | None = None,
-    format: str | None = None,
-    root: str | None = None,
-) -> list[Case]:
-    """Every case of a source, or `CaseFileError` listing every bad record."""
-    cases = CaseSource(source, fields=fields, format=format, root=root)
-    try:
-        return cases.load()
-    finally:
-        cases.close()
+# Each public name says where to import it from (jury.cases.X), not its private module.
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

@@ -58,6 +58,8 @@ function may also return True / False (pass / fail) or None (not applicable). A 
 raises fails, with the exception as its reason.
 """
 
+from types import FunctionType
+
 from .._verdict import STAGES
 from ._core import Check, Finding, check, failed, not_applicable, passed, unavailable
 from ._output import find_blocked, propose_length_bounds
@@ -94,3 +96,11 @@ __all__ = [
     "propose_length_bounds",
     "unavailable",
 ]
+
+
+# Each public name says where to import it from (jury.checks.X), not the private module that
+# defines it: reprs, tracebacks and the API reference read the same door.
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

@@ -140,9 +140,9 @@ def gate(
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import load_cases
     from ..agreement import as_verdicts, metric_of, read_scores
     from ..agreement._table import is_score_table
-    from ..cases import load_cases
     from ..report._agreement import run_agreement
 
     if args.gate_on == "lower" and args.bootstrap <= 0:

@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in panel_warnings(panel):
         print(f"warning: {warning}", file=sys.stderr)
     if args.fit or args.select or args.unsupervised or getattr(args, "cascades", False):
-        from ..agreement._fit_command import learn
+        from ..runner._fit import learn
 
         return learn(panel, cases, args, out)
     # A calibration tests the judges on the answers it swaps in; the trace checks of the
@@ -351,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
         agreements = {key: entry.agreement(seats) for key, entry in table.items()}
         _report_labels(table, agreements, ignored, out)
         if args.json:
-            from ..agreement._fit_command import write_findings
+            from ..runner._fit import write_findings
 
             found = {k: a.model_dump(mode="json") for k, a in agreements.items()}
             write_findings(args.json, {"seats": seats.record(jury.jurors), "labels": found}, out)

@@ -13,8 +13,8 @@ import argparse
 import sys
 from typing import Any
 
+from .. import load_cases
 from .._errors import ConfigError
-from ..cases import load_cases
 from ..checks._quotes import QuoteCheck, case_sources, quote_source, quoted_points, read_library
 
 __all__ = ["register"]

@@ -21,6 +21,7 @@ from .._verdict import (
     Metric,
     MetricResult,
     Score,
+    TiePolicy,
     Verdict,
     Vote,
     VoteStatus,
@@ -38,7 +39,6 @@ __all__ = [
     "AGGREGATIONS",
     "EVERY_JUROR",
     "Aggregation",
-    "TiePolicy",
     "aggregate",
     "decide_case",
     "sample_verdicts",
@@ -47,7 +47,6 @@ __all__ = [
 # --- aggregation across jurors ------------------------------------------------------------
 
 Aggregation = Literal["median", "mean", "minimum", "majority"]
-TiePolicy = Literal["inconclusive", "fail", "pass"]
 AGGREGATIONS: tuple[Aggregation, ...] = ("median", "mean", "minimum", "majority")
 
 Weighted = Sequence[tuple[Score, float]]

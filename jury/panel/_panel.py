@@ -18,10 +18,10 @@ from pydantic import (
 )
 
 from .._errors import JuryFileError
+from .._verdict import TiePolicy
 from ..adapters._account import ProviderLimits
 from ..adapters._model import JudgeModel
 from ..checks._settings import CheckSettings
-from ..decide._core import TiePolicy
 from ._batch_settings import BatchSettings
 
 __all__ = [

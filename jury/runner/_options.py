@@ -18,8 +18,9 @@ from typing import Any, Literal, Protocol
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
-from ..cases import CaseSource, field_map_problems, iter_cases, parse_map
+from ..cases import CaseSource, field_map_problems, parse_map
 from ..cases._case import Case
+from ..cases._load import iter_cases
 from ..cases._subset import Subset
 from ..checks._suite import CheckSuite
 from ..panel._defaults import default_panel

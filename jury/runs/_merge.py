@@ -135,7 +135,7 @@ def _order(shards: list[_Shard]) -> list[str]:
     path = Path(manifest.get("cwd") or ".") / manifest["cases"]["path"]
     ids = {case.id for shard in shards for case in shard.cases}
     if path.is_file() and file_digest(path) == manifest["cases"]["sha256"]:
-        from ..cases import iter_cases
+        from ..cases._load import iter_cases
 
         fields = manifest["jury"].get("fields") or {}
         reading = manifest.get("reading") or {}

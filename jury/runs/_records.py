@@ -445,6 +445,6 @@ def read_cases(run_dir: str | Path) -> Iterator[Case]:
     path = Path(run_dir) / CASES
     if not path.exists():
         raise RunRecordError(str(run_dir), f"not a run directory (no {CASES})")
-    from ..cases import iter_cases
+    from ..cases._load import iter_cases
 
     return iter_cases(path, validate=False, format="jsonl")

@@ -39,6 +39,7 @@ makes the engine's retries and rate limits sleep without waiting::
     async with jury.Jury(panel, clock=FakeClock()) as j: ...
 """
 
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
 from .._clock import Clock, FakeClock
@@ -70,5 +71,16 @@ def __getattr__(name: str) -> Any:
     if name == "FakeProviderServer":
         from ._server import FakeProviderServer
 
+        FakeProviderServer.__module__ = __name__
         return FakeProviderServer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Each public name says where to import it from (jury.testing.X), not the private module that
+# defines it: reprs, tracebacks and the API reference read the same door.
+for _name in __all__:
+    if _name == "FakeProviderServer":
+        continue  # imported when first asked for (`__getattr__`), and said there
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

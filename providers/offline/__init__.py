@@ -106,6 +106,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from types import FunctionType
 
 from jury import Case, ConfigError
 from jury.adapters import (
@@ -265,3 +266,11 @@ class OfflineJuror(JudgeModel):
 
 def create(spec: str) -> OfflineJuror:
     return OfflineJuror(spec.partition("/")[2])
+
+
+# Each public name says where to import it from (jury.providers.offline.X), not the private
+# module that defines it: reprs, tracebacks and the API reference read the same door.
+for _name in __all__:
+    if isinstance(_value := globals()[_name], type | FunctionType):
+        _value.__module__ = __name__
+del _name, _value

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from jury import Case, CaseFileError, ConfigError, load_cases
-from jury.cases import CaseSource, content_id, iter_cases
+from jury import Case, CaseFileError, ConfigError, iter_cases, load_cases
+from jury.cases import CaseSource, content_id
 from jury.cli import main
 
 DATA = Path(__file__).parents[1] / "data"

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jury._verdict import TiePolicy
 from jury.adapters import Metric
-from jury.decide._core import Aggregation, TiePolicy, aggregate
+from jury.decide._core import Aggregation, aggregate
 
 SCALE = Metric("correctness", "ordinal", values=(1, 2, 3, 4, 5), threshold=4)
 BINARY = Metric("pass", "nominal", values=(False, True))

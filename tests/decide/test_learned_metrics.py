@@ -16,9 +16,9 @@ import pytest
 from learned_helpers import scenario, write_panel
 
 from jury import Jury, Verdict, load_cases, load_panel, load_rubric
-from jury.agreement._fit_command import write_fit
 from jury.cli import main
 from jury.decide._learned import Fit, Fits, load_fit, signals
+from jury.runner._fit import write_fit
 from jury.runs._records import read_verdicts
 
 LEARNED = 'aggregation = "learned"\ncalibration = "fit.toml"\n'

@@ -131,5 +131,5 @@ class OwnJudge(JudgeModel):
 def test_a_model_that_names_no_endpoint_is_known_by_its_adapters_class() -> None:
     assert OwnJudge().endpoint == Endpoint(f"adapter:{__name__}.OwnJudge")
     scripted = ScriptedModel([scores(5)])
-    assert scripted.endpoint.url == "adapter:jury.testing._scripted.ScriptedModel"
+    assert scripted.endpoint.url == "adapter:jury.testing.ScriptedModel"  # its public door
     assert scripted.endpoint.origin == scripted.endpoint.url

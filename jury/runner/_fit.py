@@ -17,12 +17,12 @@ from ..cases._case import Case
 from ..decide._learned import PASS_TARGET, Fit, Fits
 from ..engine._jury import Jury
 from ..panel._panel import Panel
-from ..runs._interrupt import run_interruptible
+from ..runs import run_interruptible
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
-    from ._seats import Seats
-    from ._select import SeatCost
+    from ..agreement._seats import Seats
+    from ..agreement._select import SeatCost
 
 __all__ = ["learn", "write_findings", "write_fit"]
 
@@ -103,7 +103,7 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
         if missing:
             raise ConfigError(f"{run}: no verdict recorded for {', '.join(missing[:5])}")
         return [recorded[case.id] for case in cases]
-    from ._calibration import judge_all
+    from ..agreement._calibration import judge_all
 
     # Every juror on every case: the fit learns when a later tier is worth asking.
     flat = panel.model_copy(
@@ -135,7 +135,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     if args.unsupervised and max(tiers.values()) > 1:
         raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
     verdicts = _votes(panel, chosen, args.votes)
-    from ._seats import Seats
+    from ..agreement._seats import Seats
 
     seats = Seats.of_panel(panel, verdicts)
     findings: dict[str, Any] = {}
@@ -221,10 +221,10 @@ def _learn_target(
 ) -> tuple[Fit | None, str | None]:
     """Fit, report and (--select, --html) measure one target: its fit and why it failed;
     what was found of the seats goes into `findings` (for ``--json``)."""
+    from ..agreement._evidence import consistency, effective, errors, labelled_table
+    from ..agreement._fitting import fit_jury, fit_unsupervised
+    from ..agreement._select import select
     from ..report._calibration import print_fit, print_selection, tradeoff_page
-    from ._evidence import consistency, effective, errors, labelled_table
-    from ._fitting import fit_jury, fit_unsupervised
-    from ._select import select
 
     table = labelled_table(chosen, verdicts, rubric, target)
     tiers = {juror.id: juror.tier for juror in panel.jurors}
@@ -281,8 +281,8 @@ def _learn_target(
                 for seat, c in costs.items()
             }
         if getattr(args, "budget", None) is not None:
+            from ..agreement._select import within_budget
             from ..report._calibration import print_budget
-            from ._select import within_budget
 
             # A seat's model (a seat is a model and a strategy); an object model is its own.
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
@@ -311,8 +311,8 @@ def _cascades(
     priced: dict[str, SeatCost],
 ) -> None:
     """``--cascades``: the recommended cascade order, chosen out of sample (issue 21)."""
-    from ._evidence import alone
-    from ._recommend import engine_measure, orders_of, recommend_cascade
+    from ..agreement._evidence import alone
+    from ..agreement._recommend import engine_measure, orders_of, recommend_cascade
 
     members = [i for i, label in enumerate(table.labels) if label >= 0]
     strength = {
@@ -355,8 +355,8 @@ def _seat_costs(
 ) -> dict[str, SeatCost]:
     """Each seat's cost from the price tables: its votes' tokens, else the estimate (one
     estimate a target, shared by ``--select`` and ``--cascades``)."""
-    from ._seats import Seats
-    from ._select import seat_costs
+    from ..agreement._seats import Seats
+    from ..agreement._select import seat_costs
 
     known = seats if seats is not None else Seats.of_panel(panel, verdicts)
     return seat_costs(panel, chosen, verdicts, known, rubric)
