@@ -1,4 +1,5 @@
-"""How often the offline panel judges short and exact answers as a person does.
+"""How often the offline panel judges short and exact answers, and answers that contradict a
+specific of the golden answer, as a person does.
 
     python benchmarks/offline_short.py            # a table for benchmarks/README.md
     python benchmarks/offline_short.py --json
@@ -6,7 +7,10 @@
 The cases are hand-labelled (`labels.pass`) in the offline jurors' tests:
 `tests/data/short_answers.jsonl` (the issue's three examples and the cases the rules were
 written against) and `tests/data/short_answers_heldout.jsonl` (written before the rules were
-run on them). For each file it prints the panel's accuracy (its verdict against the label,
+run on them); `tests/data/contradictions.jsonl` (numbers, dates, amounts, durations and names
+the answer contradicts, and paraphrases that keep them: issue 31) and
+`tests/data/contradictions_heldout.jsonl` (the same, written before the rules were run on
+them). For each file it prints the panel's accuracy (its verdict against the label,
 the checks off: only the jurors are measured), each juror's accuracy (its own verdict), and
 the cases the panel gets wrong.
 """
@@ -26,7 +30,12 @@ from benchmarks._machine import machine
 from jury import Jury, Verdict, default_panel, load_cases
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
-FILES = ("short_answers.jsonl", "short_answers_heldout.jsonl")
+FILES = (
+    "short_answers.jsonl",
+    "short_answers_heldout.jsonl",
+    "contradictions.jsonl",
+    "contradictions_heldout.jsonl",
+)
 
 
 async def measure(path: Path) -> dict[str, Any]:

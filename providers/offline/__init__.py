@@ -10,14 +10,36 @@ Three jurors, three methods, so that they disagree where the methods disagree:
 
 ``offline/reference``
     Compares the answer with the golden answer: content-word F1 (light stemming, stop
-    words removed), and whether the two take the same side of a yes/no question.
+    words removed), whether the two take the same side of a yes/no question, and whether the
+    answer contradicts one of its specifics (below).
 ``offline/evidence``
     Checks that what the answer asserts is supported by what the agent saw: every number,
     ID, amount, date, address and name in the answer must occur in the retrieved context,
-    the tool calls or the question, and its content words should too.
+    the tool calls or the question (or the same value written otherwise: "30 dollars" for
+    "$30"), and its content words should too. It does not read a long golden answer: it
+    catches a wrong number only when the evidence holds the right one.
 ``offline/facts``
     Checks that the answer carries the golden answer's key facts (numbers, IDs, amounts,
-    the yes/no side, the words that carry its meaning) and contradicts none of them.
+    the yes/no side, the words that carry its meaning; a specific counts as carried in other
+    words: "two weeks" for "14 days") and contradicts none of them (below).
+
+*A contradicted specific fails the panel.* Where the golden answer gives a number, date,
+amount (money, a quantity with its unit, a percentage, a duration), time of day, ID, model
+code, e-mail or web address, and the answer gives another of the same kind in its place
+("within 14 days" against "within 30 days", "$45" against "$30", "ORD-103" against "ORD-102",
+"help@..." against "support@..."), both jurors that read the golden answer (reference and
+facts) give correctness 1 and name the two values: the median of the three fails, whatever the
+evidence juror finds. Values are compared as values, so the same fact written otherwise is
+no contradiction: "$30", "30 dollars", "USD 30"; "14 days", "two weeks"; "24 hours", "one day";
+"2025-03-14", "March 14, 2025", "the 14th of March". A judgement call: "a month" is 28 to 31
+days, so it holds "30 days" (people say "within a month" of a 30-day window) but not "14
+days". An answer that gives every value of the golden answer contradicts none, whatever it
+adds. What is read and how is in `_specifics`'s docstring. A name put where the golden answer
+has another ("Lyon" for "Paris", "Munich" for "Berlin", "John Smith" for "Maria Lopez") is
+caught where the words around it agree (see "Short and exact answers"); a verb that opens an
+instruction ("Email support@...", "Write to...") is no name. An answer that gives every
+specific of the golden answer is on topic (relevance 4 at least), whatever words the question
+used ("How fast do refunds arrive?", "within 5 business days").
 
 All three judge a short golden answer ("4", "Paris", "30 days") as a whole (see "Short and
 exact answers" below): an answer that gives it, after normalising case, punctuation and
@@ -53,7 +75,8 @@ What a rubric can ask of them (the `ReferenceJudge` interface):
     three jurors. The answer is cut into sentences (and pairs of adjacent sentences); for
     each, the share of the statement's content words it contains is measured (words such as
     "states" or "says" that only frame the statement are left out), and the statement's
-    specifics (IDs, amounts, numbers, addresses, dates) must all be in it. The best such span
+    specifics (IDs, amounts, numbers, addresses, dates) must all be in it (perhaps written
+    otherwise: "$30" as "30 dollars"). The best such span
     decides: "no" when it lacks a specific, or when it says the opposite (of its clauses that
     share a word with the statement, one is negated — "not", "no longer", "outside",
     "closed"... — exactly when the statement is not); otherwise "yes" when it holds at least
@@ -72,9 +95,10 @@ A rubric kind that writes no reference reply cannot be judged by these jurors: t
 are unavailable, with the reason.
 
 This module is the juror and the `ReferenceJudge` it hands the rubric; what they measure with
-lives beside it: `_words` (content words, specifics, a text's yes/no side), `_exact` (short and
-exact answers, swapped names), `_methods` (the three methods' scores) and `_statements`
-(``states``).
+lives beside it: `_words` (content words, specifics, a text's yes/no side), `_specifics`
+(numbers, dates, amounts, durations, IDs and addresses compared by value, and a contradicted
+one), `_exact` (short and exact answers, swapped names), `_methods` (the three methods' scores)
+and `_statements` (``states``).
 """
 
 from __future__ import annotations

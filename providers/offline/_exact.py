@@ -9,7 +9,8 @@ from difflib import SequenceMatcher
 from jury import Case
 from jury.adapters import Rating
 
-from ._words import FRAMING, ID, STOP, TOKEN, YES_NO_QUESTION, content, polarity, stem
+from ._specifics import carried, conflict, is_number, values
+from ._words import FRAMING, INSTRUCTIONS, STOP, TOKEN, YES_NO_QUESTION, content, polarity, stem
 
 # A golden answer of a few words ("4", "Paris", "30 days") is matched as a whole: after
 # normalising (case, punctuation, articles), with numbers compared as numbers ("4" = "4.0" =
@@ -21,41 +22,12 @@ from ._words import FRAMING, ID, STOP, TOKEN, YES_NO_QUESTION, content, polarity
 _SHORT_GOLD = 6
 _SHORT_ANSWER = 16
 _ARTICLES = frozenset({"a", "an", "the"})
-_NUMBER_WORDS = {
-    word: value
-    for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-}
-_DIGITS = re.compile(
-    r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w])"
-)
 _WORD = re.compile(r"[A-Za-z0-9$%]+(?:[-.'][A-Za-z0-9]+)*")
 
 
 def _words_of(text: str) -> list[str]:
     """The text's words, lower-cased, without punctuation or articles (SQuAD's normalising)."""
     return [t for t in TOKEN.findall(text.lower()) if t not in _ARTICLES]
-
-
-def _values(text: str) -> frozenset[float]:
-    """The numbers a text gives, as numbers: digits (IDs such as ORD-102 left out) and the
-    number words up to a thousand."""
-    bare = ID.sub(" ", text)
-    found = {float(m.replace(",", "")) for m in _DIGITS.findall(bare)}
-    found.update(float(_NUMBER_WORDS[w]) for w in TOKEN.findall(bare.lower()) if w in _NUMBER_WORDS)
-    return frozenset(found)
 
 
 def _number(value: float) -> str:
@@ -71,6 +43,7 @@ def _name_like(text: str, texts: str) -> set[str]:
         if w[0].isupper()
         and w.lower() not in STOP
         and w.lower() not in FRAMING
+        and w.lower() not in INSTRUCTIONS
         and not re.search(rf"(?<![\w-]){re.escape(w.lower())}(?![\w-])", texts)
     }
 
@@ -132,9 +105,14 @@ def short_answer(case: Case, answer: str) -> Rating | None:
         return None
     if contradiction(case, answer):
         return None  # the yes/no side decides, as for any answer
-    # The numbers the golden answer adds to the question ("Apollo 11" is the question's).
-    wanted, given = _values(gold) - _values(case.question), _values(answer)
-    if wanted and given and not wanted & given:
+    clash = conflict(case, answer)
+    if clash is not None:
+        return clash  # "14 days" for "30 days", "$5.99" for "$4.99"
+    # The numbers the golden answer adds to the question ("Apollo 11" is the question's), as
+    # numbers of any kind ("five apples" for "4"), unless it gives them all in other words
+    # ("one day" for "24 hours").
+    wanted, given = values(gold) - values(case.question), values(answer)
+    if wanted and given and not wanted & given and not carried(gold, answer):
         return Rating(
             1,
             f"gives {', '.join(map(_number, sorted(given)))} where the golden answer gives "
@@ -146,14 +124,10 @@ def short_answer(case: Case, answer: str) -> Rating | None:
     # "Paris" for "Paris is the capital of France": what the golden answer adds to the
     # question, and with "4.0" for "4" or "thirty" for "30", the same numbers.
     added = content(gold) - content(case.question)
-    missing = {w for w in added if not (wanted and _numeric(w))} - content(answer)
+    missing = {w for w in added if not (wanted and is_number(w))} - content(answer)
     if added and not missing and wanted <= given:
         return Rating(5, "gives what the golden answer gives (numbers compared as numbers)")
     return None
-
-
-def _numeric(word: str) -> bool:
-    return word in _NUMBER_WORDS or bool(re.fullmatch(r"\d[\d,]*(?:\.\d+)?%?", word))
 
 
 def contradiction(case: Case, answer: str) -> bool:

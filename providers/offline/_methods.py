@@ -13,7 +13,8 @@ from jury.adapters import Rating
 from jury.checks import find_redirect, find_refusal
 
 from ._exact import contradiction, short_answer
-from ._words import ID, YES_NO_QUESTION, claims, content, level, norm, polarity, present
+from ._specifics import carried, conflict, said_in
+from ._words import ID, YES_NO_QUESTION, claims, content, level, norm, polarity
 
 __all__ = ["METHODS", "Signals"]
 
@@ -74,6 +75,11 @@ def _relevance(case: Case, answer: str, refusing: bool) -> Rating:
         return Rating(4, f"speaks to {', '.join(sorted(ids)).upper()}, the subject of the question")
     if YES_NO_QUESTION.match(case.question) and polarity(answer) != 0 and score.value < 4:
         return Rating(4, "answers the yes/no question with a clear side")
+    given = carried(case.golden_answer or "", answer)
+    if given and score.value < 4:
+        # "How fast do refunds arrive?" answered "within 5 business days": the golden
+        # answer's own specifics are on topic, whatever words the question used.
+        return Rating(4, f"gives the golden answer's {', '.join(given[:3])}")
     return score
 
 
@@ -120,7 +126,7 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     other specifics (IDs, amounts, addresses, names, long numbers) still are.
     """
     evidence = _evidence_text(case) + "\n" + extra
-    unsupported = sorted(c for c in claims(answer) if not present(c, evidence))
+    unsupported = sorted(c for c in claims(answer) if not said_in(c, answer, evidence))
     words = content(answer)
     known = content(evidence)
     supported = len(words & known) / len(words) if words else 1.0
@@ -157,6 +163,18 @@ def _grounding(case: Case, answer: str, extra: str = "") -> tuple[Rating, Rating
     return Rating(faithful, why), halluc
 
 
+def _decided(case: Case, answer: str, opposite: Rating) -> Rating | None:
+    """Correctness where a rule decides it against the golden answer: a short answer matched
+    as a whole, the opposite side of a yes/no (`opposite`), or a number, date, amount or ID it
+    contradicts (`._specifics`); None where its words must."""
+    exact = short_answer(case, answer)
+    if exact is not None:
+        return exact
+    if contradiction(case, answer):
+        return opposite
+    return conflict(case, answer)
+
+
 def _reference(case: Case, answer: str) -> Signals:
     gold = case.golden_answer or ""
     refusing = refuses(case, answer)
@@ -165,16 +183,11 @@ def _reference(case: Case, answer: str) -> Signals:
         a, g = content(answer), content(gold)
         overlap = len(a & g)
         f1 = 2 * overlap / (len(a) + len(g)) if a and g else 0.0
-        exact = short_answer(case, answer)
-        if exact is not None:
-            scores["correctness"] = exact
-        elif contradiction(case, answer):
-            scores["correctness"] = Rating(2, "takes the opposite side to the golden answer")
-        else:
-            # Paraphrases share about half their content words; 0.6 F1 is a close match.
-            scores["correctness"] = Rating(
-                level(min(1.0, f1 / 0.6)), f"content-word F1 {f1:.2f} with the golden answer"
-            )
+        opposite = Rating(2, "takes the opposite side to the golden answer")
+        # Paraphrases share about half their content words; 0.6 F1 is a close match.
+        scores["correctness"] = _decided(case, answer, opposite) or Rating(
+            level(min(1.0, f1 / 0.6)), f"content-word F1 {f1:.2f} with the golden answer"
+        )
         if scores["correctness"].value <= 2:
             why = "would mislead the user" if f1 >= 0.5 else "leaves out much of the golden answer"
         else:
@@ -234,21 +247,18 @@ def _facts(case: Case, answer: str) -> Signals:
     key_claims = claims(gold) - claims(case.question)
     key_words = content(gold) - content(case.question)
     if gold:
-        found_claims = {c for c in key_claims if present(c, answer)}
+        found_claims = {c for c in key_claims if said_in(c, gold, answer)}
         found_words = key_words & content(answer)
         total = len(key_claims) * 2 + len(key_words)
         recall = (len(found_claims) * 2 + len(found_words)) / total if total else 1.0
         missing = sorted(key_claims - found_claims)
-        exact = short_answer(case, answer)
-        if exact is not None:
-            scores["correctness"] = exact
-        elif contradiction(case, answer):
-            scores["correctness"] = Rating(1, "contradicts the golden answer's yes/no")
-        else:
-            why = f"carries {recall:.0%} of the golden answer's key facts"
-            if missing:
-                why += f"; missing {', '.join(missing[:4])}"
-            scores["correctness"] = Rating(level(min(1.0, recall / 0.7)), why)
+        opposite = Rating(1, "contradicts the golden answer's yes/no")
+        why = f"carries {recall:.0%} of the golden answer's key facts"
+        if missing:
+            why += f"; missing {', '.join(missing[:4])}"
+        scores["correctness"] = _decided(case, answer, opposite) or Rating(
+            level(min(1.0, recall / 0.7)), why
+        )
         scores["helpfulness"] = Rating(
             level(min(1.0, recall / 0.6)), f"key-fact recall {recall:.0%}"
         )

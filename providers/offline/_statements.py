@@ -9,6 +9,7 @@ from itertools import pairwise
 from jury.adapters import Judgement
 from jury.checks import EMAIL
 
+from ._specifics import said_in
 from ._words import (
     AMOUNT,
     DATE,
@@ -21,7 +22,6 @@ from ._words import (
     URL,
     content,
     norm,
-    present,
     stem,
 )
 
@@ -75,7 +75,7 @@ def check_statement(statement: str, answer: str) -> Judgement:
     specifics = _specifics(statement)
     best: tuple[bool, float, str] | None = None
     for span in _spans(answer):
-        has_all = all(present(s, span) for s in specifics)
+        has_all = all(said_in(s, statement, span) for s in specifics)
         share = len(wanted & content(span)) / len(wanted) if wanted else 0.0
         if best is None or (has_all, share) > best[:2]:
             best = (has_all, share, span)
@@ -83,7 +83,7 @@ def check_statement(statement: str, answer: str) -> Judgement:
         return Judgement("no", "the answer is empty")
     has_all, share, span = best
     if not has_all:
-        missing = sorted(s for s in specifics if not present(s, span))
+        missing = sorted(s for s in specifics if not said_in(s, statement, span))
         return Judgement("no", f"no sentence of the answer mentions {', '.join(missing)}")
     if share >= 0.4 and _opposite(statement, span):
         return Judgement("no", "the closest sentence says the opposite")

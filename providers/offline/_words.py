@@ -48,6 +48,14 @@ FRAMING = frozenset(
     explain notes note promises promise declares declare reports report""".split()
 )
 
+#: Verbs that open an instruction ("Email support@...", "Write to..."): written with a capital
+#: at a sentence's start, never a name.
+INSTRUCTIONS = frozenset(
+    """add ask book call cancel check choose click contact copy email enter fill find follow go
+    log message open order pay pick press print reply return see select send sign start submit
+    tap try type use visit wait write""".split()
+)
+
 
 def stem(word: str) -> str:
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):

@@ -37,7 +37,7 @@ ANSWERS = [
     "I cannot help you with laptops; visit shop.example/help.",
     "Please contact support@shop.example about laptops.",  # a soft phrase
     "The ROG Strix is a great laptop for games.",
-    "I can't help but recommend the ROG Strix.",  # a false refusal, in both alike
+    "I can't help but recommend the ROG Strix.",  # an idiom: a refusal to neither
 ]
 
 

@@ -74,7 +74,7 @@ async def test_numbers_are_compared_as_numbers() -> None:
     assert (await judged(by_id("sum-decimal"))).verdict is Verdict.PASS  # 4.0 for 4
     assert (await judged(by_id("window-words"))).verdict is Verdict.PASS  # thirty for 30
     wrong = await judged(by_id("shipping-price-wrong"))
-    assert "gives 5.99 where the golden answer gives 4.99" in reasons(wrong)
+    assert "gives $5.99 where the golden answer gives $4.99" in reasons(wrong)
 
 
 async def test_an_answer_without_evidence_is_not_called_a_hallucination() -> None:
