@@ -1,8 +1,8 @@
 """Ratings (units x raters, with missing cells) and the result every agreement statistic returns.
 
 A rating is missing when a juror had no valid vote on a case: unavailable, invalid and abstained
-votes are missing, never a zero or a "fail" (docs/architecture.md, principle 2). Values are kept as codes
-into an ordered value domain, so the statistics never round a score into a category.
+votes are missing, never a zero or a "fail" (docs/architecture.md, principle 2). Values are kept
+as codes into an ordered value domain, so the statistics never round a score into a category.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The error choke point's parts: the direct transport's HTTP errors, HTTP statuses mapped to
-the project's error tree (docs/architecture.md), the server's requested delay, and aiohttp's errors."""
+the project's error tree (docs/architecture.md), the server's requested delay, and aiohttp's
+errors."""
 
 from __future__ import annotations
 

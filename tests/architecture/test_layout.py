@@ -1,5 +1,5 @@
-"""The layout rules of docs/architecture.md, checked on the source: no import circle, commands that do
-not import each other, and the engine reaching providers and rubrics only by name."""
+"""The layout rules of docs/architecture.md, checked on the source: no import circle, commands
+that do not import each other, and the engine reaching providers and rubrics only by name."""
 
 from __future__ import annotations
 

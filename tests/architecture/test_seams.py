@@ -1,5 +1,6 @@
-"""The seams of docs/architecture.md, checked on the source: built-in adapters and rubric kinds are built
-from public names only (`jury`, `jury.adapters`, `jury.checks`...), as an outside one must be.
+"""The seams of docs/architecture.md, checked on the source: built-in adapters and rubric kinds
+are built from public names only (`jury`, `jury.adapters`, `jury.checks`...), as an outside one
+must be.
 Every import counts: deferred ones and those for the type checker too."""
 
 from __future__ import annotations

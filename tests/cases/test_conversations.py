@@ -340,8 +340,8 @@ def test_what_must_never_be_said_is_checked_in_every_assistant_turn() -> None:
 
 
 def test_the_readme_conversation_loads_as_documented() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Conversations and agent trajectories") :]
+    page = (Path(__file__).parents[2] / "docs/cases.md").read_text(encoding="utf-8")
+    section = page[page.index("## Conversations and agent trajectories") :]
     found = re.search(r"```json\n(.*?)```", section, re.S)
     assert found is not None
     case = Case.model_validate(json.loads(found.group(1)))

@@ -11,11 +11,11 @@ import pytest
 
 from jury import ConfigError, load_cases
 
-README = Path(__file__).parents[2] / "README.md"
+CASES_PAGE = Path(__file__).parents[2] / "docs/cases.md"
 
 
 def readme_case() -> str:
-    cases = README.read_text("utf-8").split("\n## Cases\n", 1)[1]
+    cases = CASES_PAGE.read_text("utf-8").split("\n## Cases\n", 1)[1]
     return cases.split("```json\n", 1)[1].split("```", 1)[0]
 
 

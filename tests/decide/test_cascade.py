@@ -156,8 +156,8 @@ def test_the_readme_examples_of_a_learned_jury_and_a_cascade_parse() -> None:
 
     from jury.panel._panel import panel_from_mapping
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text("utf-8")
-    section = readme[readme.index("## A jury that beats its best juror") :]
+    page = (Path(__file__).parents[2] / "docs/labels-and-learned-juries.md").read_text("utf-8")
+    section = page[page.index("## A jury that beats its best juror") :]
     learned, tiers = re.findall(r"```toml\n(.*?)```", section, re.S)[:2]
     panel = panel_from_mapping(tomllib.loads(learned + tiers))
     assert panel.aggregation == "learned"

@@ -33,8 +33,7 @@ import yaml
 from sybil import Example, Sybil
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
 
-from jury import Case, load_cases
-from jury.adapters import load_rubric
+from jury import Case, load_cases, load_rubric
 from jury.cli._main import build_parser
 from jury.panel._panel import panel_from_mapping
 
@@ -86,10 +85,14 @@ def _toml(example: Example) -> None:
         path.write_text(text, encoding="utf-8")
         load_rubric(str(path))
     elif JURY_KEYS & set(data):
-        given = data if {"jurors", "juror", "tier"} & set(data) else {
-            "jurors": ["offline/reference"],
-            **data,
-        }
+        given = (
+            data
+            if {"jurors", "juror", "tier"} & set(data)
+            else {
+                "jurors": ["offline/reference"],
+                **data,
+            }
+        )
         panel_from_mapping(given)
     else:
         raise AssertionError(f"line {example.line}: a TOML block that is no jury or rubric file")
@@ -113,8 +116,8 @@ def _json(example: Example) -> None:
 
 def _commands(text: str) -> Iterator[list[str]]:
     """Each ``jury`` command of a shell block, as its arguments."""
-    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
-        line = line.strip().removeprefix("$ ")
+    for given in re.sub(r"\\\n\s*", " ", text).splitlines():
+        line = given.strip().removeprefix("$ ")
         for part in re.split(r"&&|\|\||;", line):
             words = shlex.split(part.split(" | ")[0].split(" > ")[0], comments=True)
             while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):

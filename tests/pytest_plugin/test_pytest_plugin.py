@@ -147,8 +147,8 @@ JUDGED = Path(__file__).parents[1] / "judged"
 JURY_MARK = 'pytest.mark.jury(file=HERE / "jury.toml")'
 STRICT_MARK = f"pytestmark = [pytest.mark.asyncio, {JURY_MARK}]"
 README_EXAMPLE = re.search(
-    r"## pytest plugin\n\n```python\n(.*?)```",
-    (ROOT / "README.md").read_text(encoding="utf-8"),
+    r"```python\n(.*?)```",
+    (ROOT / "docs/pytest-plugin.md").read_text(encoding="utf-8"),
     re.S,
 )
 README_MARK = "@pytest.mark.asyncio  # pytest-asyncio in strict mode"

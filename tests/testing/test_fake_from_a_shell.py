@@ -94,9 +94,9 @@ def test_the_printed_exports_point_a_jury_of_real_judges_at_the_fake(tmp_path: P
 
 
 def test_the_readme_shows_the_exports_the_module_prints() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**The fake from a shell.**") :]
-    start = section.index("```console\n")
+    page = (ROOT / "docs/testing.md").read_text(encoding="utf-8")
+    section = page[page.index("**The fake from a shell.**") :]
+    start = section.index("```text\n")
     block = section[start : section.index("```\n", start + 1)]
     names = tuple(exported(line)[0] for line in block.splitlines() if line.startswith("export "))
     assert names == EXPORTED

@@ -1,5 +1,6 @@
-"""The README's examples are real: its case line loads, its jury file parses, and its judge
-model and rubric kind judge cases."""
+"""The manual's examples do what the manual says: its case line loads, its jury file parses,
+and its judge model and rubric kind judge cases (tests/docs/test_code_blocks.py runs every
+block; these hold what a block means)."""
 
 from __future__ import annotations
 
@@ -17,25 +18,30 @@ from jury.engine._limits import limits_for
 from jury.panel._panel import panel_from_mapping
 from jury.testing import FakeClock
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).parents[2] / "docs"
 
 
-def block(after: str, language: str) -> str:
-    section = README[README.index(after) :]
+def page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def block(name: str, after: str, language: str) -> str:
+    text = page(name)
+    section = text[text.index(after) :]
     found = re.search(rf"```{language}\n(.*?)```", section, re.S)
     assert found is not None
     return found.group(1)
 
 
 def test_the_case_example_loads_as_documented() -> None:
-    case = Case.model_validate(json.loads(block("## Cases", "json")))
+    case = Case.model_validate(json.loads(block("cases.md", "## Cases", "json")))
     assert case.expected_tool == "getOrderStatus"
     assert case.answer is not None
     assert case.trace.tool_calls[0].arguments == "ORD-101"
 
 
 def test_the_jury_file_example_parses() -> None:
-    panel = panel_from_mapping(tomllib.loads(block("## Jury file", "toml")))
+    panel = panel_from_mapping(tomllib.loads(block("jury-files.md", "# Jury files", "toml")))
     assert panel.effective_quorum == 2
     assert panel.retry.retry_after_cap == 120
     assert panel.retry.rate_limit_wait == 300
@@ -47,7 +53,7 @@ def test_the_jury_file_example_parses() -> None:
 
 
 def test_the_field_map_example_reads_a_chat_export(tmp_path: Path) -> None:
-    data = tomllib.loads(block("### Formats and mapping", "toml"))
+    data = tomllib.loads(block("cases.md", "### Formats and mapping", "toml"))
     panel = panel_from_mapping({"jurors": ["offline/reference"], **data})
     record = {
         "id": "r1",
@@ -61,7 +67,7 @@ def test_the_field_map_example_reads_a_chat_export(tmp_path: Path) -> None:
 
 
 def test_the_real_judges_example_parses() -> None:
-    panel = panel_from_mapping(tomllib.loads(block("## Real judges", "toml")))
+    panel = panel_from_mapping(tomllib.loads(block("providers.md", "# Providers", "toml")))
     assert panel.jurors[2].family == "meta"
     assert panel.providers["openai"].rpm == 500
 
@@ -69,19 +75,19 @@ def test_the_real_judges_example_parses() -> None:
 def test_the_default_models_the_readme_lists_are_the_default_panels() -> None:
     from jury.panel._defaults import DEFAULT_JURORS
 
-    section = README[README.index("## Real judges") : README.index("## Rubrics")]
+    section = page("providers.md")
     listed = re.findall(r"^\| `([a-z]+/[^`]+)` \|", section, re.M)
     assert listed == [model for model, _ in DEFAULT_JURORS]
 
 
 def run(snippet: str, namespace: dict[str, Any]) -> None:
-    """Run a README snippet as a module of its own would (without this file's
+    """Run a manual snippet as a module of its own would (without this file's
     ``from __future__ import annotations``, which pydantic models would feel)."""
-    exec(compile(snippet, "README.md", "exec", dont_inherit=True), namespace)
+    exec(compile(snippet, "docs/extending.md", "exec", dont_inherit=True), namespace)
 
 
 class Gateway:
-    """The in-house client the README's judge model wraps: busy once, then it names a tone."""
+    """The in-house client the manual's judge model wraps: busy once, then it names a tone."""
 
     def __init__(self, busy: type[Exception]) -> None:
         self.busy: type[Exception] | None = busy
@@ -105,8 +111,8 @@ async def test_the_extension_examples_judge_cases_together(
     monkeypatch.setattr(_registry, "_RUBRIC_KINDS", dict(_registry._RUBRIC_KINDS))
     # The tables are filled on first use: that use must not outlive the test's copies.
     monkeypatch.setattr(_registry, "_loaded", set(_registry._loaded))
-    judge_model = block("### A judge model of your own", "python")
-    rubric_kind = block("### A rubric kind of your own", "python")
+    judge_model = block("extending.md", "## A judge model of your own", "python")
+    rubric_kind = block("extending.md", "## A rubric kind of your own", "python")
     for snippet in (judge_model, rubric_kind):
         assert len(snippet.splitlines()) < 40
         imported = re.findall(r"^(?:from|import) (jury\S*)", snippet, re.M)
@@ -151,10 +157,11 @@ LAYER_OF_STEP = {
 
 
 def test_the_path_of_one_case_names_files_that_exist_in_their_layers_folder() -> None:
-    section = README[README.index("One case through `jury run`") :]
+    text = page("development.md")
+    section = text[text.index("One case through `jury run`") :]
     rows = re.findall(r"^\| ([a-z-]+) \| `([^`]+)` \|", section, flags=re.MULTILINE)
     assert [step for step, _ in rows] == list(LAYER_OF_STEP)
-    root = Path(__file__).parent.parent
+    root = Path(__file__).parents[2]
     for step, path in rows:
         assert path.startswith(LAYER_OF_STEP[step]), (step, path)
         assert (root / path).is_file(), path
@@ -168,12 +175,12 @@ def test_the_release_gate_example_runs_its_agent_and_passes_the_gate(
 ) -> None:
     from jury.cli import main
 
-    section = "## The release gate"
+    section = "## Golden set"
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
-    (tmp_path / "golden.jsonl").write_text(block(section, "jsonl"))
-    (tmp_path / "agent.py").write_text(block(section, "python"))
-    command = block(section, "bash").split("#")[0].split()
+    (tmp_path / "golden.jsonl").write_text(block("release-gate.md", section, "jsonl"))
+    (tmp_path / "agent.py").write_text(block("release-gate.md", section, "python"))
+    command = block("release-gate.md", section, "bash").split("#")[0].split()
     assert command == ["jury", "run", "golden.jsonl", "--agent", "agent.py:answer"]
     assert main([*command[1:], "--out", "run"]) == 0
     recorded = json.loads((tmp_path / "run" / "cases.jsonl").read_text())

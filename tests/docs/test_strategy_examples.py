@@ -1,4 +1,4 @@
-"""The README's seats are real: its jury file seats one model twice under two names, and its
+"""The manual's seats are real: its jury file seats one model twice under two names, and its
 "A strategy of your own" example registers a strategy that a seat then judges with."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import tomllib
 from typing import Any
 
 import pytest
-from test_readme import block
+from test_examples import block
 
 from jury import Case, Juror, Jury, Panel, VoteStatus
 from jury.adapters import JudgeRequest, _strategy
@@ -19,7 +19,8 @@ from jury.testing import ScriptedModel, valid_reply
 
 
 def test_the_seats_example_seats_one_model_twice_under_two_names() -> None:
-    panel = panel_from_mapping(tomllib.loads(block("### Seats: a model and a strategy", "toml")))
+    seats = block("jury-files.md", "## Seats: a model and a strategy", "toml")
+    panel = panel_from_mapping(tomllib.loads(seats))
     assert [j.id for j in panel.jurors] == [
         "openai/gpt-5.4-mini-2026-03-17",
         "openai/gpt-5.4-mini-2026-03-17+metrics_reference",
@@ -40,9 +41,9 @@ def test_the_strategy_example_registers_a_strategy_a_seat_judges_with(
     # The example registers a strategy: only for this test.
     _strategy._strategies()
     monkeypatch.setattr(_strategy, "_STRATEGIES", dict(_strategy._STRATEGIES))
-    snippet = block("### A strategy of your own", "python")
+    snippet = block("extending.md", "## A strategy of your own", "python")
     assert set(re.findall(r"^(?:from|import) (jury\S*)", snippet, re.M)) == {"jury.adapters"}
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, "docs/extending.md", "exec"), {})
 
     def judge(request: JudgeRequest) -> dict[str, Any]:
         return valid_reply(request.schema) | {"objection": "the window is 30 days, not 20"}
