@@ -30,13 +30,19 @@ if TYPE_CHECKING:
 
 __all__ = ["AnthropicMessages"]
 
+#: The error type of each status, as the API names them (https://docs.anthropic.com/en/api/
+#: errors; the types are the SDK's ``types/shared/error_type.py``, 409's its
+#: ``_error_classes.py`` ``(409, None): ConflictError``); any other status is an api_error.
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
     402: "billing_error",
     403: "permission_error",
     404: "not_found_error",
+    409: "conflict_error",
+    413: "request_too_large",
     429: "rate_limit_error",
+    504: "timeout_error",
     529: "overloaded_error",
 }
 
@@ -284,6 +290,30 @@ class AnthropicMessages(WireProtocol):
                 "type": "rate_limit_error",
                 "message": message or "Your organization has reached its contract spend limit.",
                 "details": {"error_code": "contract_spend_limit_reached"},
+            }
+            return 429, {"type": "error", "error": error}
+        # The SDK's _error_classes.py: ``(400, "organization_on_hold")``, "Anthropic has
+        # disabled the organization for trust and safety reasons", with an ``appeal_url``
+        # (types/shared/organization_on_hold_error_details.py); ``(429,
+        # "ramp_limit_exceeded")``, a limit on how fast usage grows, "Retry after the time in
+        # the retry-after header" (types/shared/ramp_limit_exceeded_error.py). The error
+        # code travels in ``error.details.error_code`` (``extract_error_code``, _exceptions.py);
+        # the messages and the appeal address are this fake's own (the SDK quotes none).
+        if which == "organization_on_hold":
+            error = {
+                "type": "invalid_request_error",
+                "message": message or "This organization has been disabled.",
+                "details": {
+                    "error_code": "organization_on_hold",
+                    "appeal_url": "https://support.anthropic.com/appeal",
+                },
+            }
+            return 400, {"type": "error", "error": error}
+        if which == "ramp_limit":
+            error = {
+                "type": "rate_limit_error",
+                "message": message or "The request would exceed a ramp limit.",
+                "details": {"error_code": "ramp_limit_exceeded"},
             }
             return 429, {"type": "error", "error": error}
         return self.quota_exhausted(message)

@@ -11,7 +11,14 @@ shapes it reads and writes, what it refuses. `FakeBatches` owns what they share:
   when it is cancelled, or when a test ends every batch at once (`end`);
 - `faults` makes a share of requests error or expire (chosen by a hash of the request, so the
   same request fares the same in every run), and a share of whole batches expire;
-- ``inject(Fault.http(429, retry_after=...), model=BATCHES)`` refuses the next batch creates;
+- every batch route is gated as the online calls are (`jury.testing._wire.gate`): the
+  credential and version headers checked in strict mode, then a key in `rejected_keys`
+  refused in the API's words; every call of each API is authenticated alike
+  (https://platform.openai.com/docs/api-reference/authentication,
+  https://docs.anthropic.com/en/api/overview, https://ai.google.dev/api#authentication);
+- ``inject(Fault.http(429, retry_after=...), model=BATCHES)`` refuses the next batch creates
+  (``Fault.quota()`` and ``Fault.account(...)`` too, in the provider's words: an account
+  that cannot pay cannot create a batch either);
   ``inject(Fault.http(503), model=RESULTS)`` (or ``Fault.drop()``, a connection reset) spoils
   the next downloads of results (OpenAI's file content, Anthropic's results; "Retrieve file
   content always fails with 502 Bad gateway" is a thread of its own at
@@ -36,10 +43,11 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from aiohttp import web
 
+from ._error_replies import STOPS, stop_body, stop_reply
 from ._faults import Fault
 from ._log import LoggedRequest, redacted
 from ._protocols import protocol_for
-from ._wire import Ending, Provider, WireProtocol
+from ._wire import Ending, Provider, Refusal, WireProtocol, refused_or_rejected
 
 __all__ = ["BATCHES", "RESULTS", "BatchHost", "BatchProtocol", "FakeBatches", "Job", "Result"]
 
@@ -53,6 +61,7 @@ class BatchHost(Protocol):
     log_requests: bool
     strict: bool
     served: dict[str, int]
+    rejected_keys: set[str]
 
     @property
     def elapsed(self) -> float: ...
@@ -129,6 +138,11 @@ class BatchProtocol:
     def error(self, status: int, message: str) -> web.Response:
         body = protocol_for(self.provider).error_body(status, message)
         return web.json_response(body, status=status)
+
+    def header_refusal(self, headers: Mapping[str, str]) -> Refusal | None:
+        """Why the API refuses a batch call's credential or version headers (strict mode):
+        as its online calls' (OpenAI's batch routes override it)."""
+        return protocol_for(self.provider).header_refusal(headers, "")
 
 
 class FakeBatches:
@@ -209,6 +223,14 @@ class FakeBatches:
             )
             if self.server.log_requests:
                 self.server.requests.append(logged)
+            refusal = api.header_refusal(request.headers) if self.server.strict else None
+            protocol = protocol_for(api.provider)
+            stop = refused_or_rejected(
+                protocol, request.headers, refusal, self.server.rejected_keys
+            )
+            if stop is not None:
+                logged.status = stop[0]
+                return web.json_response(stop[1], status=stop[0])
             response = await handle(request, self, logged)
             logged.status = response.status
             return response
@@ -222,8 +244,11 @@ class FakeBatches:
         return f"{prefix}{self._seq:06d}{hashlib.sha256(str(self._seq).encode()).hexdigest()[:8]}"
 
     def refused(self, api: BatchProtocol, logged: LoggedRequest) -> web.Response | None:
-        """An injected fault for a batch create (``inject(..., model=BATCHES)``)."""
+        """An injected fault for a batch create (``inject(..., model=BATCHES)``): an error
+        status, or a quota or account stop in the provider's words."""
         fault = self.server.take_fault(BATCHES)
+        if fault is not None and fault.kind in STOPS:
+            return stop_reply(protocol_for(api.provider), fault)
         if fault is None or fault.kind != "status":
             return None
         response = api.error(fault.status, fault.message or f"injected {fault.status}")
@@ -318,10 +343,11 @@ class FakeBatches:
             if reply.kind == "status":
                 message = reply.message or f"injected {reply.status}"
                 return reply.status, protocol.error_body(reply.status, message)
-            if reply.kind == "quota":
-                return protocol.quota_exhausted(reply.message)
-            if reply.kind == "overloaded":
-                return protocol.overloaded()
+            if reply.kind in STOPS:
+                # An account stop inside a batch is that request's error, as online (an
+                # Anthropic result's error is the online error body: the SDK's
+                # ``message_batch_errored_result.py``, ``error: ErrorResponse``).
+                return stop_body(protocol, reply)
             if reply.kind in ("hang", "drop", "malformed"):
                 # Nothing a batch could return for it: the provider's own failure.
                 return 500, protocol.error_body(500, f"injected {reply.kind}")

@@ -3,15 +3,19 @@ the headers a provider sends along."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 if TYPE_CHECKING:
+    from ._faults import Fault
     from ._log import LoggedRequest
     from ._wire import WireProtocol
 
-__all__ = ["error_headers", "error_response"]
+__all__ = ["STOPS", "error_headers", "error_response", "stop_body", "stop_reply"]
+
+#: The fault kinds that stop a call in the provider's words (`stop_body`).
+STOPS = ("quota", "account", "overloaded")
 
 
 def error_headers(
@@ -46,3 +50,21 @@ def error_response(
     logged.status = status
     headers = error_headers(retry_after, ms, hint)
     return web.json_response(protocol.error_body(status, message), status=status, headers=headers)
+
+
+def stop_reply(protocol: WireProtocol, fault: Fault) -> web.Response:
+    """A fault that stops a call in its provider's words, online or at a batch create: a
+    used-up quota, an account-level stop or limit (`Fault.account`), or the service
+    overloaded, with its ``retry-after`` when the fault gives one."""
+    status, body = stop_body(protocol, fault)
+    return web.json_response(body, status=status, headers=error_headers(fault.retry_after, None))
+
+
+def stop_body(protocol: WireProtocol, fault: Fault) -> tuple[int, dict[str, Any]]:
+    """The status and body of a ``quota``, ``account`` or ``overloaded`` fault (a request
+    inside a batch gets them as its result)."""
+    if fault.kind == "account":
+        return protocol.account_stop(fault.field or "", fault.message)
+    if fault.kind == "quota":
+        return protocol.quota_exhausted(fault.message)
+    return protocol.overloaded()

@@ -33,8 +33,11 @@ class Fault:
     ``status``: answer with an HTTP error (a 429's delay as the provider gives it: headers, or
     Gemini's ``RetryInfo``); ``quota``: the provider's "no quota left" (OpenAI
     ``insufficient_quota``, a Gemini per-day ``QuotaFailure``, Anthropic's spend limit);
-    ``account``: another account-level stop, named (Anthropic's ``usage_limits`` set by the
-    user, ``billing``, ``contract_spend_limit``; a used-up quota where a protocol has none);
+    ``account``: another account-level stop or limit, named (Anthropic's ``usage_limits`` set
+    by the user, ``billing``, ``contract_spend_limit``, ``organization_on_hold``, and its
+    ``ramp_limit``, a 429 that is no stop: it is waited out; Gemini's ``prepay``, prepaid
+    credits used up; a used-up quota where a protocol has none), with `retry_after` as a
+    ``retry-after`` header when given;
     ``overloaded``: its "busy for everyone" (Anthropic 529 ``overloaded_error``, 503
     elsewhere); ``latency``: answer normally after a delay; ``hang``: never answer (until the
     server closes); ``drop``: close the connection without an answer; ``malformed``: a 200
@@ -98,9 +101,10 @@ class Fault:
         return cls("quota", message=message)
 
     @classmethod
-    def account(cls, which: str, message: str = "") -> Fault:
-        """An account-level stop named `which` (see the class's list): no retry clears it."""
-        return cls("account", field=which, message=message)
+    def account(cls, which: str, message: str = "", *, retry_after: float | None = None) -> Fault:
+        """An account-level stop or limit named `which` (see the class's list); `retry_after`
+        is sent as its ``retry-after`` header."""
+        return cls("account", retry_after=retry_after, field=which, message=message)
 
     @classmethod
     def overloaded(cls) -> Fault:

@@ -357,6 +357,18 @@ class GeminiGenerateContent(WireProtocol):
     def overloaded(self) -> tuple[int, dict[str, Any]]:
         return 503, self.error_body(503, "The model is overloaded. Please try again later.")
 
+    def account_stop(self, which: str, message: str) -> tuple[int, dict[str, Any]]:
+        # Prepaid credits used up answer HTTP 402 RESOURCE_EXHAUSTED, no longer a 429
+        # (announced on Google's developer forum, https://discuss.ai.google.dev/t/183654);
+        # the words as the API sent them with the 429 (https://discuss.ai.google.dev/t/170539).
+        if which == "prepay":
+            text = message or (
+                "Your prepayment credits are depleted. Please go to AI Studio at "
+                "https://ai.studio/projects to manage your project and billing."
+            )
+            return 402, {"error": {"code": 402, "message": text, "status": "RESOURCE_EXHAUSTED"}}
+        return self.quota_exhausted(message)
+
     def credential(self, headers: Mapping[str, str]) -> str | None:
         # The Gemini API's key header (https://ai.google.dev/api#authentication), or Vertex
         # AI's OAuth bearer token.

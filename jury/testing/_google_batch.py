@@ -19,7 +19,8 @@ https://ai.google.dev/api/batch-api (google-genai's ``batches.py``: what
   operation's "error result ... in case of failure or cancellation", google-genai's
   ``types.Operation.error``; ``faults(fail_batches=...)``);
 - ``output.inlinedResponses.inlinedResponses``, in input order: ``{"response", "metadata"}``
-  or ``{"error": {"code", "message"}, "metadata"}`` (a google.rpc status).
+  or ``{"error": {"code", "message", "details"}, "metadata"}`` (a google.rpc status: a
+  request's used-up quota or prepaid credits come as its online call's would).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ __all__ = ["GeminiBatch"]
 
 MAX_INLINE = 20 * 1000 * 1000
 _TYPE = "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch"
-#: HTTP statuses as google.rpc codes, for an errored request's status.
-_RPC = {400: 3, 401: 16, 403: 7, 404: 5, 429: 8, 500: 13, 503: 14, 504: 4}
+#: HTTP statuses as google.rpc codes, for an errored request's status: the 402 of prepaid
+#: credits used up says RESOURCE_EXHAUSTED (8), as a 429 does.
+_RPC = {400: 3, 401: 16, 402: 8, 403: 7, 404: 5, 429: 8, 500: 13, 503: 14, 504: 4}
 _VERSION = r"{version:v1(?:beta|alpha)?}"
 
 
@@ -181,8 +183,12 @@ class GeminiBatch(BatchProtocol):
             if result.kind == "succeeded":
                 items.append(f'{{"response": {result.body}, "metadata": {meta}}}')
             else:
+                # A google.rpc Status, its details kept (a QuotaFailure names a per-day quota:
+                # https://cloud.google.com/apis/design/errors#error_model).
                 error = json.loads(result.body).get("error") or {}
                 status = {"code": _RPC.get(result.status, 13), "message": error.get("message")}
+                if error.get("details"):
+                    status["details"] = error["details"]
                 items.append(f'{{"error": {json.dumps(status)}, "metadata": {meta}}}')
         return '{"inlinedResponses": {"inlinedResponses": [' + ", ".join(items) + "]}}"
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any, ClassVar
@@ -39,7 +40,8 @@ from aiohttp import web
 
 from ._batches import BatchProtocol, FakeBatches, Job
 from ._log import LoggedRequest
-from ._wire import Provider
+from ._openai import NO_KEY
+from ._wire import Provider, Refusal, bearer
 
 __all__ = ["OpenAIBatch"]
 
@@ -64,6 +66,11 @@ class OpenAIBatch(BatchProtocol):
         ("GET", "/v1/batches/{batch_id}", "retrieve"),
         ("POST", "/v1/batches/{batch_id}/cancel", "cancel"),
     )
+
+    def header_refusal(self, headers: Mapping[str, str]) -> Refusal | None:
+        # The batch and file routes are OpenAI's own (no compatible server serves them: the
+        # adapters send none there), so every call of them needs OpenAI's key.
+        return None if bearer(headers) else NO_KEY
 
     async def upload(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest

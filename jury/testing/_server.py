@@ -25,7 +25,7 @@ from ._addresses import Addresses
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
 from ._compatible import COMPATIBLE, add_compatible_routes, compatible_refusal, compatible_reply
-from ._error_replies import error_headers, error_response
+from ._error_replies import STOPS, error_headers, error_response, stop_reply
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
 from ._protocols import PROTOCOLS
@@ -342,16 +342,10 @@ class FakeProviderServer(Addresses):
                 ms=fault.retry_after_ms,
                 hint=fault.should_retry,
             )
-        if fault.kind in ("quota", "overloaded", "account"):
-            status, body = (
-                protocol.account_stop(fault.field or "", fault.message)
-                if fault.kind == "account"
-                else protocol.quota_exhausted(fault.message)
-                if fault.kind == "quota"
-                else protocol.overloaded()
-            )
-            logged.status = status
-            return web.json_response(body, status=status)
+        if fault.kind in STOPS:
+            response = stop_reply(protocol, fault)
+            logged.status = response.status
+            return response
         if fault.kind == "hang":
             await self._closing.wait()
             return web.Response(status=503)  # nobody is listening by now

@@ -260,6 +260,17 @@ def gate(
     refusal = protocol.header_refusal(headers, model) if strict else None
     if refusal is None and models is not None and model not in models:
         refusal = protocol.model_not_found(model)
+    return refused_or_rejected(protocol, headers, refusal, rejected)
+
+
+def refused_or_rejected(
+    protocol: WireProtocol,
+    headers: Mapping[str, str],
+    refusal: Refusal | None,
+    rejected: frozenset[str] | set[str],
+) -> tuple[int, dict[str, Any]] | None:
+    """The answer to a request whose headers were refused (`refusal`), else to a key the
+    account was set to refuse, else None: the end of `gate`, which the batch routes share."""
     if refusal is not None:
         return refusal.status, protocol.refused_body(refusal)
     key = protocol.credential(headers)

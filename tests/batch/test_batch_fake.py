@@ -9,15 +9,18 @@ from typing import Any
 import aiohttp
 import pytest
 
+from conftest import FAKE_HEADERS
 from jury.testing import FakeProviderServer
 
 
 async def call(
     server: FakeProviderServer, method: str, path: str, **options: Any
 ) -> tuple[int, Any]:
+    # Every batch route checks the credential and version headers, as the online calls do.
+    headers = FAKE_HEADERS | options.pop("headers", {})
     async with (
         aiohttp.ClientSession() as session,
-        session.request(method, server.url + path, **options) as response,
+        session.request(method, server.url + path, headers=headers, **options) as response,
     ):
         raw = await response.read()
         try:

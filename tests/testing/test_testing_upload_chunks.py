@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
+from conftest import FAKE_HEADERS
 from jury.testing import FakeProviderServer
 
 BOUNDARY = "jury-chunks-4b1d"
@@ -77,7 +78,7 @@ async def test_an_upload_whose_body_arrives_in_uneven_pieces_is_stored_once_as_s
     pieces = cuts(body, CONTENT)
     assert b"".join(pieces) == body
     assert len(pieces) > 6
-    headers = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+    headers = FAKE_HEADERS | {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
     async with (
         aiohttp.ClientSession() as session,
         session.post(server.url + "/v1/files", data=paced(pieces), headers=headers) as response,
@@ -94,6 +95,8 @@ async def test_an_upload_whose_body_arrives_in_uneven_pieces_is_stored_once_as_s
     assert server.batches.files[uploaded["id"]] == ("batch", "input.jsonl", CONTENT)
     async with (
         aiohttp.ClientSession() as session,
-        session.get(f"{server.url}/v1/files/{uploaded['id']}/content") as response,
+        session.get(
+            f"{server.url}/v1/files/{uploaded['id']}/content", headers=FAKE_HEADERS
+        ) as response,
     ):
         assert await response.read() == CONTENT
