@@ -58,7 +58,7 @@ class Server:
 
     def describe(self) -> str:
         """One line: the server, how it takes a schema, its slots and model file."""
-        name = f"{self.kind} {self.version}".strip() if self.kind else "an unrecognised server"
+        name = f"{self.kind} {self.version or ''}".strip() if self.kind else "a server"
         parts = [f"{name} (found by {self.found_by})" if self.found_by else name]
         parts.append(
             "takes the schema as json_object + schema"

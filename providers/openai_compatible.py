@@ -27,8 +27,8 @@ import os
 import re
 from typing import Any
 
-from jury import ConfigError, JurorUnusable, ProviderLimits
-from jury.adapters import InvalidRequestError, family_of
+from jury import ConfigError, JurorUnusable, ProviderError, ProviderLimits
+from jury.adapters import InvalidRequestError, JudgeReply, family_of
 
 from ._servers import discover, is_local
 from ._wire import read_key
@@ -57,6 +57,10 @@ LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(
 #: a few sentences, where a small model left unbounded rambles until the output limit.
 TEXT_LIMIT = 600
 _FORMATS = ("json_schema", "json_object+schema", "json_object", "none")
+#: How servers say a request does not fit their context: llama-server (tools/server,
+#: "Context size has been exceeded.", "the request exceeds the available context size"),
+#: vLLM ("This model's maximum context length is N tokens").
+_CONTEXT = re.compile(r"context size|available context|maximum context length", re.I)
 
 
 class CompatibleJudge(OpenAIJudge):
@@ -76,6 +80,29 @@ class CompatibleJudge(OpenAIJudge):
     @property
     def learned(self) -> tuple[str, ...]:
         return self._learned
+
+    def fix_for(self, error: ProviderError) -> str:
+        """A context the calls do not fit (llama-server: "Context size has been exceeded";
+        vLLM: "maximum context length") is the server's size, or its calls in flight sharing
+        one context (llama-server's slots do): say both ways out."""
+        if _CONTEXT.search(str(error)):
+            return (
+                "the prompts and replies of the calls in flight do not fit the server's "
+                "context: start it with a larger one (llama-server -c, shared by its slots; "
+                f'vLLM --max-model-len), or set [providers."{self.wire.provider}"] '
+                "concurrency = 1 in the jury file"
+            )
+        return super().fix_for(error)
+
+    def price(self, reply: JudgeReply) -> float | None:
+        """$0 on a model runtime the user runs (the server said it is llama-server, Ollama,
+        vLLM...: nobody bills its calls); unknown for any other compatible service, whose
+        prices no table here holds (never guessed as zero)."""
+        wire = self.wire
+        assert isinstance(wire, OpenAIWire)
+        if self.kind or (wire.server is not None and wire.server.kind):
+            return 0.0
+        return super().price(reply)
 
     async def prepare(self) -> None:
         if self._asked:

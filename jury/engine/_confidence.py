@@ -74,7 +74,8 @@ def probability_note(vote: Vote, unread: str | None, skew: bool) -> str | None:
         ": the server's log-probabilities are not those the reply was drawn from (at "
         "temperature 0 it took tokens they rank below another; a grammar applied after them)"
         if skew
-        else ""
+        else ": each value it wrote was its most likely, but together they make a verdict "
+        "it gave less weight than another"
     )
     return f"its verdict has probability {own:.2f}, below {other}'s {weight:.2f}{why}"
 

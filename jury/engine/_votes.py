@@ -9,7 +9,7 @@ the call layer's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +28,7 @@ from ..panel._panel import Juror
 from ._calls import Caller
 from ._confidence import confident, probability_note, scores_first, skewed
 from ._soft import Odds, read_outcomes, soft_odds
+from ._written import generated_fields, thought
 
 __all__ = ["BUDGET_REASON", "REASK", "Cast", "Fallback", "Seat", "Unavailable", "Voter"]
 
@@ -127,6 +128,7 @@ class Fallback:
         "_on_failover",
         "_transient",
         "last_reply",
+        "replies",
         "seat",
         "skewed",
         "soft",
@@ -143,6 +145,9 @@ class Fallback:
         self._errors: list[str] | None = None
         self._transient = True
         self.last_reply: str | None = None
+        #: The last reply to each prompt, for a rubric that asks several (both pairwise
+        #: orders): a vote keeps them all, not only the last order's.
+        self.replies: dict[str, str] = {}
         #: The ballots each (prompt, sample) reply might have been, with their probabilities,
         #: where the reply came with log-probabilities (`jury.engine._soft`).
         self.soft: dict[tuple[str, int], list[tuple[Ballot, float]]] = {}
@@ -222,7 +227,7 @@ class Voter:
                         return Cast(_cast(chain, stats, VoteStatus.INVALID, error=outcome))
                     ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, ballots)
-                generated = _generated(ballots)
+                generated = generated_fields(ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
@@ -315,7 +320,7 @@ class Voter:
                 sample=sample,
             )
             reply = await caller.call(request, sample, stats)
-            chain.last_reply = reply.text
+            chain.last_reply = chain.replies[prompt.key] = reply.text
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 generated, data = seat.strategy.read(data)
@@ -360,7 +365,7 @@ class Voter:
         thinking = reply.usage.thinking_tokens
         words = template.format(
             max_tokens=max_tokens or self.max_tokens,
-            thinking=_thought(reply) if thinking else "",
+            thinking=thought(reply) if thinking else "",
         )
         return words, reply.finish == "length" and bool(reply.text.strip())
 
@@ -419,27 +424,11 @@ class Voter:
         )
 
 
-def _thought(reply: JudgeReply) -> str:
-    """How much of a cut reply's output went on thinking, and, when most of it did (the
-    budget went on thinking, not on the reply), what to change."""
-    usage = reply.usage
-    said = f", {usage.thinking_tokens} of the {usage.output_tokens} output tokens spent thinking"
-    if usage.thinking_tokens * 2 >= usage.output_tokens:
-        said += ": the budget went on thinking (raise the juror's max_tokens or lower its effort)"
-    return said
-
-
-def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
-    """What the seat's strategy wrote before its verdicts, over one sample's prompts: each
-    field by its name, or as ``<prompt>.<field>`` when the rubric asks several (pairwise
-    asks both orders, and each order writes its own)."""
-    if len(ballots) == 1:
-        return ballots[0][1].generated
-    return {f"{p.key}.{name}": text for p, b in ballots for name, text in b.generated.items()}
-
-
 def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:
-    """The seat's vote, with what its calls cost and the judge's last reply."""
+    """The seat's vote, with what its calls cost and the judge's last reply (and, where it
+    was asked several prompts, its last reply to each, under ``details["replies"]``)."""
+    if len(chain.replies) > 1:
+        fields["details"] = {**fields.get("details", {}), "replies": dict(chain.replies)}
     return Vote(
         juror=chain.seat.id,
         status=status,
