@@ -44,22 +44,27 @@ from ._batch import (
     newest_first,
     seconds,
 )
-from ._wire import MalformedReplyError, error_for_status
+from ._wire import MalformedReplyError
 
 if TYPE_CHECKING:
     from ._wire import WireModel
 
 __all__ = ["AnthropicBatches", "anthropic_batches"]
 
-#: The statuses of an errored request's error type, to classify it as the online call's.
+#: The statuses of an errored request's error type, to classify it as the online call's (the
+#: types of the SDK's ``types/shared/error_type.py``; statuses as
+#: https://docs.anthropic.com/en/api/errors gives them, 409 as ``_error_classes.py`` does).
 _STATUS = {
     "invalid_request_error": 400,
     "authentication_error": 401,
+    "billing_error": 402,
     "permission_error": 403,
     "not_found_error": 404,
+    "conflict_error": 409,
     "request_too_large": 413,
     "rate_limit_error": 429,
     "api_error": 500,
+    "timeout_error": 504,
     "overloaded_error": 529,
 }
 
@@ -189,10 +194,11 @@ class AnthropicBatches(WireBatches):
                 return BatchOutcome(custom, "errored", error=TransientError(f"malformed: {exc}"))
         if kind in ("expired", "canceled"):
             return BatchOutcome(custom, kind)
-        error = ((result.get("error") or {}).get("error") or {}) if kind == "errored" else {}
+        body = (result.get("error") or {}) if kind == "errored" else {}
+        error = body.get("error") or {}
         status = _STATUS.get(str(error.get("type")), 500)
         message = str(error.get("message") or kind or "no result")
-        return BatchOutcome(custom, "errored", error=error_for_status(status, message))
+        return BatchOutcome(custom, "errored", error=self.request_error(status, message, body))
 
 
 def status_of(batch: Mapping[str, Any]) -> BatchStatus:

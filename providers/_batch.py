@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jury import ProviderError
 from jury.adapters import BatchAPI, JudgeReply, batch_price
 
 from ._wire import HttpStatusError, MalformedReplyError, json_object, sendable
@@ -75,6 +76,12 @@ class WireBatches(BatchAPI):
         if not isinstance(body, Mapping):
             raise MalformedReplyError("the batch result carries no reply body")
         return self.model.wire.parse(self.model.model, body)
+
+    def request_error(self, status: int, message: str, body: Any) -> ProviderError:
+        """A batched request's error, read as its online call's would be: the wire's own
+        reading of the error body first, so that an account stop inside a batch (a quota, a
+        billing error) stops the run as it does online."""
+        return self.model.status_error(status, message, {}, body)
 
     async def aclose(self) -> None:
         await self.client.aclose()

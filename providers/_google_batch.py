@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from jury.adapters import BatchLimits, BatchOutcome, BatchStatus, JudgeRequest, TransientError
 
 from ._batch import BatchClient, Http, WireBatches, file_lines, json_list, seconds
-from ._wire import MalformedReplyError, error_for_status
+from ._wire import MalformedReplyError
 
 if TYPE_CHECKING:
     from ._wire import WireModel
@@ -40,6 +40,7 @@ ENDED = frozenset(
     {"BATCH_STATE_SUCCEEDED", "BATCH_STATE_FAILED", "BATCH_STATE_CANCELLED", "BATCH_STATE_EXPIRED"}
 )
 #: google.rpc codes as HTTP statuses, to classify an errored request as the online call's.
+#: (RESOURCE_EXHAUSTED is a 429 here: its message or QuotaFailure says when it is a quota.)
 _HTTP = {3: 400, 4: 504, 5: 404, 7: 403, 8: 429, 9: 400, 13: 500, 14: 503, 16: 401}
 
 
@@ -253,7 +254,7 @@ class GeminiBatches(WireBatches):
         error = item.get("error")
         if isinstance(error, Mapping):
             status = _HTTP.get(int(error.get("code") or 13), 500)
-            problem = error_for_status(status, str(error.get("message") or ""))
+            problem = self.request_error(status, str(error.get("message") or ""), {"error": error})
             return BatchOutcome(custom, "errored", error=problem)
         try:
             return BatchOutcome(custom, "succeeded", reply=self.parse(item.get("response")))

@@ -42,7 +42,7 @@ from jury.adapters import (
 )
 
 from ._batch import BatchClient, Http, WireBatches, file_chunks, jsonl, newest_first, seconds
-from ._wire import MalformedReplyError, error_for_status, error_message
+from ._wire import MalformedReplyError, error_message
 
 if TYPE_CHECKING:
     from ._wire import WireModel
@@ -217,7 +217,8 @@ class OpenAIBatches(WireBatches):
             except MalformedReplyError as exc:
                 return BatchOutcome(custom, "errored", error=TransientError(f"malformed: {exc}"))
         if code:
-            problem = error_for_status(code, error_message(response.get("body")))
+            body = response.get("body")
+            problem = self.request_error(code, error_message(body), body)
             return BatchOutcome(custom, "errored", error=problem)
         message = str(error.get("message") or error) if error else "no response"
         return BatchOutcome(custom, "errored", error=InvalidRequestError(message))

@@ -35,7 +35,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
-from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
+from jury import AuthenticationError, ProviderError, ProviderLimits
 from jury.adapters import (
     BatchAPI,
     Endpoint,
@@ -47,6 +47,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._anthropic_stops import account_stop
 from ._images import anthropic_content
 from ._wire import (
     MalformedReplyError,
@@ -172,17 +173,6 @@ _STOP: dict[str, Finish] = {
     "model_context_window_exceeded": "length",
     "refusal": "refusal",
 }
-#: 429s whose ``error.details.error_code`` says a spend limit is reached: access resumes
-#: next month or with a new contract, not after a wait (the SDK's ``_error_classes.py``;
-#: https://learn.microsoft.com/microsoft-cloud/dev/dev-proxy/concepts/anthropic-529-overloaded-error).
-_SPEND_LIMITS = {
-    "enforced_spend_limit_reached": "the monthly spend limit of the account's tier is reached",
-    "contract_spend_limit_reached": "the spend limit of the organization's contract is reached",
-}
-#: The words of the 400 the API answers once a spend limit the user set is reached ("You
-#: have reached your specified API usage limits. You will regain access on ...", as quoted in
-#: https://github.com/anthropics/claude-code/issues/2127).
-_USAGE_LIMITS = "reached your specified API usage limits"
 
 
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -321,36 +311,7 @@ class AnthropicWire(Wire):
     def error(
         self, status: int, body: Any, headers: Mapping[str, str] | None
     ) -> ProviderError | None:
-        """The account stops no retry clears, each the first time it is seen: a spend limit
-        the user set (a 400 that says so), billing (402 ``billing_error``) and the 429s whose
-        ``error.details.error_code`` names a spend limit (the SDK's ``_error_classes.py``:
-        ``enforced_spend_limit_reached``, ``contract_spend_limit_reached``), which are not
-        rate limits: waiting does not lift them."""
-        error = body.get("error") if isinstance(body, Mapping) else None
-        if not isinstance(error, Mapping):
-            return None
-        message = str(error.get("message") or "")
-        if status == 400 and _USAGE_LIMITS in message:
-            return QuotaExhaustedError(
-                f"anthropic: HTTP 400: {message} (the usage limit set on the account is "
-                "reached: raise it in the Claude Console, Settings > Limits)",
-                status=400,
-            )
-        if status == 402:
-            return QuotaExhaustedError(
-                f"anthropic: HTTP 402 {error.get('type') or 'billing_error'}: {message} (fix "
-                "the account's billing in the Claude Console, Settings > Billing)",
-                status=402,
-            )
-        details = error.get("details")
-        code = details.get("error_code") if isinstance(details, Mapping) else None
-        if status == 429 and code in _SPEND_LIMITS:
-            return QuotaExhaustedError(
-                f"anthropic: HTTP 429 {code}: {message} ({_SPEND_LIMITS[code]}: no retry "
-                "clears it)",
-                status=429,
-            )
-        return None
+        return account_stop(status, body, headers)
 
 
 def _thinking_tokens(usage: Mapping[str, Any]) -> int:

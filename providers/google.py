@@ -286,6 +286,16 @@ class GeminiWire(Wire):
                 variable=self.key_variable,
                 status=400,
             )
+        message = str(error.get("message") or "")
+        if status == 402 or (status == 429 and "prepayment credits are depleted" in message):
+            # Prepaid credits used up: HTTP 402 RESOURCE_EXHAUSTED since Google's developer
+            # forum announced it (thread 183654), a 429 in these words before
+            # (https://discuss.ai.google.dev/t/170539). No retry clears it: the run stops.
+            return QuotaExhaustedError(
+                f"google: HTTP {status} RESOURCE_EXHAUSTED: {message} (the prepaid credits are "
+                "used up: add credit at https://ai.studio/projects)",
+                status=status,
+            )
         if status != 429:
             return None
         delay: float | None = None

@@ -9,7 +9,10 @@ goes through the engine's retries, its errors classified by the model's own `cla
 reading results included (no HTTP error leaves the run). A batch refused or failed for its
 size alone is sent again later in halves; the batches of one model in flight keep to its
 token budget; results the provider no longer has are "lost", which the requests' calls read
-as the run's ``batch_fallback`` says (`jury.batch._model`).
+as the run's ``batch_fallback`` says (`jury.batch._model`). An account stop (`AccountError`:
+a key refused, no credit, a spend limit), at any call or as a request's error inside a
+batch, stops the run (exit 2) as it does online, once what was answered is stored: the run
+resumed after the fix sends again only what the account refused.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from functools import partial
 from typing import TypeVar
 
 from .._clock import Clock
-from .._errors import AuthenticationError, ProviderError, RateLimitedError, TransientError
+from .._errors import AccountError, ProviderError, RateLimitedError, TransientError
 from ..adapters._batch import BatchAPI, BatchStatus
 from ..adapters._model import JudgeModel
 from ..adapters._request import JudgeReply
@@ -108,6 +111,8 @@ class Dispatcher:
             look = partial(api.find, row.label, row.requests, row.changed - 300)
             try:
                 found = await self._call(row, look)
+            except AccountError:
+                raise  # no call on the account can work: the run stops (exit 2), as online
             except ProviderError as exc:
                 self._notify(f"batch {row.label} ({row.model}): cannot look for it yet: {exc}")
                 continue
@@ -171,6 +176,12 @@ class Dispatcher:
             self._store.update(row.label, "sealed", error=str(exc))
             self._notify(f"batch {row.label} ({row.model}): not sent yet: {exc}")
             return
+        except AccountError as exc:
+            # Refused for the account (a key refused, no credit, a spend limit): nothing was
+            # created. The run stops (exit 2) as it does online; the batch waits, sealed, for
+            # the run resumed once the account is fixed.
+            self._store.update(row.label, "sealed", error=str(exc))
+            raise
         except TransientError as exc:
             # The provider may hold it: the next round looks for it before creating it.
             self._store.update(row.label, "creating", error=str(exc))
@@ -219,6 +230,8 @@ class Dispatcher:
         batch_id = row.provider_id or ""
         try:
             status = await self._call(row, lambda: api.retrieve(batch_id))
+        except AccountError:
+            raise
         except ProviderError as exc:
             self._notify(f"batch {row.label} ({row.model}, {batch_id}): no status: {exc}")
             return
@@ -259,19 +272,20 @@ class Dispatcher:
 
     async def _collect(self, row: BatchRow, api: BatchAPI, status: BatchStatus) -> None:
         outcomes: list[Outcome] = []
+        stop: AccountError | None = None
         if status.gone is None:
             try:
                 # Reading results is free, and is read whole before anything is written:
                 # read again after a transient error, with the engine's backoff.
-                outcomes = await self._call(row, partial(read_results, api, status))
+                outcomes, stop = await self._call(row, partial(read_results, api, status))
             except TransientError as exc:
                 self._notify(
                     f"batch {row.label} ({row.model}, {status.id}): results not read yet: {exc}"
                 )
                 return
             except ProviderError as exc:
-                if exc.status is None:
-                    raise  # not the provider's answer: a bug, not to be hidden
+                if exc.status is None or isinstance(exc, AccountError):
+                    raise  # a bug, not to be hidden; or the run stops, as online
                 # The provider refuses them for good (404, 410...): gone.
                 status = replace(status, gone=f"they cannot be read: {exc}")
         missing = missing_for(status)
@@ -284,6 +298,11 @@ class Dispatcher:
             f"batch {row.label} ({row.model}, {status.id}): collected: "
             f"{tally(row, outcomes, missing)}"
         )
+        if stop is not None:
+            # An account stop inside the batch (a billing error, a quota used up): what it
+            # answered is kept, the run stops (exit 2) as it does online, and the requests
+            # the account could not pay for are asked again when the run is resumed.
+            raise stop
 
     def _api(self, row: BatchRow) -> BatchAPI:
         return self._batchers[row.model].api
@@ -314,7 +333,7 @@ async def retried(
             return await make()
         except Exception as exc:
             error = model.classify_error(exc)
-        if isinstance(error, AuthenticationError):
+        if isinstance(error, AccountError):
             raise error
         retry = isinstance(error, RateLimitedError if created else TransientError)
         if not retry or attempt >= settings.attempts:
@@ -331,16 +350,22 @@ def split_in_two(store: BatchStore, row: BatchRow) -> list[str]:
     return store.split(row.label, [store.next_label(index) for _ in range(2)])
 
 
-async def read_results(api: BatchAPI, status: BatchStatus) -> list[Outcome]:
-    """Every request of an ended batch, as the store keeps it."""
+async def read_results(
+    api: BatchAPI, status: BatchStatus
+) -> tuple[list[Outcome], AccountError | None]:
+    """Every request of an ended batch, as the store keeps it, and the first account stop
+    among their errors (those requests are retryable: nothing was wrong with them)."""
     found: list[Outcome] = []
+    stop: AccountError | None = None
     async for outcome in api.results(status):
+        if isinstance(outcome.error, AccountError) and stop is None:
+            stop = outcome.error
         retryable = outcome.kind in ("expired", "canceled") or isinstance(
-            outcome.error, TransientError
+            outcome.error, TransientError | AccountError
         )
         error = str(outcome.error) if outcome.error is not None else None
         found.append((outcome.custom_id, outcome.kind, outcome.reply, error, retryable))
-    return found
+    return found, stop
 
 
 def missing_for(status: BatchStatus) -> tuple[str, str, bool]:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jury import AuthenticationError, ProviderError
+from jury import AuthenticationError, ProviderError, QuotaExhaustedError
 from jury.adapters import (
     InvalidRequestError,
     RateLimitedError,
@@ -100,8 +100,8 @@ def error_for_status(
     variable: str | None = None,
 ) -> ProviderError:
     """The project error for an HTTP status (docs/architecture.md): 429 rate-limited with its delay;
-    408, 409, 425, 5xx (and 529 overloaded) transient; 401 and 403 authentication; every
-    other 4xx an invalid request that is never retried."""
+    408, 409, 425, 5xx (and 529 overloaded) transient; 401 and 403 authentication; 402 a
+    quota used up; every other 4xx an invalid request that is never retried."""
     text = f"HTTP {status}: {message}" if message else f"HTTP {status}"
     if status == 429:
         return RateLimitedError(
@@ -114,6 +114,11 @@ def error_for_status(
         return TransientError(text, status=status)
     if status in (401, 403):
         return AuthenticationError(text, variable=variable, status=status)
+    if status == 402:
+        # "Payment Required" (RFC 9110 15.5.3): the account cannot pay for any call, whoever
+        # serves it (Anthropic's billing_error, Gemini's prepaid credits used up, a gateway
+        # out of credit): no retry clears it, the run stops.
+        return QuotaExhaustedError(f"{text} (the account cannot pay: add credit)", status=402)
     return InvalidRequestError(text, status=status)
 
 

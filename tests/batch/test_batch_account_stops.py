@@ -1,0 +1,151 @@
+"""Batch mode stops with exit 2 on every account stop that stops online mode (issue 34): at
+the batch's create (a key refused, no credit, a spend limit, an organization on hold, Gemini's
+prepaid credits used up) and inside a batch (a request's billing error or used-up quota),
+each in its provider's words as the strict fake gives them. Nothing paid is lost: the run
+resumed once the account is fixed finishes, asking again only what the account refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_helpers import (
+    ANTHROPIC,
+    GOOGLE,
+    OPENAI,
+    make_cases,
+    model_id,
+    script_jurors,
+    write_cases,
+)
+
+from jury import Verdict
+from jury.cli import main
+from jury.runs._records import read_verdicts
+from jury.testing import Fault
+from jury.testing._batches import BATCHES
+from served import ServerThread
+
+KEY = "sk-batch-account-stop-key"
+#: A key the account refuses, in place of a fault.
+REFUSED = "refused key"
+
+#: (juror, fault, whether the stop can be a batched request's result, words of the output).
+STOPS = {
+    "openai key refused": (OPENAI, REFUSED, False, "OPENAI_API_KEY"),
+    "openai insufficient_quota": (OPENAI, Fault.quota(), True, "insufficient_quota"),
+    "openai payment required": (OPENAI, Fault.http(402), False, "HTTP 402"),
+    "anthropic key refused": (ANTHROPIC, REFUSED, False, "ANTHROPIC_API_KEY"),
+    "anthropic usage limits": (ANTHROPIC, Fault.account("usage_limits"), True, "Limits"),
+    "anthropic billing_error": (ANTHROPIC, Fault.account("billing"), True, "billing_error"),
+    "anthropic spend limit": (ANTHROPIC, Fault.quota(), True, "enforced_spend_limit"),
+    "anthropic contract spend limit": (
+        ANTHROPIC,
+        Fault.account("contract_spend_limit"),
+        True,
+        "contract_spend_limit_reached",
+    ),
+    "anthropic organization_on_hold": (
+        ANTHROPIC,
+        Fault.account("organization_on_hold"),
+        True,
+        "organization_on_hold",
+    ),
+    "google key refused": (GOOGLE, REFUSED, False, "API_KEY_INVALID"),
+    "google permission denied": (GOOGLE, Fault.http(403), False, "authentication failed"),
+    "google per-day quota": (GOOGLE, Fault.quota(), True, "per-day quota"),
+    "google prepaid credits": (GOOGLE, Fault.account("prepay"), True, "prepaid credits"),
+}
+INSIDE = [name for name, (_, _, inside, _) in STOPS.items() if inside]
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ServerThread]:
+    thread = ServerThread()
+    script_jurors(thread.server)
+    for name, value in thread.server.env(KEY).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("JURY_CACHE_DIR", str(tmp_path / "cache"))
+    yield thread
+    thread.stop()
+
+
+def run(tmp_path: Path, juror: str, out: str, *, batch: bool) -> list[str]:
+    cases = write_cases(tmp_path / "cases.jsonl", make_cases(3))
+    jury_file = tmp_path / f"{out}.toml"
+    table = "[batch]\npoll = 0.01\n" if batch else ""
+    jury_file.write_text(
+        f'jurors = ["{juror}"]\nquorum = 1\n[retry]\nattempts = 2\nbase_delay = 0.01\n{table}'
+    )
+    base = ["run", str(cases), "--jury", str(jury_file), "--progress", "none", "--no-checks"]
+    return [*base, "--out", str(tmp_path / out)]
+
+
+def stop(served: ServerThread, juror: str, fault: Fault | str, *, at: str) -> None:
+    if fault == REFUSED:
+        served.server.rejected_keys.add(KEY)
+    else:
+        assert isinstance(fault, Fault)
+        served.server.inject(fault, model=at, times=None)
+
+
+def clear(served: ServerThread) -> None:
+    served.server.rejected_keys.clear()
+    served.server.clear()
+    script_jurors(served.server)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", list(STOPS))
+def test_an_account_stop_at_the_batch_create_stops_the_run_with_exit_2_as_online(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    juror, fault, _, words = STOPS[name]
+    # Online mode stops on it...
+    stop(served, juror, fault, at=model_id(juror))
+    assert main(run(tmp_path, juror, "online", batch=False)) == 2
+    said = capsys.readouterr().err
+    assert words in said, said
+    clear(served)
+    # ...and so does batch mode, where the batch is created.
+    stop(served, juror, fault, at=BATCHES)
+    assert main(run(tmp_path, juror, "batch", batch=True)) == 2
+    said = capsys.readouterr().err
+    assert words in said, said
+    assert not served.server.batches.jobs  # nothing created, nothing to pay
+    assert not (tmp_path / "batch" / "summary.json").exists()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", INSIDE)
+def test_an_account_stop_inside_a_batch_stops_the_run_with_exit_2(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    juror, fault, _, words = STOPS[name]
+    stop(served, juror, fault, at=model_id(juror))
+    assert main(run(tmp_path, juror, "batch", batch=True)) == 2
+    said = capsys.readouterr().err
+    assert words in said, said
+    assert len(served.server.batches.jobs) == 1  # read once, not sent again and again
+    assert not (tmp_path / "batch" / "summary.json").exists()
+
+
+@pytest.mark.timeout(120)
+def test_a_run_stopped_inside_a_batch_resumes_once_fixed_asking_again_only_what_was_refused(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served.server.inject(Fault.account("billing"), model=model_id(ANTHROPIC), times=1)
+    assert main(run(tmp_path, ANTHROPIC, "batch", batch=True)) == 2
+    assert "billing_error" in capsys.readouterr().err
+    batched = len(served.server.batched)
+    assert batched == 3
+    assert main(["run", "--resume", str(tmp_path / "batch"), "--progress", "none"]) == 1
+    verdicts = list(read_verdicts(tmp_path / "batch"))
+    assert len(verdicts) == 3
+    assert {v.verdict for v in verdicts} == {Verdict.PASS, Verdict.FAIL}
+    # The two answered are not paid for twice: only the refused request went again.
+    assert len(served.server.batched) == batched + 1
+    summary = json.loads((tmp_path / "batch" / "summary.json").read_text())
+    assert summary["total"] == 3
