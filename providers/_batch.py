@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 from abc import ABC
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,9 +88,13 @@ class WireBatches(BatchAPI):
         await self.client.aclose()
 
 
-async def file_chunks(path: Path) -> AsyncIterator[bytes]:
-    """A batch input file, chunk by chunk, read off the event loop: a streamed upload."""
-    handle = await asyncio.to_thread(open, path, "rb")
+async def file_chunks(path: Path) -> AsyncGenerator[bytes, None]:
+    """A batch input file, chunk by chunk, read off the event loop: a streamed upload. (Its
+    callers close it with ``aclosing``: a server that refuses the call before reading the
+    body leaves it unfinished, and the file open until it is collected.)"""
+    # Opened here, not in a thread: a call cancelled while a thread opened it (a server that
+    # refuses the call before reading its body) would leave the file open.
+    handle = open(path, "rb")  # noqa: ASYNC230, SIM115 - closed below; opening does not wait
     try:
         while chunk := await asyncio.to_thread(handle.read, CHUNK):
             yield chunk
@@ -97,16 +102,17 @@ async def file_chunks(path: Path) -> AsyncIterator[bytes]:
         handle.close()
 
 
-async def json_list(path: Path, head: bytes, tail: bytes) -> AsyncIterator[bytes]:
+async def json_list(path: Path, head: bytes, tail: bytes) -> AsyncGenerator[bytes, None]:
     """The lines of a batch input file as the items of a JSON list, between `head` and
     `tail`: a request body streamed from disk. (A JSON line holds no raw newline, so each
     newline but the last becomes a comma.)"""
     yield head + b"["
     held = b""
-    async for chunk in file_chunks(path):
-        joined = held + chunk
-        held = joined[-1:]
-        yield joined[:-1].replace(b"\n", b",")
+    async with aclosing(file_chunks(path)) as chunks:
+        async for chunk in chunks:
+            joined = held + chunk
+            held = joined[-1:]
+            yield joined[:-1].replace(b"\n", b",")
     if held not in (b"", b"\n"):
         yield held
     yield b"]" + tail

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +73,8 @@ class DirectClient(GeminiBatchClient):
         )
         url = f"{self.base}/models/{model}:batchGenerateContent"
         headers = {"content-type": "application/json"}
-        return await self.http.call("POST", url, data=body, headers=headers)
+        async with aclosing(body):
+            return await self.http.call("POST", url, data=body, headers=headers)
 
     async def get(self, name: str) -> dict[str, Any]:
         return await self.http.call("GET", f"{self.base}/{name}")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,10 +98,9 @@ class DirectClient(OpenAIBatchClient):
 
         form = aiohttp.FormData()
         form.add_field("purpose", "batch")
-        form.add_field(
-            "file", file_chunks(path), filename=path.name, content_type="application/jsonl"
-        )
-        return await self.http.call("POST", f"{self.base}/files", data=form)
+        async with aclosing(file_chunks(path)) as chunks:
+            form.add_field("file", chunks, filename=path.name, content_type="application/jsonl")
+            return await self.http.call("POST", f"{self.base}/files", data=form)
 
     async def create(self, body: dict[str, Any]) -> dict[str, Any]:
         return await self.http.call("POST", f"{self.base}/batches", body=body)

@@ -32,7 +32,9 @@ __all__ = ["AnthropicMessages"]
 
 #: The error type of each status, as the API names them (https://docs.anthropic.com/en/api/
 #: errors; the types are the SDK's ``types/shared/error_type.py``, 409's its
-#: ``_error_classes.py`` ``(409, None): ConflictError``); any other status is an api_error.
+#: ``_error_classes.py`` ``(409, None): ConflictError``; ``conflict_error`` has no object in
+#: its ``error_object.py`` union yet, which the adapter reads past); any other status is an
+#: api_error.
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",

@@ -17,14 +17,17 @@ from batch_helpers import (
     OPENAI,
     make_cases,
     model_id,
+    request_for,
     script_jurors,
     write_cases,
 )
 
-from jury import Verdict
+from jury import AccountError, ProviderError, QuotaExhaustedError, Verdict
+from jury.adapters import RateLimitedError, TransientError
+from jury.adapters._registry import resolve_model
 from jury.cli import main
 from jury.runs._records import read_verdicts
-from jury.testing import Fault
+from jury.testing import FakeProviderServer, Fault
 from jury.testing._batches import BATCHES
 from served import ServerThread
 
@@ -149,3 +152,54 @@ def test_a_run_stopped_inside_a_batch_resumes_once_fixed_asking_again_only_what_
     assert len(served.server.batched) == batched + 1
     summary = json.loads((tmp_path / "batch" / "summary.json").read_text())
     assert summary["total"] == 3
+
+
+@pytest.fixture(params=["sdk", "direct"])
+def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("JURY_TRANSPORT", request.param)
+    return str(request.param)
+
+
+async def batched_error(spec: str, tmp_path: Path) -> ProviderError | None:
+    """The error of the one request of a batch created through the juror's batch API."""
+    model = resolve_model(spec)
+    api = model.batches()
+    assert api is not None
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(api.entry("r-1", request_for(make_cases(1)[0])) + b"\n")
+    try:
+        status = await api.create(path, 1, "label")
+        (outcome,) = [o async for o in api.results(await api.retrieve(status.id))]
+    finally:
+        await model.aclose()
+    assert outcome.kind == "errored"
+    return outcome.error
+
+
+@pytest.mark.parametrize(
+    ("spec", "fault", "kind", "status"),
+    [
+        # The SDK's types/shared/error_type.py: each type read at its status, not as a 500.
+        (ANTHROPIC, Fault.http(504), TransientError, 504),  # timeout_error
+        (ANTHROPIC, Fault.http(409), TransientError, 409),  # conflict_error
+        (ANTHROPIC, Fault.account("billing"), QuotaExhaustedError, 402),
+        (ANTHROPIC, Fault.account("ramp_limit"), RateLimitedError, 429),
+        (ANTHROPIC, Fault.account("organization_on_hold"), AccountError, 400),
+        (OPENAI, Fault.quota(), QuotaExhaustedError, 429),  # insufficient_quota
+        (GOOGLE, Fault.quota(), QuotaExhaustedError, 429),  # a per-day QuotaFailure
+        (GOOGLE, Fault.account("prepay"), QuotaExhaustedError, 429),  # RESOURCE_EXHAUSTED
+    ],
+)
+async def test_a_batched_requests_error_is_read_as_its_online_calls(
+    server: FakeProviderServer,
+    transport: str,
+    tmp_path: Path,
+    spec: str,
+    fault: Fault,
+    kind: type[ProviderError],
+    status: int,
+) -> None:
+    server.inject(fault, model=model_id(spec))
+    error = await batched_error(spec, tmp_path)
+    assert type(error) is kind, error
+    assert error.status == status

@@ -1,7 +1,9 @@
 """Account stops end the run the first time they are seen, naming what to fix (issue 22):
 a Gemini key Google refuses (400 INVALID_ARGUMENT, API_KEY_INVALID, not a 401), and
 Anthropic's spend limit set by the user (400), billing (402) and contract spend limit (429,
-not a rate limit). Each through both transports, against the strict fake's renderings."""
+not a rate limit); since issue 34, Anthropic's organization on hold (400) and Gemini's prepaid
+credits used up (402), while Anthropic's ramp limit (429) is a rate limit, waited out. Each
+through both transports, against the strict fake's renderings."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, judge, model_id, panel, run_cli
 
 from conftest import FAKE_KEY
-from jury import AuthenticationError, QuotaExhaustedError
-from jury.testing import FakeProviderServer, Fault
+from jury import AccountError, AuthenticationError, QuotaExhaustedError, VoteStatus
+from jury.adapters import InvalidRequestError
+from jury.testing import FakeClock, FakeProviderServer, Fault
 
 
 @pytest.fixture(params=["sdk", "direct"])
@@ -75,4 +78,57 @@ async def test_a_refused_gemini_key_stops_the_cli_with_exit_2_the_first_time(
     assert "GOOGLE_API_KEY" in output
     assert "authentication failed" in output
     assert FAKE_KEY not in output
+    assert len(server.requests) == 1
+
+
+async def test_an_anthropic_organization_on_hold_stops_the_run_naming_the_appeal(
+    server: FakeProviderServer, transport: str
+) -> None:
+    # The SDK's _error_classes.py: (400, "organization_on_hold"), its details' appeal_url.
+    server.inject(Fault.account("organization_on_hold"), model=model_id(ANTHROPIC), times=None)
+    with pytest.raises(AccountError) as caught:
+        await judge(panel(ANTHROPIC))
+    assert not isinstance(caught.value, InvalidRequestError)
+    assert "organization_on_hold" in str(caught.value)
+    assert "appeal at https://" in str(caught.value)
+    assert [r.status for r in server.requests] == [400]
+
+
+async def test_an_anthropic_ramp_limit_is_waited_out_as_its_retry_after_says(
+    server: FakeProviderServer, transport: str
+) -> None:
+    # The SDK's (429, "ramp_limit_exceeded"): "Retry after the time in the retry-after
+    # header". A rate limit, not a stop: the vote survives it.
+    server.inject(Fault.account("ramp_limit", retry_after=7), model=model_id(ANTHROPIC))
+    clock = FakeClock()
+    vote = (await judge(panel(ANTHROPIC), clock)).votes[0]
+    assert vote.status is VoteStatus.VALID
+    assert [r.status for r in server.requests] == [429, 200]
+    assert clock.sleeps[0] >= 7
+
+
+async def test_gemini_prepaid_credits_used_up_stop_the_run_at_the_first_call(
+    server: FakeProviderServer, transport: str
+) -> None:
+    # HTTP 402 RESOURCE_EXHAUSTED (Google's developer forum, thread 183654): no retry clears
+    # it; read before as an invalid request on every call.
+    server.inject(Fault.account("prepay"), model=model_id(GOOGLE), times=None)
+    with pytest.raises(QuotaExhaustedError) as caught:
+        await judge(panel(GOOGLE))
+    assert caught.value.status == 402
+    assert "prepaid credits are used up" in str(caught.value)
+    assert [r.status for r in server.requests] == [402]
+
+
+async def test_a_gemini_429_saying_the_prepaid_credits_are_depleted_is_no_rate_limit(
+    server: FakeProviderServer, transport: str
+) -> None:
+    # The same stop as the API worded it with a 429 (https://discuss.ai.google.dev/t/170539).
+    message = (
+        "Your prepayment credits are depleted. Please go to AI Studio at "
+        "https://ai.studio/projects to manage your project and billing."
+    )
+    server.inject(Fault.http(429, message=message), model=model_id(GOOGLE), times=None)
+    with pytest.raises(QuotaExhaustedError):
+        await judge(panel(GOOGLE))
     assert len(server.requests) == 1
