@@ -119,7 +119,7 @@ class Dispatcher:
             if found is None:
                 self._store.update(row.label, "sealed")
             else:
-                self._submitted(row, found)
+                submitted(self._store, self._notify, row, found)
 
     async def drain(self, *, wait: bool) -> None:
         """Send sealed batches, poll the ones in flight and collect those that ended; with
@@ -177,9 +177,8 @@ class Dispatcher:
             self._notify(f"batch {row.label} ({row.model}): not sent yet: {exc}")
             return
         except AccountError as exc:
-            # Refused for the account (a key refused, no credit, a spend limit): nothing was
-            # created. The run stops (exit 2) as it does online; the batch waits, sealed, for
-            # the run resumed once the account is fixed.
+            # Refused for the account (a key, no credit, a spend limit): the run stops (exit 2)
+            # as online; the batch, never created, waits sealed for the run resumed.
             self._store.update(row.label, "sealed", error=str(exc))
             raise
         except TransientError as exc:
@@ -201,7 +200,7 @@ class Dispatcher:
             return
         # Its input file is kept until its results are in: a batch the provider fails for
         # its size is sent again, cut in two, from it.
-        self._submitted(row, status)
+        submitted(self._store, self._notify, row, status)
 
     def _split(self, row: BatchRow, why: str) -> None:
         """Send a sealed batch's requests again as two batches (see `BatchStore.split`)."""
@@ -209,20 +208,6 @@ class Dispatcher:
         self._notify(
             f"batch {row.label} ({row.model}): {why}; its {row.requests} requests go again "
             f"as {' and '.join(made)}"
-        )
-
-    def _submitted(self, row: BatchRow, status: BatchStatus) -> None:
-        self._store.update(
-            row.label,
-            "submitted",
-            provider_id=status.id,
-            status=status.state,
-            counts=dict(status.counts),
-            expires=status.expires,
-            error=None,
-        )
-        self._notify(
-            f"batch {row.label} ({row.model}): sent {row.requests} requests as {status.id}"
         )
 
     async def _poll(self, row: BatchRow) -> None:
@@ -299,9 +284,8 @@ class Dispatcher:
             f"{tally(row, outcomes, missing)}"
         )
         if stop is not None:
-            # An account stop inside the batch (a billing error, a quota used up): what it
-            # answered is kept, the run stops (exit 2) as it does online, and the requests
-            # the account could not pay for are asked again when the run is resumed.
+            # An account stop inside the batch (no credit, a quota): the run stops once its
+            # answers are kept; the refused requests go again when the run is resumed.
             raise stop
 
     def _api(self, row: BatchRow) -> BatchAPI:
@@ -342,6 +326,22 @@ async def retried(
         if delay is None:
             raise error
         await clock.sleep(delay)
+
+
+def submitted(
+    store: BatchStore, notify: Callable[[str], None], row: BatchRow, status: BatchStatus
+) -> None:
+    """A batch its provider holds: its ID, state and counts recorded, and said."""
+    store.update(
+        row.label,
+        "submitted",
+        provider_id=status.id,
+        status=status.state,
+        counts=dict(status.counts),
+        expires=status.expires,
+        error=None,
+    )
+    notify(f"batch {row.label} ({row.model}): sent {row.requests} requests as {status.id}")
 
 
 def split_in_two(store: BatchStore, row: BatchRow) -> list[str]:

@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
-from jury import AuthenticationError, ProviderError
+from jury import AuthenticationError, ProviderError, QuotaExhaustedError
 from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 from jury.providers._wire import WireModel
 
@@ -45,6 +45,8 @@ def expected(status: int) -> type[ProviderError]:
         return TransientError
     if status in (401, 403):
         return AuthenticationError
+    if status == 402:
+        return QuotaExhaustedError  # payment required: the account cannot pay (issue 34)
     return InvalidRequestError
 
 
