@@ -36,7 +36,7 @@ KEY = "sk-batch-account-stop-key"
 REFUSED = "refused key"
 
 #: (juror, fault, whether the stop can be a batched request's result, words of the output).
-STOPS = {
+STOPS: dict[str, tuple[str, Fault | str, bool, str]] = {
     "openai key refused": (OPENAI, REFUSED, False, "OPENAI_API_KEY"),
     "openai insufficient_quota": (OPENAI, Fault.quota(), True, "insufficient_quota"),
     "openai payment required": (OPENAI, Fault.http(402), False, "HTTP 402"),
@@ -100,6 +100,13 @@ def clear(served: ServerThread) -> None:
     script_jurors(served.server)
 
 
+def assert_stops(code: int, capsys: pytest.CaptureFixture[str], words: str) -> None:
+    """The run stopped with exit 2, saying what stopped it."""
+    said = capsys.readouterr().err
+    assert code == 2, said
+    assert words in said, said
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", list(STOPS))
 def test_an_account_stop_at_the_batch_create_stops_the_run_with_exit_2_as_online(
@@ -108,15 +115,11 @@ def test_an_account_stop_at_the_batch_create_stops_the_run_with_exit_2_as_online
     juror, fault, _, words = STOPS[name]
     # Online mode stops on it...
     stop(served, juror, fault, at=model_id(juror))
-    assert main(run(tmp_path, juror, "online", batch=False)) == 2
-    said = capsys.readouterr().err
-    assert words in said, said
+    assert_stops(main(run(tmp_path, juror, "online", batch=False)), capsys, words)
     clear(served)
     # ...and so does batch mode, where the batch is created.
     stop(served, juror, fault, at=BATCHES)
-    assert main(run(tmp_path, juror, "batch", batch=True)) == 2
-    said = capsys.readouterr().err
-    assert words in said, said
+    assert_stops(main(run(tmp_path, juror, "batch", batch=True)), capsys, words)
     assert not served.server.batches.jobs  # nothing created, nothing to pay
     assert not (tmp_path / "batch" / "summary.json").exists()
 
@@ -128,9 +131,7 @@ def test_an_account_stop_inside_a_batch_stops_the_run_with_exit_2(
 ) -> None:
     juror, fault, _, words = STOPS[name]
     stop(served, juror, fault, at=model_id(juror))
-    assert main(run(tmp_path, juror, "batch", batch=True)) == 2
-    said = capsys.readouterr().err
-    assert words in said, said
+    assert_stops(main(run(tmp_path, juror, "batch", batch=True)), capsys, words)
     assert len(served.server.batches.jobs) == 1  # read once, not sent again and again
     assert not (tmp_path / "batch" / "summary.json").exists()
 

@@ -81,17 +81,32 @@ async def test_a_refused_gemini_key_stops_the_cli_with_exit_2_the_first_time(
     assert len(server.requests) == 1
 
 
-async def test_an_anthropic_organization_on_hold_stops_the_run_naming_the_appeal(
-    server: FakeProviderServer, transport: str
+@pytest.mark.parametrize(
+    ("spec", "which", "kind", "status", "words"),
+    [
+        # The SDK's _error_classes.py: (400, "organization_on_hold"), its details' appeal_url.
+        (ANTHROPIC, "organization_on_hold", AccountError, 400, "appeal at https://"),
+        # HTTP 402 RESOURCE_EXHAUSTED (Google's developer forum, thread 183654): read before
+        # as an invalid request on every call.
+        (GOOGLE, "prepay", QuotaExhaustedError, 402, "prepaid credits are used up"),
+    ],
+)
+async def test_an_account_stop_known_since_issue_34_ends_the_run_at_the_first_call(
+    server: FakeProviderServer,
+    transport: str,
+    spec: str,
+    which: str,
+    kind: type[AccountError],
+    status: int,
+    words: str,
 ) -> None:
-    # The SDK's _error_classes.py: (400, "organization_on_hold"), its details' appeal_url.
-    server.inject(Fault.account("organization_on_hold"), model=model_id(ANTHROPIC), times=None)
-    with pytest.raises(AccountError) as caught:
-        await judge(panel(ANTHROPIC))
+    server.inject(Fault.account(which), model=model_id(spec), times=None)
+    with pytest.raises(kind) as caught:
+        await judge(panel(spec))
     assert not isinstance(caught.value, InvalidRequestError)
-    assert "organization_on_hold" in str(caught.value)
-    assert "appeal at https://" in str(caught.value)
-    assert [r.status for r in server.requests] == [400]
+    assert caught.value.status == status
+    assert words in str(caught.value)
+    assert [r.status for r in server.requests] == [status]
 
 
 async def test_an_anthropic_ramp_limit_is_waited_out_as_its_retry_after_says(
@@ -105,19 +120,6 @@ async def test_an_anthropic_ramp_limit_is_waited_out_as_its_retry_after_says(
     assert vote.status is VoteStatus.VALID
     assert [r.status for r in server.requests] == [429, 200]
     assert clock.sleeps[0] >= 7
-
-
-async def test_gemini_prepaid_credits_used_up_stop_the_run_at_the_first_call(
-    server: FakeProviderServer, transport: str
-) -> None:
-    # HTTP 402 RESOURCE_EXHAUSTED (Google's developer forum, thread 183654): no retry clears
-    # it; read before as an invalid request on every call.
-    server.inject(Fault.account("prepay"), model=model_id(GOOGLE), times=None)
-    with pytest.raises(QuotaExhaustedError) as caught:
-        await judge(panel(GOOGLE))
-    assert caught.value.status == 402
-    assert "prepaid credits are used up" in str(caught.value)
-    assert [r.status for r in server.requests] == [402]
 
 
 async def test_a_gemini_429_saying_the_prepaid_credits_are_depleted_is_no_rate_limit(

@@ -255,38 +255,44 @@ async def test_a_gemini_per_day_quota_inside_a_batch_keeps_its_quota_failure(
 # --- online: the stops the SDKs name ---------------------------------------------------------
 
 
-async def test_anthropic_organization_on_hold_is_the_error_the_sdk_names(
-    server: FakeProviderServer,
+@pytest.mark.parametrize(
+    ("fault", "error_class", "status"),
+    [
+        # The SDK's _error_classes.py: (400, "organization_on_hold"), (429,
+        # "ramp_limit_exceeded"), read from error.details.error_code.
+        (
+            Fault.account("organization_on_hold"),
+            "organization_on_hold_error.OrganizationOnHoldError",
+            400,
+        ),
+        (
+            Fault.account("ramp_limit", retry_after=30),
+            "ramp_limit_exceeded_error.RampLimitExceededError",
+            429,
+        ),
+    ],
+)
+async def test_an_anthropic_account_error_is_the_one_the_sdk_names(
+    server: FakeProviderServer, fault: Fault, error_class: str, status: int
 ) -> None:
-    import anthropic
-    from anthropic.types.shared.organization_on_hold_error import OrganizationOnHoldError
+    import importlib
 
-    server.inject(Fault.account("organization_on_hold"), model=ANTHROPIC_MODEL)
+    import anthropic
+
+    module, name = error_class.split(".")
+    expected = getattr(importlib.import_module(f"anthropic.types.shared.{module}"), name)
+    server.inject(fault, model=ANTHROPIC_MODEL)
     client = anthropic.AsyncAnthropic(api_key=FAKE_KEY, base_url=server.url, max_retries=0)
-    with pytest.raises(OrganizationOnHoldError) as caught:
+    with pytest.raises(expected) as caught:
         await client.messages.create(
             model=ANTHROPIC_MODEL, max_tokens=10, messages=[{"role": "user", "content": "hi"}]
         )
     await client.close()
-    assert caught.value.status_code == 400
-    assert caught.value.body["error"]["details"]["appeal_url"].startswith("https://")  # type: ignore[index]
-
-
-async def test_anthropic_ramp_limit_is_a_429_the_sdk_names_with_its_retry_after(
-    server: FakeProviderServer,
-) -> None:
-    import anthropic
-    from anthropic.types.shared.ramp_limit_exceeded_error import RampLimitExceededError
-
-    server.inject(Fault.account("ramp_limit", retry_after=30), model=ANTHROPIC_MODEL)
-    client = anthropic.AsyncAnthropic(api_key=FAKE_KEY, base_url=server.url, max_retries=0)
-    with pytest.raises(RampLimitExceededError) as caught:
-        await client.messages.create(
-            model=ANTHROPIC_MODEL, max_tokens=10, messages=[{"role": "user", "content": "hi"}]
-        )
-    await client.close()
-    assert caught.value.status_code == 429
-    assert caught.value.response.headers["retry-after"] == "30"
+    assert caught.value.status_code == status
+    if status == 400:  # where to appeal
+        assert caught.value.body["error"]["details"]["appeal_url"].startswith("https://")
+    else:  # when to come back
+        assert caught.value.response.headers["retry-after"] == "30"
 
 
 async def test_gemini_prepaid_credits_used_up_answer_402_resource_exhausted_online(
