@@ -155,6 +155,20 @@ def test_a_run_stopped_inside_a_batch_resumes_once_fixed_asking_again_only_what_
     assert summary["total"] == 3
 
 
+@pytest.mark.timeout(120)
+def test_a_batch_refused_at_its_create_for_the_account_is_sent_by_the_resumed_run(
+    served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served.server.inject(Fault.account("billing"), model=BATCHES, times=1)
+    assert main(run(tmp_path, ANTHROPIC, "batch", batch=True)) == 2
+    assert "billing_error" in capsys.readouterr().err
+    assert not served.server.batched  # nothing created
+    assert main(["run", "--resume", str(tmp_path / "batch"), "--progress", "none"]) == 1
+    assert len(list(read_verdicts(tmp_path / "batch"))) == 3
+    assert len(served.server.batched) == 3  # the sealed batch, sent once
+    assert len(served.server.batches.jobs) == 1
+
+
 @pytest.fixture(params=["sdk", "direct"])
 def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("JURY_TRANSPORT", request.param)

@@ -24,7 +24,7 @@ from batch_helpers import (
 )
 
 from jury import Case, CaseVerdict, Juror, Jury, Panel, Verdict, VoteStatus
-from jury.batch._dispatch import Dispatcher
+from jury.batch import _dispatch as dispatch
 from jury.batch._store import BatchStore
 from jury.panel._batch_settings import BatchSettings
 from jury.testing import FakeClock, FakeProviderServer, Fault
@@ -196,11 +196,11 @@ async def test_a_run_killed_while_creating_its_batches_finds_them_instead_of_sen
     cases = make_cases(12)
     run = tmp_path / "run"
 
-    def killed(self: Dispatcher, row: Any, status: Any) -> None:
+    def killed(store: Any, notify: Any, row: Any, status: Any) -> None:
         raise KeyboardInterrupt  # the process dies as the provider's answer arrives
 
     with monkeypatch.context() as patch:
-        patch.setattr(Dispatcher, "_submitted", killed)
+        patch.setattr(dispatch, "submitted", killed)
         with pytest.raises(KeyboardInterrupt):
             await run_batches(batch_panel(), cases, run)
     store = BatchStore(run)
