@@ -28,22 +28,21 @@ from jury.adapters import family_of
 from ._wire import read_key
 from .openai import OpenAIJudge, ResponseFormat, build
 
-__all__ = ["DEFAULT_BASE_URLS", "create", "create_ollama", "create_vllm", "logprobs_refusal"]
+__all__ = [
+    "DEFAULT_BASE_URLS",
+    "create",
+    "create_ollama",
+    "create_vllm",
+    "ollama_output",
+    "service_output",
+    "vllm_output",
+]
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434/v1", "vllm": "http://localhost:8000/v1"}
 #: Calls in flight unless the jury file says otherwise. Ollama runs a few requests at once
 #: by default; vLLM batches many; an unknown compatible server gets a moderate number.
 SERVICE_LIMITS = ProviderLimits(concurrency=16)
 LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(concurrency=32)}
-
-
-def logprobs_refusal(model: str) -> str | None:
-    """Compatible servers give log-probabilities for any model they serve, in the Chat
-    Completions shape: vLLM (its OpenAI-compatible server takes ``logprobs`` and
-    ``top_logprobs``) and Ollama since v0.12.11
-    (https://github.com/BerriAI/litellm/issues/17165). A server that does not, refuses the
-    call with its own error."""
-    return None
 
 
 def _variable(service: str, suffix: str) -> str:
@@ -56,6 +55,22 @@ def _response_format(service: str) -> ResponseFormat:
     if value not in ("json_schema", "json_object", "none"):
         raise ConfigError(f"{variable}: expected json_schema, json_object or none, got {value!r}")
     return value  # type: ignore[return-value]
+
+
+def service_output(model: str) -> ResponseFormat:
+    """The structured output of ``openai-api/<service>/<model>`` (`model` is
+    ``<service>/<model>``): ``<SERVICE>_RESPONSE_FORMAT``, json_schema by default."""
+    return _response_format(model.partition("/")[0])
+
+
+def ollama_output(model: str) -> ResponseFormat:
+    """The structured output of ``ollama/<model>``: ``OLLAMA_RESPONSE_FORMAT``."""
+    return _response_format("ollama")
+
+
+def vllm_output(model: str) -> ResponseFormat:
+    """The structured output of ``vllm/<model>``: ``VLLM_RESPONSE_FORMAT``."""
+    return _response_format("vllm")
 
 
 def _tokens_field(service: str) -> str:
