@@ -66,7 +66,9 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
             output_room="jury.providers._rooms:google",
         ),
     ),
-    # Servers that host many families: each model's name tells its family. They give
+    # Servers that host many families: each model's name tells its family, unless the user
+    # names one (``<SERVICE>_FAMILY``). They hold the schema with a grammar (llama.cpp's
+    # json-schema-to-grammar, vLLM's guided decoding), and serve model files. They give
     # log-probabilities for any model they serve, in the Chat Completions shape: vLLM (its
     # OpenAI-compatible server takes ``logprobs`` and ``top_logprobs``) and Ollama since
     # v0.12.11 (https://github.com/BerriAI/litellm/issues/17165); a server that does not
@@ -78,6 +80,9 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
             images=_COMPATIBLE_IMAGES,
             logprobs=True,
             structured_output="jury.providers.openai_compatible:service_output",
+            family="jury.providers.openai_compatible:service_family",  # <SERVICE>_FAMILY
+            grammar=True,
+            model_files=True,
         ),
     ),
     "ollama": (
@@ -86,6 +91,9 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
             images=_COMPATIBLE_IMAGES,
             logprobs=True,
             structured_output="jury.providers.openai_compatible:ollama_output",
+            family="jury.providers.openai_compatible:ollama_family",  # <SERVICE>_FAMILY
+            grammar=True,
+            model_files=True,
         ),
     ),
     "vllm": (
@@ -94,6 +102,9 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
             images=_COMPATIBLE_IMAGES,
             logprobs=True,
             structured_output="jury.providers.openai_compatible:vllm_output",
+            family="jury.providers.openai_compatible:vllm_family",  # <SERVICE>_FAMILY
+            grammar=True,
+            model_files=True,
         ),
     ),
     # A replay judges again what was recorded, images and all (they are in the recorded

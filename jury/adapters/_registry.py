@@ -40,12 +40,14 @@ __all__ = [
     "builtin_rubrics",
     "effort_refusal",
     "family_of",
+    "grammar_refusal",
     "images_refusal",
     "load_rubric",
     "logprobs_asked",
     "logprobs_refusal",
     "model_status",
     "output_room",
+    "pin_refusal",
     "register_provider",
     "register_rubric_kind",
     "resolve_model",
@@ -190,6 +192,30 @@ def effort_refusal(spec: str, effort: str) -> str | None:
     return check(model, effort)
 
 
+def grammar_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does:
+    its provider's profile says its servers hold the schema with a grammar
+    (`jury.adapters.ModelProfile.grammar`)."""
+    profile = profile_of(spec)
+    if profile is not None and profile.grammar:
+        return None
+    return (
+        "only a server that holds the schema with a grammar does (openai-api/..., ollama/..., "
+        "vllm/..., or a provider whose profile says grammar=True); hosted structured outputs "
+        "do not hold a length"
+    )
+
+
+def pin_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` cannot be pinned to a model file (a juror's `pinned`), or None
+    when it can: its provider's profile says its models are files its server names
+    (`jury.adapters.ModelProfile.model_files`); a hosted model is pinned by its dated ID."""
+    profile = profile_of(spec)
+    if profile is not None and profile.model_files:
+        return None
+    return "only a local server's model is pinned by its file; pin a hosted one by a dated ID"
+
+
 def output_room(spec: str, effort: str | None = None) -> int:
     """The output tokens the adapter of ``provider/model`` adds to a juror's ``max_tokens``
     for the model's thinking (billed as output), at the juror's `effort`: what its
@@ -271,6 +297,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     (r"\byi\b|\byi-", "01-ai"),
     (r"glm", "zhipu"),
     (r"kimi|moonshot", "moonshot"),
+    (r"smollm", "huggingface"),
 )
 
 
@@ -279,7 +306,14 @@ def family_of(spec: str) -> str:
     (a first-party API, the offline jurors), else what the model's name tells."""
     profile, _, rest = _split(spec)
     if profile is not None and profile.family is not None:
-        return profile.family
+        found: str | Callable[[str], str | None] = resolved(profile.family)
+        if isinstance(found, str):
+            return found
+        # A function of the model ID: the family its user names (a local server's
+        # ``<SERVICE>_FAMILY``), or None, when the model's name tells.
+        said = found(rest)
+        if said:
+            return said
     name = rest.lower()
     for pattern, family in _FAMILIES:
         if re.search(pattern, name):

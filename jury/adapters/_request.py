@@ -85,6 +85,9 @@ class JudgeRequest:
     #: (`jury.adapters.ModelProfile.logprobs`: the panel warns at load instead). An adapter
     #: whose model cannot give them anyway does not send the ask.
     logprobs: bool = False
+    #: The most characters a free-text field of the reply may hold, for a server that holds
+    #: a schema with a grammar (the juror's ``reason_length``); None: the adapter's default.
+    text_limit: int | None = None
 
     @property
     def user(self) -> str:
@@ -224,6 +227,8 @@ def call_key(model: str, request: JudgeRequest, sample: int, *, endpoint: Endpoi
     if request.logprobs:
         # A reply without log-probabilities cannot serve a call that wants them.
         fields.append("logprobs")
+    if request.text_limit is not None:
+        fields.append(f"text_limit={request.text_limit}")
     tail = _KEY_JSON(fields)
     payload = (
         f"[{_endpoint_json(endpoint)},{_KEY_JSON(model)},{_system_json(request.system)},"
