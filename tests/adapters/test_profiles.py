@@ -376,3 +376,26 @@ def test_jury_doctor_shows_the_structured_output_an_outside_profile_declares(
         "no (not a JSON object: reply with the JSON object only); json_object: the provider "
         "holds the reply to a JSON object",
     ]
+
+
+def test_an_outside_local_server_is_held_to_reason_length_pinning_and_family_by_its_profile(
+    acme: Callable[[ModelProfile], None],
+) -> None:
+    acme(ModelProfile())
+    with pytest.raises(ValueError, match=r"reason_length is not held by acme/model-1"):
+        Juror(model="acme/model-1", reason_length=100)
+    with pytest.raises(ValueError, match=r"pinned: acme/model-1: only a local server's model"):
+        Juror(model="acme/model-1", pinned="sha256:abc")
+    # A server that holds the schema with a grammar and serves model files, as the built-in
+    # compatible servers declare, whose user names the family of some of its models.
+    acme(
+        ModelProfile(
+            grammar=True,
+            model_files=True,
+            family=lambda model: "meta" if model.startswith("house") else None,
+        )
+    )
+    assert Juror(model="acme/model-1", reason_length=100).reason_length == 100
+    assert Juror(model="acme/model-1", pinned="sha256:abc").pinned == "sha256:abc"
+    assert family_of("acme/house-7b") == "meta"
+    assert family_of("acme/qwen3-8b") == "qwen"  # named by none: the model's name tells
