@@ -22,6 +22,8 @@ of the extra cannot be imported the test is skipped, naming the extra and how to
 (the conftest marks it at collection, `skip_missing`); with ``JURY_ALL_EXTRAS=1`` (set by
 ``.ci/run``, which installs every extra) the session stops instead, naming each such test
 (and a test calling `require` fails), so that in CI nothing is skipped for a missing extra.
+The real-server suite (tests/local_server) needs more than an extra (a model file), and says
+so in its own conftest, failing likewise under ``JURY_REQUIRE_LOCAL_SERVER=1``.
 """
 
 from __future__ import annotations
