@@ -13,6 +13,20 @@ from jury.adapters import ModelProfile
 #: it does not know (`jury.providers._images`).
 _COMPATIBLE_IMAGES = "jury.providers._images:compatible_refusal"
 
+
+def _compatible(service: str) -> ModelProfile:
+    """An OpenAI-compatible server's profile: its structured output and family are its
+    variables', read by `jury.providers.openai_compatible`'s functions of that `service`."""
+    return ModelProfile(
+        images=_COMPATIBLE_IMAGES,
+        logprobs=True,
+        structured_output=f"jury.providers.openai_compatible:{service}_output",
+        family=f"jury.providers.openai_compatible:{service}_family",  # <SERVICE>_FAMILY
+        grammar=True,
+        model_files=True,
+    )
+
+
 #: The built-in providers, by the prefix before the first "/": the factory that makes a model
 #: ("module:callable", imported on first use), and the provider's profile.
 BUILTIN: dict[str, tuple[str, ModelProfile]] = {
@@ -74,39 +88,9 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
     # v0.12.11 (https://github.com/BerriAI/litellm/issues/17165); a server that does not
     # refuses the call with its own error. Their structured output is the server's variable
     # (``<SERVICE>_RESPONSE_FORMAT``); they serve no batch API.
-    "openai-api": (
-        "jury.providers.openai_compatible:create",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:service_output",
-            family="jury.providers.openai_compatible:service_family",  # <SERVICE>_FAMILY
-            grammar=True,
-            model_files=True,
-        ),
-    ),
-    "ollama": (
-        "jury.providers.openai_compatible:create_ollama",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:ollama_output",
-            family="jury.providers.openai_compatible:ollama_family",  # <SERVICE>_FAMILY
-            grammar=True,
-            model_files=True,
-        ),
-    ),
-    "vllm": (
-        "jury.providers.openai_compatible:create_vllm",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:vllm_output",
-            family="jury.providers.openai_compatible:vllm_family",  # <SERVICE>_FAMILY
-            grammar=True,
-            model_files=True,
-        ),
-    ),
+    "openai-api": ("jury.providers.openai_compatible:create", _compatible("service")),
+    "ollama": ("jury.providers.openai_compatible:create_ollama", _compatible("ollama")),
+    "vllm": ("jury.providers.openai_compatible:create_vllm", _compatible("vllm")),
     # A replay judges again what was recorded, images and all (they are in the recorded
     # requests' cache keys); its replies are what was recorded.
     "replay": ("jury.providers.replay:create", ModelProfile(family="replay", images=True)),

@@ -27,17 +27,18 @@ def reference() -> list[Case]:
     return load_cases(FORMATS / "cases.jsonl")
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "cases.json",
-        "array.json",
-        "cases.csv",
-        "cases.tsv",
-        "cases.yaml",
-        pytest.param("cases.parquet", marks=needs("parquet")),
-    ],
-)
+#: The sample in every format beside cases.jsonl (Parquet read with the parquet extra).
+SAMPLES = [
+    "cases.json",
+    "array.json",
+    "cases.csv",
+    "cases.tsv",
+    "cases.yaml",
+    pytest.param("cases.parquet", marks=needs("parquet")),
+]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
 def test_every_format_of_the_sample_loads_to_the_same_cases(name: str) -> None:
     assert load_cases(FORMATS / name) == reference()
 
@@ -112,18 +113,7 @@ def test_standard_input_is_read_once_and_judged(
     assert "1 of 3 cases have no id" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "cases.jsonl",
-        "cases.json",
-        "array.json",
-        "cases.csv",
-        "cases.tsv",
-        "cases.yaml",
-        pytest.param("cases.parquet", marks=needs("parquet")),
-    ],
-)
+@pytest.mark.parametrize("name", ["cases.jsonl", *SAMPLES])
 def test_the_same_bytes_from_standard_input_give_the_same_cases(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
