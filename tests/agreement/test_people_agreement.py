@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import random
 
-import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+from extras import needs
 
 from jury import CaseVerdict, Verdict, Vote, VoteStatus
 from jury.adapters import Metric
@@ -36,7 +33,11 @@ def _two() -> dict[str, dict[str, dict[str, object]]]:
     }
 
 
+@needs("test")
 def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     found = people_agreement(_two(), {"pass": PASS, "correctness": SCORE})
     kappa = found.keys["pass"].cohen_kappa
     assert kappa is not None
@@ -57,7 +58,12 @@ def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
     assert np.isclose(alpha, reference)
 
 
+@needs("test")
 def test_three_labellers_get_fleiss_kappa_and_alpha_with_intervals() -> None:
+    import krippendorff
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     rng = random.Random(3)
     truth = [rng.random() < 0.5 for _ in range(30)]
     table = [[t if rng.random() < 0.8 else not t for _ in range(3)] for t in truth]

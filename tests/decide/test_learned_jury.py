@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, open_page
+from extras import needs
 from learned_helpers import scenario
 
 from jury import (
@@ -305,6 +306,7 @@ def test_a_learned_cascade_asks_the_later_tier_only_below_its_threshold(
     assert summary["tier_calls_saved"] == 2 * len(early)
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(
     chromium() is None,
     reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",

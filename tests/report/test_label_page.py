@@ -11,14 +11,18 @@ from pathlib import Path
 
 import pytest
 from browser import Page, browser_page, chromium
+from extras import needs
 from labelling import label_server, recorded_run
 
 from jury.cli import main
 
-pytestmark = pytest.mark.skipif(
-    chromium() is None,
-    reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",
-)
+pytestmark = [
+    needs("test"),  # websockets drives the browser
+    pytest.mark.skipif(
+        chromium() is None,
+        reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",
+    ),
+]
 
 SHOWN = "!document.getElementById('case').hidden && document.getElementById('case-id').textContent"
 JURY_SHOWN = (
