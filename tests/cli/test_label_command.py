@@ -268,3 +268,14 @@ def test_agreement_with_one_labeller_says_why_each_statistic_is_undefined(
     for name in ("cohen_kappa", "fleiss_kappa", "alpha"):
         assert people[name]["value"] is None
         assert people[name]["reason"].startswith("only ana labelled")
+
+
+def test_a_field_to_ask_that_the_rubric_lacks_is_refused_before_the_page_is_served(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["label", str(run), "--labeller", "ana", "--labels", str(tmp_path / "l.jsonl")]
+    assert main([*argv, "--only", "pass,tone"]) == 2
+    captured = capsys.readouterr()
+    assert "--only: tone is not a label of five-metric (it has pass, relevance," in captured.err
+    assert "Traceback" not in captured.err
+    assert "http://" not in captured.out
