@@ -185,6 +185,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
             decides=target == PASS_TARGET or PASS_TARGET not in learned,
             seats=seats,
             findings=findings,
+            skipped=skipped,
         )
         if fit is not None:
             fits.append(fit)
@@ -268,6 +269,7 @@ def _learn_target(
     decides: bool,
     seats: Seats | None = None,
     findings: dict[str, Any] | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> tuple[Fit | None, str | None]:
     """Fit, report and (--select, --html) measure one target: its fit and why it failed;
     what was found of the seats goes into `findings` (for ``--json``)."""
@@ -342,9 +344,8 @@ def _learn_target(
             costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
         _cascades(panel, rubric, chosen, verdicts, table, args, out, costs)
     if args.html and draw:
-        page = tradeoff_page(
-            result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
-        )
+        title = f"aiojury calibration · {rubric.name} · {target}"
+        page = tradeoff_page(result, same, worth, title, shared, seats, skipped)
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
     return result.fit, result.failure

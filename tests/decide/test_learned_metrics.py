@@ -380,9 +380,9 @@ def test_a_target_the_labels_cannot_teach_is_skipped_and_named_while_the_others_
     cases, jury, _ = metric_scenario(tmp_path)
     # Every relevance label is 4, and only five cases have a helpfulness label.
     _relabel(cases, lambda n, own: {**own, "relevance": 4} | ({"helpfulness": 2} if n < 5 else {}))
-    fit, found = tmp_path / "fit.toml", tmp_path / "found.json"
+    fit, found, page = tmp_path / "fit.toml", tmp_path / "found.json", tmp_path / "fit.html"
     argv = ["calibrate", str(cases), "--jury", str(jury), "--fit", str(fit), "--json", str(found)]
-    assert main(argv) == 0
+    assert main([*argv, "--html", str(page)]) == 0
     out = capsys.readouterr().out
     relevance = "every label is 4 (a fit needs two different labels)"
     helpfulness = "5 case(s) labelled (a fit needs at least 20)"
@@ -397,6 +397,9 @@ def test_a_target_the_labels_cannot_teach_is_skipped_and_named_while_the_others_
     findings = json.loads(found.read_text("utf-8"))
     assert findings["skipped"] == {"relevance": relevance, "helpfulness": helpfulness}
     assert set(findings["targets"]) == set(LEARNED_METRICS)
+    drawn = page.read_text("utf-8")
+    assert "five-metric · correctness</title>" in drawn  # the first target learned
+    assert "<h2>Not learned</h2><ul><li>relevance: every label is 4 (a fit needs two" in drawn
 
 
 def test_without_a_learnable_pass_the_metrics_are_learned_and_said_to_decide(
