@@ -294,6 +294,18 @@ class Fits:
     def get(self, target: str) -> Fit | None:
         return next((f for f in self.fits if f.target == target), None)
 
+    def skipped_warnings(self, source: str | Path) -> list[str]:
+        """What a run using this fit says of the targets it did not learn (`skipped`)."""
+        return [
+            f"{source}: {target} was not learned ({why}); "
+            + (
+                "the fitted metrics decide the verdict by the rubric's rule"
+                if target == PASS_TARGET
+                else "its median decides"
+            )
+            for target, why in self.skipped.items()
+        ]
+
     def check_panel(self, jurors: Mapping[str, int], rubric: Rubric, source: str) -> None:
         for fit in self.fits:
             fit.check_panel(

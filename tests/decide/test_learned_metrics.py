@@ -400,6 +400,11 @@ def test_a_target_the_labels_cannot_teach_is_skipped_and_named_while_the_others_
     drawn = page.read_text("utf-8")
     assert "five-metric · correctness</title>" in drawn  # the first target learned
     assert "<h2>Not learned</h2><ul><li>relevance: every label is 4 (a fit needs two" in drawn
+    # A run with the fit says so too.
+    (tmp_path / "learned.toml").write_text(LEARNED + jury.read_text("utf-8"), "utf-8")
+    run(tmp_path)
+    said = f"{fit.name}: relevance was not learned ({relevance}); its median decides"
+    assert said in " ".join(capsys.readouterr().err.split())
 
 
 def test_without_a_learnable_pass_the_metrics_are_learned_and_said_to_decide(
