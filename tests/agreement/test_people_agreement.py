@@ -143,3 +143,34 @@ def test_no_labeller_is_named_when_the_judges_disagree_with_them_as_much() -> No
     mixed = [_juror_votes(f"c{n}", n % 2 == 0) for n in range(12)]
     found = people_agreement(labels, {"pass": PASS}, mixed)
     assert found.keys["pass"].outliers == ()
+
+
+def test_one_labeller_leaves_every_statistic_undefined_saying_why() -> None:
+    alone = {
+        f"c{n}": {"ana": {"pass": ANA_PASS[n], "correctness": ANA_SCORE[n]}} for n in range(20)
+    }
+    found = people_agreement(alone, {"pass": PASS, "correctness": SCORE})
+    for key in ("pass", "correctness"):
+        cell = found.keys[key]
+        for estimate in (cell.cohen_kappa, cell.fleiss_kappa, cell.alpha):
+            assert estimate is not None
+            assert estimate.value is None  # never a 1.0 for ana agreeing with herself
+            assert estimate.reason is not None
+            assert estimate.reason.startswith("only ana labelled")
+        assert cell.cases == 0
+    cohen = found.keys["pass"].cohen_kappa
+    assert cohen is not None
+    assert "needs two labellers" in (cohen.reason or "")
+    assert found.majority["c0"] == {"pass": ANA_PASS[0], "correctness": ANA_SCORE[0]}
+
+
+def test_a_key_only_one_of_two_labellers_gave_is_undefined_for_that_key_alone() -> None:
+    labels = _two()
+    for given in labels.values():
+        del given["bo"]["correctness"]
+    found = people_agreement(labels, {"pass": PASS, "correctness": SCORE})
+    assert found.keys["pass"].cohen_kappa is not None
+    assert found.keys["pass"].cohen_kappa.value is not None
+    alpha = found.keys["correctness"].alpha
+    assert alpha.value is None
+    assert alpha.reason == "only ana labelled: alpha needs a case labelled by two or more people"

@@ -192,8 +192,8 @@ def test_a_target_no_threshold_can_meet_fails_calibration_and_writes_nothing(
 @pytest.mark.parametrize(
     ("cases", "labels", "message"),
     [
-        (10, None, "10 case(s) labelled on pass: a fit needs at least 20"),
-        (40, True, "every label of pass is PASS: a fit needs two classes"),
+        (10, None, "nothing can be learned: pass: 10 case(s) labelled (a fit needs at least 20)"),
+        (40, True, "nothing can be learned: pass: every label is PASS (a fit needs two different"),
     ],
 )
 def test_a_fit_refuses_too_few_labels_or_one_class(
