@@ -58,6 +58,8 @@ from .engine._stream import VerdictStream
 from .panel._defaults import default_panel
 from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from .report._summary import RunSummary, summarize
+from .runner._agreement import Agreement, measure_agreement
+from .runner._compare import compare
 from .runner._main import run
 from .runner._merge import merge
 from .runner._rescore import rescore
@@ -65,6 +67,7 @@ from .runner._result import Run
 
 __all__ = [
     "AccountError",
+    "Agreement",
     "AuthenticationError",
     "Ballot",
     "CallStats",
@@ -103,12 +106,14 @@ __all__ = [
     "Vote",
     "VoteStatus",
     "__version__",
+    "compare",
     "default_panel",
     "evaluate",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
+    "measure_agreement",
     "merge",
     "rescore",
     "run",

@@ -12,6 +12,8 @@ import jury.testing
 #: What an evaluation's user needs: the engine, panels, cases, verdicts, the errors to catch.
 PUBLIC = {
     "AccountError",
+    # What `measure_agreement` gives: the summary, the labellers' agreement, the gate.
+    "Agreement",
     "AuthenticationError",
     "Ballot",
     "CallStats",
@@ -51,12 +53,15 @@ PUBLIC = {
     "Vote",
     "VoteStatus",
     "__version__",
+    # The commands that have a library meaning, each a function the command is a shell over.
+    "compare",
     "default_panel",
     "evaluate",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
+    "measure_agreement",
     "merge",
     "rescore",
     "run",
@@ -201,12 +206,18 @@ def _public_modules() -> list[str]:
     """`jury` and every module of it whose dotted name has no part starting with ``_``."""
     import pkgutil
 
+    import jury.providers
+    import jury.rubrics
+
     found = ["jury"]
-    found += [
-        module.name
-        for module in pkgutil.walk_packages(jury.__path__, "jury.")
-        if not any(part.startswith("_") for part in module.name.split(".")[1:])
-    ]
+    # jury.providers and jury.rubrics are folders of their own that the build maps in: walked
+    # from their own paths, as jury/ does not hold them.
+    for package in (jury, jury.providers, jury.rubrics):
+        found += [
+            module.name
+            for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+            if not any(part.startswith("_") for part in module.name.split(".")[1:])
+        ]
     return found
 
 

@@ -39,6 +39,8 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 
 from types import FunctionType
 
+from ._changes import CaseChange, CostComparison
+from ._compare import Comparison, Quantity
 from ._panel_stats import (
     AgreementSummary,
     CaseSpread,
@@ -56,6 +58,7 @@ from ._panel_stats import (
     stability,
     summarize_agreement,
 )
+from ._people import KeyAgreement, PeopleAgreement
 from ._ratings import VERDICT, Estimate, Ratings
 from ._reliability import (
     Bootstrap,
@@ -73,14 +76,20 @@ __all__ = [
     "VERDICT",
     "AgreementSummary",
     "Bootstrap",
+    "CaseChange",
     "CaseSpread",
+    "Comparison",
+    "CostComparison",
     "EffectiveJudges",
     "Estimate",
     "JurorAgreement",
     "JurorStability",
+    "KeyAgreement",
     "LabelAgreement",
     "MetricAgreement",
     "PairwiseMatrix",
+    "PeopleAgreement",
+    "Quantity",
     "Ratings",
     "as_verdicts",
     "cohen_kappa",
