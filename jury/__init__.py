@@ -59,6 +59,7 @@ from .panel._defaults import default_panel
 from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from .report._summary import RunSummary, summarize
 from .runner._agreement import Agreement, measure_agreement
+from .runner._calibrate import Calibration, calibrate
 from .runner._compare import compare
 from .runner._main import run
 from .runner._merge import merge
@@ -70,6 +71,7 @@ __all__ = [
     "Agreement",
     "AuthenticationError",
     "Ballot",
+    "Calibration",
     "CallStats",
     "Case",
     "CaseFileError",
@@ -106,6 +108,7 @@ __all__ = [
     "Vote",
     "VoteStatus",
     "__version__",
+    "calibrate",
     "compare",
     "default_panel",
     "evaluate",

@@ -17,6 +17,8 @@ PUBLIC = {
     "AuthenticationError",
     "Ballot",
     "CallStats",
+    # What `calibrate` gives: the gold checks, the labels' agreement and drift, the exit code.
+    "Calibration",
     "Case",
     "CaseFileError",
     "CaseVerdict",
@@ -54,6 +56,7 @@ PUBLIC = {
     "VoteStatus",
     "__version__",
     # The commands that have a library meaning, each a function the command is a shell over.
+    "calibrate",
     "compare",
     "default_panel",
     "evaluate",

@@ -39,6 +39,7 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 
 from types import FunctionType
 
+from ._calibration import GoldCheck, LabelRatings
 from ._changes import CaseChange, CostComparison
 from ._compare import Comparison, Quantity
 from ._panel_stats import (
@@ -82,10 +83,12 @@ __all__ = [
     "CostComparison",
     "EffectiveJudges",
     "Estimate",
+    "GoldCheck",
     "JurorAgreement",
     "JurorStability",
     "KeyAgreement",
     "LabelAgreement",
+    "LabelRatings",
     "MetricAgreement",
     "PairwiseMatrix",
     "PeopleAgreement",

@@ -4,7 +4,6 @@ write the one fit file (a table per target) that ``aggregation = "learned"`` rea
 
 from __future__ import annotations
 
-import argparse
 import re
 import tomllib
 from collections.abc import Sequence
@@ -17,12 +16,12 @@ from ..cases._case import Case
 from ..decide._learned import PASS_TARGET, Fit, Fits
 from ..engine._jury import Jury
 from ..panel._panel import Panel
-from ..runs import run_interruptible
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
     from ..agreement._seats import Seats
     from ..agreement._select import SeatCost
+    from ._options import CalibrateOptions
 
 __all__ = ["learn", "write_findings", "write_fit"]
 
@@ -94,7 +93,7 @@ def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any)
     return found
 
 
-def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
+async def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
     if run is not None:
         from ..runs._records import read_verdicts
 
@@ -114,14 +113,11 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
         }
     )
 
-    async def go() -> list[CaseVerdict]:
-        async with Jury(flat, checks=None) as jury:
-            return await judge_all(jury, cases)
-
-    return run_interruptible(go())
+    async with Jury(flat, checks=None) as jury:
+        return await judge_all(jury, cases)
 
 
-def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
+async def learn(panel: Panel, cases: Sequence[Case], args: CalibrateOptions, out: Any) -> int:
     from ..adapters._registry import load_rubric
 
     if args.unsupervised and panel.target_agreement is not None:
@@ -134,7 +130,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     tiers = {juror.id: juror.tier for juror in panel.jurors}
     if args.unsupervised and max(tiers.values()) > 1:
         raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
-    verdicts = _votes(panel, chosen, args.votes)
+    verdicts = await _votes(panel, chosen, args.votes)
     from ..agreement._seats import Seats
 
     seats = Seats.of_panel(panel, verdicts)
@@ -162,7 +158,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
         if args.html and number == 0 and len(targets) > 1:
             print(f"(the trade-off page draws the first target only: {target})", file=out)
     _guarantee_note(panel, targets, tiers, out)
-    if getattr(args, "json", None):
+    if args.json:
         write_findings(args.json, {"seats": seats.record(tiers), "targets": findings}, out)
     if failures:
         print(f"FAILED: {'; '.join(failures)}; no fit written", file=out)
@@ -211,7 +207,7 @@ def _learn_target(
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
     target: str,
-    args: argparse.Namespace,
+    args: CalibrateOptions,
     out: Any,
     *,
     draw: bool,
@@ -280,14 +276,14 @@ def _learn_target(
                 | {"source": c.source, "model": c.model}
                 for seat, c in costs.items()
             }
-        if getattr(args, "budget", None) is not None:
+        if args.budget is not None:
             from ..agreement._select import within_budget
             from ..report._calibration import print_budget
 
             # A seat's model (a seat is a model and a strategy); an object model is its own.
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
-    if getattr(args, "cascades", False) and labelled and not args.unsupervised:
+    if args.cascades and labelled and not args.unsupervised:
         if costs is None:
             costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
         _cascades(panel, rubric, chosen, verdicts, table, args, out, costs)
@@ -306,7 +302,7 @@ def _cascades(
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
     table: Any,
-    args: argparse.Namespace,
+    args: CalibrateOptions,
     out: Any,
     priced: dict[str, SeatCost],
 ) -> None:

@@ -22,11 +22,14 @@ def test_agreement_public_names_are_pinned() -> None:
             "CostComparison",
             "EffectiveJudges",
             "Estimate",
+            # What `jury.Calibration` holds: each case's gold checks, each label key's ratings.
+            "GoldCheck",
             "JurorAgreement",
             "JurorStability",
             # The labellers' agreement (`jury.Agreement.people`), per label key.
             "KeyAgreement",
             "LabelAgreement",
+            "LabelRatings",
             "MetricAgreement",
             "PairwiseMatrix",
             "PeopleAgreement",
