@@ -40,7 +40,7 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 from types import FunctionType
 
 from ._calibration import GoldCheck, LabelRatings
-from ._changes import CaseChange, CostComparison
+from ._changes import CaseChange, ChangeKind, CostComparison
 from ._compare import Comparison, Quantity
 from ._panel_stats import (
     AgreementSummary,
@@ -79,6 +79,7 @@ __all__ = [
     "Bootstrap",
     "CaseChange",
     "CaseSpread",
+    "ChangeKind",
     "Comparison",
     "CostComparison",
     "EffectiveJudges",

@@ -27,8 +27,7 @@ from .._errors import ConfigError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..agreement import Comparison
-    from ..agreement._changes import ChangeKind
+    from ..agreement import ChangeKind, Comparison
 
 __all__ = ["register"]
 

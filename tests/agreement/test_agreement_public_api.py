@@ -18,6 +18,7 @@ def test_agreement_public_names_are_pinned() -> None:
             # What `jury.compare` gives (`Comparison`) and is made of.
             "CaseChange",
             "CaseSpread",
+            "ChangeKind",
             "Comparison",
             "CostComparison",
             "EffectiveJudges",

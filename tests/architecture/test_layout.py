@@ -126,6 +126,26 @@ def test_the_commands_parse_and_print_and_reach_no_engine_runs_or_batch_internal
     assert {name: found for name, found in reaching.items() if found} == {}
 
 
+#: The commands that are shells over a library function of the runner (`jury.run`,
+#: `jury.rescore`, `jury.merge`, `jury.compare`, `jury.measure_agreement`, `jury.calibrate`,
+#: the labelling of a run).
+SHELLS = {
+    f"jury.cli._{name}"
+    for name in ("run", "rescore", "merge", "compare", "agreement", "calibrate", "label")
+}
+
+
+def test_the_library_commands_reach_no_statistics_panel_or_case_internal() -> None:
+    # Their pipelines are the library's: a shell may name public modules (`jury.agreement`
+    # for the types it prints), the runner it calls and the reports it prints with.
+    graph = import_graph()
+    inside = ("jury.agreement._", "jury.panel", "jury.cases.", "jury.decide", "jury.checks")
+    reaching = {
+        name: sorted(t for t in graph[name] if t.startswith(inside)) for name in sorted(SHELLS)
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
 #: The packages of the built-in adapters and rubric kinds, inside `jury` but reached by the
 #: engine only by name.
 IMPLEMENTERS = ("jury.providers", "jury.rubrics")
