@@ -212,7 +212,7 @@ def _public_modules() -> list[str]:
     import jury.providers
     import jury.rubrics
 
-    found = ["jury"]
+    found = ["jury", "jury.providers", "jury.rubrics"]
     # jury.providers and jury.rubrics are folders of their own that the build maps in: walked
     # from their own paths, as jury/ does not hold them.
     for package in (jury, jury.providers, jury.rubrics):
@@ -222,6 +222,18 @@ def _public_modules() -> list[str]:
             if not any(part.startswith("_") for part in module.name.split(".")[1:])
         ]
     return found
+
+
+def test_every_public_module_says_what_of_it_is_public() -> None:
+    # An `__all__` in each (empty where nothing is): the walk below checks what it lists.
+    import importlib
+
+    modules = _public_modules()
+    assert {"jury.providers", "jury.rubrics", "jury.providers.openai", "jury.engine"} <= set(
+        modules
+    )
+    silent = [name for name in modules if not hasattr(importlib.import_module(name), "__all__")]
+    assert silent == []
 
 
 def test_every_public_name_prints_as_the_door_it_is_imported_from() -> None:
