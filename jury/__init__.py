@@ -13,6 +13,10 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
 
+The other commands with a library meaning are functions too: `jury.rescore`, `jury.merge`,
+`jury.compare`, `jury.measure_agreement` and ``await jury.calibrate(...)``, each taking its
+command's flags as options and giving what the command prints.
+
 This is the front door for evaluating: the engine, panels, cases, verdicts and the errors a
 caller may catch. What an adapter, a rubric kind or an agent is built from (the seams) is in
 `jury.adapters`; test helpers (the fake provider server, scripted judges, clocks) in
