@@ -113,12 +113,13 @@ def _collected(
     record: dict[str, Any],
     mapped: FieldMap | None,
     unseen: list[str],
-    as_is: tuple[bool, str],
+    as_is: tuple[bool, str, Path | None],
 ) -> list[Case | _Read]:
     """What a record gives, read with the placeholders its reading makes for what the judges
     cannot see (an image) collected into `unseen` (`_unseen`). `as_is`: whether a record in
-    a case's own fields may be validated as it is, and the unit of its records."""
-    token = collect(unseen)
+    a case's own fields may be validated as it is, the unit of its records, and the folder
+    its images named by a relative path are in."""
+    token = collect(unseen, as_is[2])
     try:
         if as_is[0] and SHAPE_KEYS.isdisjoint(record) and not _ID_SPELLINGS.isdisjoint(record):
             try:
@@ -190,6 +191,8 @@ class CaseSource:
         # An MT-Bench answer file's questions are in its folder's question.jsonl.
         folder = self._dataset is None and self.name != "<stdin>"
         self._questions = Questions(self._path if folder else None)
+        #: Where an image named by a relative path is (Inspect's datasets name them so).
+        self._folder = self._path.parent if folder else None
 
     def _stdin(self) -> Path:
         if sys.stdin is None or sys.stdin.isatty():
@@ -301,7 +304,9 @@ class CaseSource:
                     except ValidationError as exc:
                         results = [_Read(None, _problems(exc, number, unit, {}))]
                 else:
-                    results = _collected(self._case, number, record, mapped, unseen, (as_is, unit))
+                    results = _collected(
+                        self._case, number, record, mapped, unseen, (as_is, unit, self._folder)
+                    )
                     if unseen:
                         self._unseen[number] = unseen
                         unseen = []

@@ -165,7 +165,7 @@ async def test_openai_reads_its_cache_in_steps_of_128_tokens_schema_first() -> N
     system = "r" * 4600  # 1,150 tokens, with the schema's few more
     body = {
         **OPENAI_BODY,
-        "messages": [{"role": "system", "content": system}, *OPENAI_BODY["messages"][1:]],
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": "case"}],
     }
     async with FakeProviderServer() as server:
         usages = [
