@@ -214,6 +214,21 @@ async def test_the_five_metric_rubric_is_cached_where_the_models_minimum_allows_
     assert second.votes[0].calls.cached_tokens == expected
 
 
+@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI])
+async def test_a_second_case_reads_the_whole_static_prefix_from_the_cache(
+    server: FakeProviderServer, spec: str
+) -> None:
+    # Two different cases: the rubric (and, on OpenAI, its schema) is the prefix both share,
+    # read from the cache the second time; the case after it is paid in full.
+    other = CASE.model_copy(update={"id": "kettle-2", "question": "And the toaster?"})
+    first = await judge(panel(spec))
+    second = await judge(panel(spec), case=other)
+    assert first.votes[0].calls.cached_tokens == 0
+    calls = second.votes[0].calls
+    assert calls.cached_tokens == cached_prefix(spec, PROMPT.system)
+    assert calls.input_tokens - calls.cached_tokens >= len(PROMPT.user) // 4 - 64
+
+
 async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:
     await judge(panel("openai/gpt-5.4-mini-2026-03-17"))
     assert "temperature" not in server.requests[0].body
