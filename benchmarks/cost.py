@@ -289,10 +289,15 @@ def gate(cases: Path, jury: Path, out: Path) -> tuple[Tally, dict[str, int]]:
         served.stop()
     assert code in (0, 1, 3), f"jury run exited {code}"
     verdicts: dict[str, int] = {}
-    for line in (out / "verdicts.jsonl").read_text(encoding="utf-8").splitlines():
-        verdict = json.loads(line)["verdict"]
+    for verdict in decided(out).values():
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
     return tally(list(CALLS)), verdicts
+
+
+def decided(run: Path) -> dict[str, str]:
+    """Each case's verdict in a run."""
+    lines = (run / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    return {record["case_id"]: record["verdict"] for record in map(json.loads, lines)}
 
 
 def fit(cases: Path, jury: Path, votes: Path, where: Path) -> Path:
@@ -608,7 +613,8 @@ def measure(name: str, cases_path: Path, where: Path, fitted: Path | None) -> di
     batch, batch_verdicts = gate(
         cases_path, jury_file(where, "batch", flat(JURORS) + "[batch]\npoll = 1\n"), where / "batch"
     )
-    assert batch_verdicts == verdicts, f"batch {batch_verdicts} != online {verdicts}"
+    differ = [k for k, v in decided(where / "online").items() if decided(where / "batch")[k] != v]
+    assert not differ, f"batch and online verdicts differ on {differ[:5]}"
     # Cheapest first, by what each juror cost a verdict online.
     order = sorted(JURORS, key=lambda spec: online.by_model[spec.split("/", 1)[1]])
     first, second = tuple(order[:2]), tuple(order[2:])
@@ -620,6 +626,8 @@ def measure(name: str, cases_path: Path, where: Path, fitted: Path | None) -> di
         jury_file(where, "cascade-batch", tiered(first, second, "[batch]\npoll = 1\n")),
         where / "cascade-batch",
     )
+    one, other = decided(where / "cascade"), decided(where / "cascade-batch")
+    assert one == other, "the cascade's verdicts differ online and in batches"
     learned_body = tiered(first, second, 'aggregation = "learned"\ncalibration = "FIT"\n')
     if fitted is None:
         fitted = fit(
