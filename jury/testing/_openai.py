@@ -27,7 +27,7 @@ from ._wire import (
 if TYPE_CHECKING:
     from ._log import LoggedRequest
 
-__all__ = ["MODERATION_CATEGORIES", "NO_KEY", "OpenAIChatCompletions", "OpenAIModerations"]
+__all__ = ["MODERATION_CATEGORIES", "OpenAIChatCompletions", "OpenAIModerations"]
 
 #: Roles whose messages are instructions rather than conversation ("developer" in newer
 #: models), counted as the system prompt.
@@ -128,14 +128,6 @@ def _token_logprobs(logged: LoggedRequest, text: str) -> list[dict[str, Any]]:
 _FIRST_PARTY = re.compile(r"^(gpt-|o\d|chatgpt-|omni-moderation|text-moderation)")
 
 
-#: OpenAI's answer to a call without its key.
-NO_KEY = Refusal(
-    "You didn't provide an API key. You need to provide your API key in an Authorization "
-    "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-    status=401,
-)
-
-
 class _OpenAIAuth:
     """OpenAI's credential: "Authorization: Bearer OPENAI_API_KEY"
     (https://platform.openai.com/docs/api-reference/authentication)."""
@@ -146,7 +138,11 @@ class _OpenAIAuth:
     def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
         if bearer(headers) or not _FIRST_PARTY.match(model):
             return None
-        return NO_KEY
+        return Refusal(
+            "You didn't provide an API key. You need to provide your API key in an "
+            "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            status=401,
+        )
 
     def model_not_found(self, model: str) -> Refusal:
         # 404 invalid_request_error, code model_not_found, as the API sends it (quoted in

@@ -40,8 +40,8 @@ from aiohttp import web
 
 from ._batches import BatchProtocol, FakeBatches, Job
 from ._log import LoggedRequest
-from ._openai import NO_KEY
-from ._wire import Provider, Refusal, bearer
+from ._protocols import protocol_for
+from ._wire import Provider, Refusal
 
 __all__ = ["OpenAIBatch"]
 
@@ -69,8 +69,9 @@ class OpenAIBatch(BatchProtocol):
 
     def header_refusal(self, headers: Mapping[str, str]) -> Refusal | None:
         # The batch and file routes are OpenAI's own (no compatible server serves them: the
-        # adapters send none there), so every call of them needs OpenAI's key.
-        return None if bearer(headers) else NO_KEY
+        # adapters send none there), so every call of them needs OpenAI's key, as a call of
+        # one of its own models does ("gpt-" names one).
+        return protocol_for(self.provider).header_refusal(headers, "gpt-")
 
     async def upload(
         self, request: web.Request, batches: FakeBatches, logged: LoggedRequest
