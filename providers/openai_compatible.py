@@ -29,6 +29,7 @@ from typing import Any
 
 from jury import ConfigError, JurorUnusable, ProviderError, ProviderLimits
 from jury.adapters import InvalidRequestError, JudgeReply, family_of
+from jury.adapters._profile import StructuredOutput
 
 from ._servers import discover, is_local
 from ._wire import read_key
@@ -42,7 +43,9 @@ __all__ = [
     "create_ollama",
     "create_vllm",
     "family",
-    "logprobs_refusal",
+    "ollama_output",
+    "service_output",
+    "vllm_output",
 ]
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434/v1", "vllm": "http://localhost:8000/v1"}
@@ -147,15 +150,6 @@ class CompatibleJudge(OpenAIJudge):
         self._learned = tuple(said)
 
 
-def logprobs_refusal(model: str) -> str | None:
-    """Compatible servers give log-probabilities for any model they serve, in the Chat
-    Completions shape: vLLM (its OpenAI-compatible server takes ``logprobs`` and
-    ``top_logprobs``) and Ollama since v0.12.11
-    (https://github.com/BerriAI/litellm/issues/17165). A server that does not, refuses the
-    call with its own error."""
-    return None
-
-
 def _variable(service: str, suffix: str) -> str:
     return re.sub(r"[^A-Z0-9]", "_", service.upper()) + suffix
 
@@ -214,6 +208,30 @@ def _compatible(
     assert isinstance(judge, CompatibleJudge)
     judge.chosen, judge.kind = chosen, kind
     return judge
+
+
+def _held(service: str) -> StructuredOutput:
+    """How ``<SERVICE>_RESPONSE_FORMAT`` holds a reply (json_schema unless it says: the
+    server's own format is learned at the first call): json_object with the schema is held
+    to the schema by the server's grammar."""
+    chosen = _response_format(service) or "json_schema"
+    return "json_schema" if chosen == "json_object+schema" else chosen
+
+
+def service_output(model: str) -> StructuredOutput:
+    """The structured output of ``openai-api/<service>/<model>`` (`model` is
+    ``<service>/<model>``)."""
+    return _held(model.partition("/")[0])
+
+
+def ollama_output(model: str) -> StructuredOutput:
+    """The structured output of ``ollama/<model>``: ``OLLAMA_RESPONSE_FORMAT``."""
+    return _held("ollama")
+
+
+def vllm_output(model: str) -> StructuredOutput:
+    """The structured output of ``vllm/<model>``: ``VLLM_RESPONSE_FORMAT``."""
+    return _held("vllm")
 
 
 def _tokens_field(service: str) -> str:

@@ -91,6 +91,7 @@ ADAPTERS = {
     "Level",
     "Message",
     "Metric",
+    "ModelProfile",
     "ModelStatus",
     "Preference",
     "Prompt",
