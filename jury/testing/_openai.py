@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._images import openai_images
 from ._logprobs import tokens_of
+from ._openai_models import model_refusal
 from ._wire import (
     THINKING,
     Ending,
@@ -210,7 +211,11 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
                 param="temperature",
                 code="unsupported_value",
             )
-        refused = _logprobs_refusal(body, logged.model) or openai_images(body, logged.model)
+        refused = (
+            _logprobs_refusal(body, logged.model)
+            or openai_images(body, logged.model)
+            or model_refusal(body, logged.model, _reasoning(logged.model))
+        )
         if refused is not None:
             return refused
         fmt = body.get("response_format") or {}
