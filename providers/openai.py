@@ -42,6 +42,7 @@ from ._grammar import grammar_schema
 from ._images import openai_content
 from ._openai_efforts import default_effort, efforts
 from ._openai_sdk import OpenAISdkTransport, sdk_message
+from ._openai_shutdown import shutdown_said
 from ._servers import Server
 from ._wire import (
     MalformedReplyError,
@@ -348,6 +349,19 @@ def _schema_name(name: str) -> str:
 class OpenAIJudge(WireModel):
     sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
+    #: What OpenAI said of the model's shutdown before its first call (`prepare`).
+    said: tuple[str, ...] = ()
+    _asked = False
+
+    async def prepare(self) -> None:
+        """Ask OpenAI for the model's ``shutdown_date`` once (`_openai_shutdown`)."""
+        if not self._asked:
+            self._asked = True
+            self.said = await shutdown_said(self)
+
+    @property
+    def learned(self) -> tuple[str, ...]:
+        return self.said
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, Literal
 
 from jury import ConfigError, JurorUnusable, ProviderError, ProviderLimits
 from jury.adapters import InvalidRequestError, JudgeReply, family_of
-from jury.adapters._profile import StructuredOutput
 
 from ._servers import discover, is_local
 from ._wire import read_key
@@ -60,6 +59,8 @@ LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(
 #: a few sentences, where a small model left unbounded rambles until the output limit.
 TEXT_LIMIT = 600
 _FORMATS = ("json_schema", "json_object+schema", "json_object", "none")
+#: How a reply is held, as a profile says it (`jury.adapters.ModelProfile.structured_output`).
+Held = Literal["json_schema", "json_object", "none"]
 #: How servers say a request does not fit their context: llama-server (tools/server,
 #: "Context size has been exceeded.", "the request exceeds the available context size"),
 #: vLLM ("This model's maximum context length is N tokens").
@@ -210,7 +211,7 @@ def _compatible(
     return judge
 
 
-def _held(service: str) -> StructuredOutput:
+def _held(service: str) -> Held:
     """How ``<SERVICE>_RESPONSE_FORMAT`` holds a reply (json_schema unless it says: the
     server's own format is learned at the first call): json_object with the schema is held
     to the schema by the server's grammar."""
@@ -218,18 +219,18 @@ def _held(service: str) -> StructuredOutput:
     return "json_schema" if chosen == "json_object+schema" else chosen
 
 
-def service_output(model: str) -> StructuredOutput:
+def service_output(model: str) -> Held:
     """The structured output of ``openai-api/<service>/<model>`` (`model` is
     ``<service>/<model>``)."""
     return _held(model.partition("/")[0])
 
 
-def ollama_output(model: str) -> StructuredOutput:
+def ollama_output(model: str) -> Held:
     """The structured output of ``ollama/<model>``: ``OLLAMA_RESPONSE_FORMAT``."""
     return _held("ollama")
 
 
-def vllm_output(model: str) -> StructuredOutput:
+def vllm_output(model: str) -> Held:
     """The structured output of ``vllm/<model>``: ``VLLM_RESPONSE_FORMAT``."""
     return _held("vllm")
 

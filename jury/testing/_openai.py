@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._images import openai_images
 from ._logprobs import tokens_of
-from ._openai_models import model_refusal
+from ._openai_models import FIRST_PARTY, model_refusal
 from ._wire import (
     THINKING,
     Ending,
@@ -122,11 +121,6 @@ def _token_logprobs(logged: LoggedRequest, text: str) -> list[dict[str, Any]]:
     ]
 
 
-#: Model names only OpenAI serves: a call to one must carry OpenAI's key. Compatible servers
-#: (Ollama, vLLM), served on the same route, take none.
-_FIRST_PARTY = re.compile(r"^(gpt-|o\d|chatgpt-|omni-moderation|text-moderation)")
-
-
 class _OpenAIAuth:
     """OpenAI's credential: "Authorization: Bearer OPENAI_API_KEY"
     (https://platform.openai.com/docs/api-reference/authentication)."""
@@ -135,7 +129,7 @@ class _OpenAIAuth:
         return bearer(headers)
 
     def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
-        if bearer(headers) or not _FIRST_PARTY.match(model):
+        if bearer(headers) or not FIRST_PARTY.match(model):
             return None
         return Refusal(
             "You didn't provide an API key. You need to provide your API key in an "

@@ -6,12 +6,20 @@ them by running against the fake (`jury.providers.openai` keeps its own table of
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ._wire import Refusal
+from aiohttp import web
 
-__all__ = ["EFFORTS", "model_efforts", "model_refusal"]
+from ._wire import Refusal, bearer
+
+__all__ = ["EFFORTS", "FIRST_PARTY", "add_model_route", "model_efforts", "model_refusal"]
+
+#: Model names only OpenAI serves: a call to one must carry OpenAI's key. Compatible servers
+#: (Ollama, vLLM), served on the same route, take none.
+FIRST_PARTY = re.compile(r"^(gpt-|o\d|chatgpt-|omni-moderation|text-moderation)")
 
 #: Every value ``reasoning_effort`` has: openai SDK 3.60 types/shared/reasoning_effort.py
 #: ("none", "minimal", "low", "medium", "high", "xhigh", "max"); its docstring in
@@ -126,3 +134,27 @@ def model_refusal(body: dict[str, Any], model: str, reasoning: bool) -> Refusal 
     if not reasoning:
         return None
     return _effort_refusal(body, model) or _tokens_refusal(body) or _tools_refusal(body, model)
+
+
+def add_model_route(app: web.Application, shutdowns: Mapping[str, str]) -> None:
+    """``GET /v1/models/{model}``: the model as OpenAI describes it, its ``shutdown_date``
+    what `shutdowns` says (null when not announced; openai SDK 3.60 types/model.py: "The date
+    when the model will shut down, or null if not announced"). A call without a key is a 401,
+    a model OpenAI does not serve a 404 (as on Chat Completions)."""
+
+    async def model(request: web.Request) -> web.Response:
+        name = request.match_info["model"]
+        if not bearer(request.headers):
+            error = {"message": "You didn't provide an API key.", "type": "invalid_request_error"}
+            return web.json_response({"error": error}, status=401)
+        if not FIRST_PARTY.match(name):
+            error = {
+                "message": f"The model `{name}` does not exist or you do not have access to it.",
+                "type": "invalid_request_error",
+                "code": "model_not_found",
+            }
+            return web.json_response({"error": error}, status=404)
+        described = {"id": name, "object": "model", "created": 0, "owned_by": "system"}
+        return web.json_response({**described, "shutdown_date": shutdowns.get(name)})
+
+    app.router.add_get("/v1/models/{model}", model)
