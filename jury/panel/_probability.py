@@ -14,7 +14,7 @@ from ..adapters._model import JudgeModel
 from ..adapters._registry import logprobs_refusal
 from ._juror import Juror
 
-__all__ = ["ProbabilitySource", "probability_source"]
+__all__ = ["SUGGESTED_SAMPLES", "ProbabilitySource", "probability_source"]
 
 #: The samples a juror without log-probabilities would need for a probability worth reading
 #: (the share of 5 moves in steps of 0.2), as `jury estimate` prices them.
