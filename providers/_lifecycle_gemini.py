@@ -39,8 +39,9 @@ _1_0_RETIRED = (
 #: Gemini 4: listed by google-genai as Google's newest models, no shutdown date in any source
 #: read (Google's deprecations page as read on 2026-11-30 predates them).
 _GEMINI_4 = (
-    "google-genai 3.6.1 _gaos/types/interactions/model.py (listed: 'Gemini 4 Argon - Our new "
-    "frontier model', Carbon, Hydrogen, Neon)"
+    "https://github.com/googleapis/python-genai google/genai/_gaos/types/interactions/model.py "
+    "as released in google-genai 3.6.1 (listed: 'Gemini 4 Argon - Our new frontier model', "
+    "Carbon, Hydrogen, Neon)"
 )
 _GEMINI_4_MODELS = ("gemini-4-argon", "gemini-4-carbon", "gemini-4-hydrogen", "gemini-4-neon")
 _NO_DATE = "no shutdown date known: no source read names one, nor a notice period"
