@@ -1,10 +1,10 @@
 """Which OpenAI model the default panel seats, measured: every OpenAI model the lifecycle table
 lists as current (no retirement announced) and the price table prices judges the shopnest
 example's cases against the fake provider server (127.0.0.1 only), at the effort the adapter
-sends it, and its dollars per 1,000 verdicts are what the adapter bills for what the fake
-counted (prompt, reply and reasoning tokens), at the price table's rates (genai-prices). The table says which are dated snapshots: the
-default is the cheapest that is (DESIGN: model IDs should be dated snapshots; an alias is warned
-about on every run that seats it). `jury.panel._defaults` records the choice.
+sends it; its dollars per 1,000 verdicts are what the fake counted (prompt, reply and
+reasoning tokens) at the price table's rates (genai-prices). The table says which are dated
+snapshots: the default is the cheapest that is (DESIGN: model IDs should be dated snapshots;
+an alias is warned about on every run that seats it). `jury.panel._defaults` records it.
 
     python benchmarks/default_juror.py
 """
