@@ -4,24 +4,15 @@ shutdown."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_doctor import served
 
 from jury.cli import main
 from served import ServerThread
 
-
-@pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerThread]:
-    thread = ServerThread()
-    for name, value in thread.server.env().items():
-        monkeypatch.setenv(name, value)
-    try:
-        yield thread
-    finally:
-        thread.stop()
+__all__ = ["served"]  # the fixture, shared with test_doctor
 
 
 JURY = """

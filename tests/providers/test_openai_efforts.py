@@ -84,6 +84,7 @@ async def test_a_juror_without_an_effort_is_sent_one_its_model_takes(
     (logged,) = server.requests_for(model_id(spec))
     assert logged.body["reasoning_effort"] == sent
     assert "max_tokens" not in logged.body  # reasoning models take max_completion_tokens
+    assert "tools" not in logged.body  # refused beside an effort on gpt-5.4, 5.6 and 6
 
 
 def test_a_model_that_takes_no_low_effort_is_sent_the_least_above_it(
