@@ -348,3 +348,5 @@ def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
 
 # Defined beside the log-probability reading; public here, as the provider's LOGPROBS entry.
 logprobs_refusal.__module__ = __name__
+# Defined beside the other families' rules (`_gemini_family`); public here, one door.
+Family.__module__ = family.__module__ = __name__
