@@ -13,6 +13,20 @@ from jury.adapters import ModelProfile
 #: it does not know (`jury.providers._images`).
 _COMPATIBLE_IMAGES = "jury.providers._images:compatible_refusal"
 
+
+def _compatible(service: str) -> ModelProfile:
+    """An OpenAI-compatible server's profile: its structured output and family are its
+    variables', read by `jury.providers.openai_compatible`'s functions of that `service`."""
+    return ModelProfile(
+        images=_COMPATIBLE_IMAGES,
+        logprobs=True,
+        structured_output=f"jury.providers.openai_compatible:{service}_output",
+        family=f"jury.providers.openai_compatible:{service}_family",  # <SERVICE>_FAMILY
+        grammar=True,
+        model_files=True,
+    )
+
+
 #: The built-in providers, by the prefix before the first "/": the factory that makes a model
 #: ("module:callable", imported on first use), and the provider's profile.
 BUILTIN: dict[str, tuple[str, ModelProfile]] = {
@@ -66,36 +80,17 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
             output_room="jury.providers._rooms:google",
         ),
     ),
-    # Servers that host many families: each model's name tells its family. They give
+    # Servers that host many families: each model's name tells its family, unless the user
+    # names one (``<SERVICE>_FAMILY``). They hold the schema with a grammar (llama.cpp's
+    # json-schema-to-grammar, vLLM's guided decoding), and serve model files. They give
     # log-probabilities for any model they serve, in the Chat Completions shape: vLLM (its
     # OpenAI-compatible server takes ``logprobs`` and ``top_logprobs``) and Ollama since
     # v0.12.11 (https://github.com/BerriAI/litellm/issues/17165); a server that does not
     # refuses the call with its own error. Their structured output is the server's variable
     # (``<SERVICE>_RESPONSE_FORMAT``); they serve no batch API.
-    "openai-api": (
-        "jury.providers.openai_compatible:create",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:service_output",
-        ),
-    ),
-    "ollama": (
-        "jury.providers.openai_compatible:create_ollama",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:ollama_output",
-        ),
-    ),
-    "vllm": (
-        "jury.providers.openai_compatible:create_vllm",
-        ModelProfile(
-            images=_COMPATIBLE_IMAGES,
-            logprobs=True,
-            structured_output="jury.providers.openai_compatible:vllm_output",
-        ),
-    ),
+    "openai-api": ("jury.providers.openai_compatible:create", _compatible("service")),
+    "ollama": ("jury.providers.openai_compatible:create_ollama", _compatible("ollama")),
+    "vllm": ("jury.providers.openai_compatible:create_vllm", _compatible("vllm")),
     # A replay judges again what was recorded, images and all (they are in the recorded
     # requests' cache keys); its replies are what was recorded.
     "replay": ("jury.providers.replay:create", ModelProfile(family="replay", images=True)),
@@ -104,15 +99,6 @@ BUILTIN: dict[str, tuple[str, ModelProfile]] = {
         "jury.providers.openai_moderation:create",
         ModelProfile(family="openai"),
     ),
-}
-
-#: The family a provider's user names for its models (a local server's ``<SERVICE>_FAMILY``):
-#: "module:function" of the juror's ``provider/model`` -> the family, or None (then the
-#: model's name tells).
-FAMILY: dict[str, str] = {
-    "openai-api": "jury.providers.openai_compatible:family",
-    "ollama": "jury.providers.openai_compatible:family",
-    "vllm": "jury.providers.openai_compatible:family",
 }
 
 #: The built-in agents (the system under test), by the SPEC's kind (`jury.panel._agent_spec`):
@@ -124,4 +110,4 @@ AGENTS: dict[str, str] = {
     "model": "jury.providers.agents._model:create",
 }
 
-__all__ = ["AGENTS", "BUILTIN", "FAMILY"]
+__all__ = ["AGENTS", "BUILTIN"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Literal
+from typing import Any
 
 from jury import ConfigError, JurorUnusable, ProviderError, ProviderLimits
 from jury.adapters import InvalidRequestError, JudgeReply, family_of
@@ -42,8 +42,11 @@ __all__ = [
     "create_ollama",
     "create_vllm",
     "family",
+    "ollama_family",
     "ollama_output",
+    "service_family",
     "service_output",
+    "vllm_family",
     "vllm_output",
 ]
 
@@ -59,8 +62,6 @@ LOCAL_LIMITS = {"ollama": ProviderLimits(concurrency=4), "vllm": ProviderLimits(
 #: a few sentences, where a small model left unbounded rambles until the output limit.
 TEXT_LIMIT = 600
 _FORMATS = ("json_schema", "json_object+schema", "json_object", "none")
-#: How a reply is held, as a profile says it (`jury.adapters.ModelProfile.structured_output`).
-Held = Literal["json_schema", "json_object", "none"]
 #: How servers say a request does not fit their context: llama-server (tools/server,
 #: "Context size has been exceeded.", "the request exceeds the available context size"),
 #: vLLM ("This model's maximum context length is N tokens").
@@ -174,6 +175,47 @@ def _response_format(service: str) -> ResponseFormat | None:
     return value  # type: ignore[return-value]
 
 
+def _held(service: str) -> str:
+    """How a server of `service` holds a reply to the schema, as far as is known before it is
+    asked (`jury.adapters.ModelProfile.structured_output`): ``<SERVICE>_RESPONSE_FORMAT``,
+    else to the schema (json_schema, or json_object with the schema where the server takes
+    that, as llama-cpp-python does: `CompatibleJudge.prepare` learns which)."""
+    chosen = _response_format(service)
+    return "json_schema" if chosen in (None, "json_object+schema") else str(chosen)
+
+
+# The profile's functions of the model ID, one per provider: ``openai-api``'s model ID is
+# ``<service>/<model>``, Ollama's and vLLM's are served by the server of that name.
+def service_output(model: str) -> str:
+    """The structured output of ``openai-api/<service>/<model>``."""
+    return _held(model.partition("/")[0])
+
+
+def ollama_output(model: str) -> str:
+    """The structured output of ``ollama/<model>``."""
+    return _held("ollama")
+
+
+def vllm_output(model: str) -> str:
+    """The structured output of ``vllm/<model>``."""
+    return _held("vllm")
+
+
+def service_family(model: str) -> str | None:
+    """The family ``<SERVICE>_FAMILY`` names for ``openai-api/<service>/<model>``."""
+    return family(f"openai-api/{model}")
+
+
+def ollama_family(model: str) -> str | None:
+    """The family ``OLLAMA_FAMILY`` names for ``ollama/<model>``."""
+    return family(f"ollama/{model}")
+
+
+def vllm_family(model: str) -> str | None:
+    """The family ``VLLM_FAMILY`` names for ``vllm/<model>``."""
+    return family(f"vllm/{model}")
+
+
 def _compatible(
     spec: str,
     *,
@@ -209,30 +251,6 @@ def _compatible(
     assert isinstance(judge, CompatibleJudge)
     judge.chosen, judge.kind = chosen, kind
     return judge
-
-
-def _held(service: str) -> Held:
-    """How ``<SERVICE>_RESPONSE_FORMAT`` holds a reply (json_schema unless it says: the
-    server's own format is learned at the first call): json_object with the schema is held
-    to the schema by the server's grammar."""
-    chosen = _response_format(service) or "json_schema"
-    return "json_schema" if chosen == "json_object+schema" else chosen
-
-
-def service_output(model: str) -> Held:
-    """The structured output of ``openai-api/<service>/<model>`` (`model` is
-    ``<service>/<model>``)."""
-    return _held(model.partition("/")[0])
-
-
-def ollama_output(model: str) -> Held:
-    """The structured output of ``ollama/<model>``: ``OLLAMA_RESPONSE_FORMAT``."""
-    return _held("ollama")
-
-
-def vllm_output(model: str) -> Held:
-    """The structured output of ``vllm/<model>``: ``VLLM_RESPONSE_FORMAT``."""
-    return _held("vllm")
 
 
 def _tokens_field(service: str) -> str:

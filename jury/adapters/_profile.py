@@ -57,8 +57,10 @@ class ModelProfile:
     is asked for (so that a profile costs no import of an SDK).
 
     - `family`: the family of every model the provider serves ("acme"), for the panel's
-      warnings about jurors of one family and jurors of the family under test; None: each
-      model's name tells (``llama`` is meta, ``qwen`` is qwen: `jury.adapters.family_of`).
+      warnings about jurors of one family and jurors of the family under test; or a function
+      of the model ID giving the family its user named, or None (a local server's
+      ``<SERVICE>_FAMILY``); None, or a function's None: each model's name tells (``llama``
+      is meta, ``qwen`` is qwen: `jury.adapters.family_of`).
     - `images`: which models are sent a case's images. True: all; False (the default): none,
       and a juror whose model takes none abstains on a case with images, saying why; or a
       function of the model ID giving why a model takes none (None when it takes them). A
@@ -88,9 +90,16 @@ class ModelProfile:
     - `output_room`: (model ID, the juror's effort or None) -> the output tokens the adapter
       adds to a juror's ``max_tokens`` for the model's thinking, which `jury estimate`
       counts. None: it adds none.
+    - `grammar`: whether the provider's servers hold a reply's schema with a grammar, a
+      string's ``maxLength`` included (llama.cpp, vLLM's guided decoding): then a juror's
+      ``reason_length`` is sent (`JudgeRequest.text_limit`); else it is refused at load.
+    - `model_files`: whether the provider's models are files its server can name: then a
+      juror may be ``pinned`` to one (`JudgeModel.pinned`, checked by the adapter in
+      `JudgeModel.prepare`); else it is refused at load (a hosted model is pinned by a dated
+      ID).
     """
 
-    family: str | None = None
+    family: str | Callable[[str], str | None] | None = None
     images: bool | str | Refusal = False
     logprobs: bool | str | Refusal = False
     structured_output: StructuredOutput | str | Callable[[str], StructuredOutput] = "none"
@@ -100,10 +109,19 @@ class ModelProfile:
     lifecycle: str | Lifecycle | None = None
     effort: str | Callable[[str, str], str | None] | None = None
     output_room: str | Callable[[str, str | None], int] | None = None
+    grammar: bool = False
+    model_files: bool = False
 
     def __post_init__(self) -> None:
-        if self.family is not None and (not isinstance(self.family, str) or not self.family):
-            raise ValueError(f"family: expected a non-empty name or None, got {self.family!r}")
+        family = self.family
+        if (
+            family is not None
+            and not callable(family)
+            and (not isinstance(family, str) or not family)
+        ):
+            raise ValueError(
+                f"family: expected a name, a function of the model ID or None, got {family!r}"
+            )
         output = self.structured_output
         if isinstance(output, str) and output not in STRUCTURED_OUTPUTS and ":" not in output:
             raise ValueError(

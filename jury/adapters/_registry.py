@@ -40,12 +40,14 @@ __all__ = [
     "builtin_rubrics",
     "effort_refusal",
     "family_of",
+    "grammar_refusal",
     "images_refusal",
     "load_rubric",
     "logprobs_asked",
     "logprobs_refusal",
     "model_status",
     "output_room",
+    "pin_refusal",
     "register_provider",
     "register_rubric_kind",
     "resolve_model",
@@ -190,25 +192,26 @@ def effort_refusal(spec: str, effort: str) -> str | None:
     return check(model, effort)
 
 
-#: The providers whose servers hold a reply's schema with a grammar, a string's
-#: ``maxLength`` included (llama.cpp's json-schema-to-grammar; vLLM's guided decoding).
-_GRAMMAR_SERVERS = frozenset({"openai-api", "ollama", "vllm"})
-
-
 def grammar_refusal(spec: str) -> str | None:
-    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does."""
-    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does:
+    its provider's profile says its servers hold the schema with a grammar
+    (`jury.adapters.ModelProfile.grammar`)."""
+    profile = profile_of(spec)
+    if profile is not None and profile.grammar:
         return None
     return (
         "only a server that holds the schema with a grammar does (openai-api/..., ollama/..., "
-        "vllm/...); hosted structured outputs do not hold a length"
+        "vllm/..., or a provider whose profile says grammar=True); hosted structured outputs "
+        "do not hold a length"
     )
 
 
 def pin_refusal(spec: str) -> str | None:
     """Why ``provider/model`` cannot be pinned to a model file (a juror's `pinned`), or None
-    when it can: a hosted model is pinned by its dated ID, a local server's by its file."""
-    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+    when it can: its provider's profile says its models are files its server names
+    (`jury.adapters.ModelProfile.model_files`); a hosted model is pinned by its dated ID."""
+    profile = profile_of(spec)
+    if profile is not None and profile.model_files:
         return None
     return "only a local server's model is pinned by its file; pin a hosted one by a dated ID"
 
@@ -301,15 +304,16 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 def family_of(spec: str) -> str:
     """The model family of ``provider/model``: the provider's own where it serves one family
     (a first-party API, the offline jurors), else what the model's name tells."""
-    profile, prefix, rest = _split(spec)
+    profile, _, rest = _split(spec)
     if profile is not None and profile.family is not None:
-        return profile.family
-    # The family a built-in provider's user names for its models (`jury.providers.FAMILY`:
-    # a local server's ``<SERVICE>_FAMILY``), before the model's name.
-    hook = getattr(importlib.import_module(PROVIDERS_PACKAGE), "FAMILY", {}).get(prefix)
-    said: str | None = resolved(hook)(spec) if hook is not None else None
-    if said:
-        return said
+        found: str | Callable[[str], str | None] = resolved(profile.family)
+        if isinstance(found, str):
+            return found
+        # A function of the model ID: the family its user names (a local server's
+        # ``<SERVICE>_FAMILY``), or None, when the model's name tells.
+        said = found(rest)
+        if said:
+            return said
     name = rest.lower()
     for pattern, family in _FAMILIES:
         if re.search(pattern, name):

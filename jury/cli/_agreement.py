@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
+from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text, people_undefined
 from ..runner._options import RunOptions, select_verdicts, subset_from
 from ..runner._result import Run
 from ._options import add_subset_options, manifest_rubric, rubric_metrics
@@ -286,6 +286,8 @@ def render_people(people: PeopleAgreement, console: Console) -> None:
             str(found.cases),
         )
     console.print(table)
+    for line in people_undefined(people):
+        console.print(f"  {escape(line)}")
     for key, found in people.keys.items():
         for who in found.outliers:
             own = found.disagreement[who] or 0.0
@@ -389,9 +391,10 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
         console.print(f"  against human labels ({labels.labelled} labelled cases):")
         for name, kappa in labels.kappa.items():
             accuracy = labels.accuracy[name]
-            accuracy_text = estimate_text(accuracy, False)
+            accuracy_text = estimate_text(accuracy, False, why=True)
             console.print(
-                f"    {escape(name)}: kappa {estimate_text(kappa)}, accuracy {accuracy_text}"
+                f"    {escape(name)}: kappa {estimate_text(kappa, why=True)}, "
+                f"accuracy {accuracy_text}"
             )
         from ..report._seats import effective_text, seat_error_lines
 

@@ -37,7 +37,9 @@ A learned jury (``--fit FIT.toml``)
     thresholds of selective verdicts are calibrated, per target, on labelled cases the model
     was not fitted on (the guarantee is each target's own: a verdict the rubric derives from
     several metrics has none of its own, and calibrate says so); exit 1 when a target meets
-    none (no fit is written). ``--select`` ranks subsets of the jurors by held-out accuracy
+    none (no fit is written). A target the labels cannot teach (under 20 labels, one value,
+    no juror's value) is skipped with a warning and named in the fit file and ``--json``;
+    exit 2 when none can be learned. ``--select`` ranks subsets of the jurors by held-out accuracy
     per dollar (``--budget USD_PER_1000``: by held-out accuracy among the sets costing at most
     that per 1000 cases, a seat of unknown price never counted as free); ``--html FILE``
     draws the accuracy-coverage trade-off (of the first target); ``--votes RUN`` takes the

@@ -4,11 +4,12 @@ The page is served on 127.0.0.1 (a free port unless ``--port``), its address on 
 printed; it shows one case at a time, in the order in which a label teaches most (`--order`),
 and writes each label at once to the labels file (``RUN/labels.jsonl`` unless ``--labels``;
 see `jury.runs.Label` for its lines). Nothing is read from standard input. Ctrl-C (or
-SIGTERM) stops the server; a label already saved is on disk.
+SIGTERM) stops the server; a label already saved is on disk. ``--only pass`` asks for
+pass/fail only, ``--only a,b`` for those metrics (each line records what it was asked).
 
 Exit 0 when stopped; 2 on a usage error: a run without cases, a labels file with a bad line,
-an unknown case or a value off the rubric's scale (the line named), or a labels file another
-`jury label` is writing.
+an unknown case or a value off the rubric's scale (the line named), ``--only`` naming a field
+the rubric lacks, or a labels file another `jury label` is writing.
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def register(sub: Any) -> None:
         default="teach",
         help="teach (default): split jurors, then least confidence, then the categories with "
         "the fewest labels; random: an unbiased sample (--seed)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="FIELDS",
+        help="ask for these fields only, comma-separated: 'pass' (pass/fail only) and/or "
+        "metrics of the rubric (default: pass and every metric); each label line records them",
     )
     parser.add_argument("--rubric", help="rubric name or file (default: the run's manifest)")
     add_subset_options(parser)
@@ -123,20 +130,30 @@ def run(args: argparse.Namespace) -> int:
         _, warnings = validate_labels(existing, by_id, rubric, path)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        only = None if args.only is None else args.only.split(",")
         queue = LabelQueue(
-            cases, verdicts, rubric, labeller, existing, writer, order=args.order, seed=args.seed
+            cases,
+            verdicts,
+            rubric,
+            labeller,
+            existing,
+            writer,
+            order=args.order,
+            seed=args.seed,
+            only=only,
         )
         hosts: set[str] = set()
         app = label_app(queue, hosts)
         progress = queue.progress()
         out = sys.stdout
         banner = (
-            f"labelling {len(cases)} cases of {run_dir} as {labeller} into {path} "
-            f"({progress['labelled']} labelled, {progress['left']} left); Ctrl-C to stop"
+            f"labelling {len(queue.cases)} cases of {run_dir} as {labeller} into {path}"
+            f"{queue.asking()} ({progress['labelled']} labelled, {progress['left']} left); "
+            "Ctrl-C to stop"
         )
         asyncio.run(_serve(app, args.port, args.open, hosts, banner, out))
         print(
-            f"{labeller}: {queue.progress()['labelled']} of {len(cases)} cases labelled "
+            f"{labeller}: {queue.progress()['labelled']} of {len(queue.cases)} cases labelled "
             f"({queue.progress()['labelled'] - progress['labelled']} this time) in {path}",
             file=out,
         )

@@ -48,6 +48,7 @@ from jury.adapters._registry import (
 )
 from jury.batch._run import BatchRun
 from jury.batch._store import BatchStore
+from jury.cli import main
 from jury.panel._batch_settings import BatchSettings
 from jury.panel._warnings import panel_warnings
 from jury.testing import FakeClock
@@ -337,3 +338,64 @@ def test_family_and_lifecycle_beside_the_factory_still_work_and_say_what_replace
     assert status.state == "deprecated"
     with pytest.raises(TypeError, match="in the profile, not beside it"):
         register_provider("acme", AcmeJudge, ModelProfile(), family="acme")
+
+
+class AcmeProbeJudge(AcmeJudge):
+    """Acme's models as `jury doctor` finds them: ``strict-*`` answer the probe's schema,
+    the others answer in prose."""
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        self.requests.append(request)
+        held = self.name.startswith("acme/strict")
+        text = json.dumps({"reason": "ready", "ready": True}) if held else "Sure, ready!"
+        return JudgeReply(text=text, model=self.name, usage=Usage(10, 5))
+
+
+def test_jury_doctor_shows_the_structured_output_an_outside_profile_declares(
+    acme: Callable[[ModelProfile], None], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    acme(ModelProfile())  # this test's tables; acme's models answer the probe as they do
+    register_provider(
+        "acme",
+        AcmeProbeJudge,
+        ModelProfile(structured_output=lambda m: "json_object" if "loose" in m else "json_schema"),
+    )
+    jury_file = tmp_path / "jury.toml"
+    jury_file.write_text('jurors = ["acme/strict-1", "acme/schema-1", "acme/loose-1"]\n')
+    assert main(["doctor", "--jury", str(jury_file)]) == 0
+    rows = [
+        line.split(None, 1)[1]
+        for line in capsys.readouterr().out.splitlines()
+        if line.strip().startswith("structured")
+    ]
+    assert rows == [
+        "yes (json_schema: the provider holds the reply to the schema)",
+        # Its profile says the provider holds the reply to the schema: this one was not.
+        "no (not a JSON object: reply with the JSON object only): the server ignored the "
+        "schema it was sent (json_schema)",
+        "no (not a JSON object: reply with the JSON object only); json_object: the provider "
+        "holds the reply to a JSON object",
+    ]
+
+
+def test_an_outside_local_server_is_held_to_reason_length_pinning_and_family_by_its_profile(
+    acme: Callable[[ModelProfile], None],
+) -> None:
+    acme(ModelProfile())
+    with pytest.raises(ValueError, match=r"reason_length is not held by acme/model-1"):
+        Juror(model="acme/model-1", reason_length=100)
+    with pytest.raises(ValueError, match=r"pinned: acme/model-1: only a local server's model"):
+        Juror(model="acme/model-1", pinned="sha256:abc")
+    # A server that holds the schema with a grammar and serves model files, as the built-in
+    # compatible servers declare, whose user names the family of some of its models.
+    acme(
+        ModelProfile(
+            grammar=True,
+            model_files=True,
+            family=lambda model: "meta" if model.startswith("house") else None,
+        )
+    )
+    assert Juror(model="acme/model-1", reason_length=100).reason_length == 100
+    assert Juror(model="acme/model-1", pinned="sha256:abc").pinned == "sha256:abc"
+    assert family_of("acme/house-7b") == "meta"
+    assert family_of("acme/qwen3-8b") == "qwen"  # named by none: the model's name tells

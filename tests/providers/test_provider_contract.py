@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-import anthropic.lib._parse._transform as anthropic_schema
 import pytest
+from extras import needs, needs_sdk, sdk_params
 from provider_helpers import (
     ALL_SPECS,
     ANTHROPIC,
@@ -36,7 +36,7 @@ def compatible_env(server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("OLLAMA_BASE_URL", server.openai_base_url)
 
 
-@pytest.mark.parametrize("spec", ALL_SPECS)
+@pytest.mark.parametrize("spec", sdk_params(*ALL_SPECS))
 async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
@@ -64,6 +64,7 @@ async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
     assert votes["direct"].calls.input_tokens > 0
 
 
+@needs_sdk("openai")
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_openai_asks_for_a_strict_json_schema(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
@@ -86,10 +87,13 @@ async def test_openai_asks_for_a_strict_json_schema(
     assert body["max_completion_tokens"] == 1024
 
 
+@needs("anthropic")  # the SDK's own rule for the schema, on either transport
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
 ) -> None:
+    import anthropic.lib._parse._transform as anthropic_schema
+
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     await judge(panel(ANTHROPIC))
     body = server.requests[0].body
@@ -108,6 +112,7 @@ async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
     assert body["thinking"] == {"type": "disabled"}
 
 
+@needs_sdk("google")
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_gemini_asks_for_a_response_json_schema(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
@@ -155,6 +160,7 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
 LONG_SYSTEM = PROMPT.system + "\n\nWorked example: " + "a judged case and its scores. " * 600
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_cached_tokens_are_reported_past_the_models_minimum_prefix(
