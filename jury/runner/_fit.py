@@ -4,7 +4,6 @@ write the one fit file (a table per target) that ``aggregation = "learned"`` rea
 
 from __future__ import annotations
 
-import argparse
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -17,13 +16,13 @@ from ..cases._case import Case
 from ..decide._learned import PASS_TARGET, Fit, Fits
 from ..engine._jury import Jury
 from ..panel._panel import Panel
-from ..runs import run_interruptible
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
     from ..agreement._evidence import Labelled
     from ..agreement._seats import Seats
     from ..agreement._select import SeatCost
+    from ._options import CalibrateOptions
 
 __all__ = ["learn", "write_findings", "write_fit"]
 
@@ -96,7 +95,7 @@ def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any)
     return found
 
 
-def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
+async def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
     if run is not None:
         from ..runs._records import read_verdicts
 
@@ -116,14 +115,11 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
         }
     )
 
-    async def go() -> list[CaseVerdict]:
-        async with Jury(flat, checks=None) as jury:
-            return await judge_all(jury, cases)
-
-    return run_interruptible(go())
+    async with Jury(flat, checks=None) as jury:
+        return await judge_all(jury, cases)
 
 
-def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
+async def learn(panel: Panel, cases: Sequence[Case], args: CalibrateOptions, out: Any) -> int:
     """Fit every target the labels can teach; a target they cannot (too few labels, one
     value, no juror's value) is skipped with a warning, named in the fit file and the
     findings. Exit 2 (`ConfigError`) when none can be learned, 1 when a target's agreement
@@ -145,7 +141,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     # What the labels cannot teach is known before a juror is asked (and paid).
     skipped = {} if args.unsupervised else _unlearnable(chosen, rubric, targets)
     _something_left(targets, skipped)
-    verdicts = _votes(panel, chosen, args.votes)
+    verdicts = await _votes(panel, chosen, args.votes)
     tables = {
         target: labelled_table(chosen, verdicts, rubric, target)
         for target in targets
@@ -194,7 +190,7 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
         if args.html and number == 0 and len(learned) > 1:
             print(f"(the trade-off page draws the first target only: {target})", file=out)
     _guarantee_note(panel, learned, tiers, out)
-    if getattr(args, "json", None):
+    if args.json:
         found = {"seats": seats.record(tiers), "targets": findings, "skipped": skipped}
         write_findings(args.json, found, out)
     if failures:
@@ -262,7 +258,7 @@ def _learn_target(
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
     table: Labelled,
-    args: argparse.Namespace,
+    args: CalibrateOptions,
     out: Any,
     *,
     draw: bool,
@@ -332,14 +328,14 @@ def _learn_target(
                 | {"source": c.source, "model": c.model}
                 for seat, c in costs.items()
             }
-        if getattr(args, "budget", None) is not None:
+        if args.budget is not None:
             from ..agreement._select import within_budget
             from ..report._calibration import print_budget
 
             # A seat's model (a seat is a model and a strategy); an object model is its own.
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
-    if getattr(args, "cascades", False) and labelled and not args.unsupervised:
+    if args.cascades and labelled and not args.unsupervised:
         if costs is None:
             costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
         _cascades(panel, rubric, chosen, verdicts, table, args, out, costs)
@@ -357,7 +353,7 @@ def _cascades(
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
     table: Any,
-    args: argparse.Namespace,
+    args: CalibrateOptions,
     out: Any,
     priced: dict[str, SeatCost],
 ) -> None:

@@ -3,6 +3,7 @@ transport, against the fake server: same request bytes, same vote."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -156,8 +157,19 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
 
 
 #: A rubric's system prompt past every model's minimum cacheable prefix (4,096 tokens for the
-#: longest, Claude Haiku's), as a long rubric with worked examples is.
+#: longest, Claude Haiku 4.5's), as a long rubric with worked examples is.
 LONG_SYSTEM = PROMPT.system + "\n\nWorked example: " + "a judged case and its scores. " * 600
+
+
+def cached_prefix(spec: str, system: str) -> int:
+    """The tokens each provider reads from its cache for a prompt whose static part is
+    `system` (the fake's estimate: 4 characters a token). OpenAI's prefix is the reply's
+    schema, then the system message, read in steps of 128 tokens (its prompt-caching guide);
+    the others' the system text."""
+    if spec == OPENAI:
+        size = (len(json.dumps(PROMPT.schema)) + len(system)) // 4
+        return size - size % 128
+    return len(system) // 4
 
 
 @needs_sdk()
@@ -176,20 +188,51 @@ async def test_cached_tokens_are_reported_past_the_models_minimum_prefix(
     second = await judge(panel(spec))
     assert first.votes[0].calls.cached_tokens == 0
     # The rubric (system) was seen before: the provider reads it from its cache.
-    assert second.votes[0].calls.cached_tokens == len(LONG_SYSTEM) // 4
+    assert second.votes[0].calls.cached_tokens == cached_prefix(spec, LONG_SYSTEM)
     assert second.votes[0].calls.input_tokens >= second.votes[0].calls.cached_tokens
 
 
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 async def test_a_rubric_shorter_than_the_minimum_prefix_is_never_cached(
-    server: FakeProviderServer, spec: str
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
-    # The five-metric rubric is some 900 tokens: under Claude Haiku's 4,096, OpenAI's and
-    # Gemini Flash's 1,024. The providers cache nothing, silently; so must the fake.
-    assert len(PROMPT.system) // 4 < 1024
+    # Some 250 tokens (with OpenAI's schema, some 530): under Claude Haiku 5.5's 512, OpenAI's
+    # and Gemini Flash's 1,024. The providers cache nothing, silently; so must the fake.
+    short = replace(PROMPT, system=PROMPT.system[:1000])
+    rubric = load_rubric("five-metric")
+    monkeypatch.setattr(type(rubric), "prompts", lambda self, case: (short,))
     await judge(panel(spec))
     second = await judge(panel(spec))
     assert second.votes[0].calls.cached_tokens == 0
+
+
+@pytest.mark.parametrize(("spec", "cached"), [(ANTHROPIC, True), (OPENAI, True), (GOOGLE, False)])
+async def test_the_five_metric_rubric_is_cached_where_the_models_minimum_allows_it(
+    server: FakeProviderServer, spec: str, cached: bool
+) -> None:
+    # The rubric is some 1,019 tokens, its schema some 275: past Claude Haiku 5.5's 512 and,
+    # schema first, past OpenAI's 1,024; under Gemini Flash's 1,024, where only the system
+    # instruction is the prefix.
+    assert 512 < len(PROMPT.system) // 4 < 1024
+    await judge(panel(spec))
+    second = await judge(panel(spec))
+    expected = cached_prefix(spec, PROMPT.system) if cached else 0
+    assert second.votes[0].calls.cached_tokens == expected
+
+
+@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI])
+async def test_a_second_case_reads_the_whole_static_prefix_from_the_cache(
+    server: FakeProviderServer, spec: str
+) -> None:
+    # Two different cases: the rubric (and, on OpenAI, its schema) is the prefix both share,
+    # read from the cache the second time; the case after it is paid in full.
+    other = CASE.model_copy(update={"id": "kettle-2", "question": "And the toaster?"})
+    first = await judge(panel(spec))
+    second = await judge(panel(spec), case=other)
+    assert first.votes[0].calls.cached_tokens == 0
+    calls = second.votes[0].calls
+    assert calls.cached_tokens == cached_prefix(spec, PROMPT.system)
+    assert calls.input_tokens - calls.cached_tokens >= len(PROMPT.user) // 4 - 64
 
 
 async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:

@@ -99,7 +99,7 @@ def build(
 
 
 def check(model: WireModel, exc: Exception, status: int | None) -> ProviderError:
-    error = model.classify_sdk_error(exc)
+    error: ProviderError | None = model.classify_sdk_error(exc)
     assert error is not None, f"{type(exc).__qualname__} is not mapped"
     assert model.classify_error(exc) is not None
     if status is not None:

@@ -173,7 +173,7 @@ async def test_an_anthropic_cache_write_costs_more_than_plain_input(
     def cost(usage: Usage) -> float:
         found = model.price(JudgeReply(text="", model="claude-haiku-5-5", usage=usage))
         assert found is not None
-        return found
+        return float(found)
 
     input_rate = (cost(Usage(5100, 10)) - cost(Usage(100, 10))) / 5000
     # The 5,000 tokens written cost 1.25 times the input rate (genai-prices' rate).
