@@ -97,8 +97,7 @@ class FakeProviderServer(Addresses):
         self.slots = slots
         #: The models the server serves (any other answers 404 in its API's words); None: all.
         self.models = None if models is None else set(models)
-        #: OpenAI models' ``shutdown_date`` (model -> "YYYY-MM-DD"), as GET /v1/models/{model}
-        #: answers it; a model not named has none announced.
+        #: OpenAI's ``shutdown_date`` by model ("YYYY-MM-DD"), as GET /v1/models/{model} says.
         self.shutdowns: dict[str, str] = {}
         self.latency = latency
         self.rpm = dict(rpm or {})
