@@ -60,6 +60,8 @@ Convention = Literal["declared", "observed"]
 _DENSE_CELLS = 20_000_000
 #: Bound on the floats of one chunk of bootstrap work (counts or summed statistics).
 _CHUNK_FLOATS = 4_000_000
+#: Resamples whose unit counts are made at once (a small block of the chunk's count matrix).
+_COUNT_ROWS = 64
 #: Relative size below which a chance disagreement counts as zero (all values alike).
 _TINY = 1e-12
 
@@ -125,12 +127,24 @@ def _resample(
     rng = np.random.default_rng(boot.seed)
     chunk = max(1, min(boot.resamples, _CHUNK_FLOATS // max(units, width, 1)))
     out: list[NDArray[np.float64]] = []
-    offsets = np.arange(chunk, dtype=np.int64)[:, None] * units
+    # Below 2**32 units, 32-bit draws are the very numbers the default 64-bit ones are (one
+    # algorithm, the same stream) in half the memory; the counts are made a few rows at a
+    # time into the one float matrix the sums take, so that no 64-bit copy of all the draws
+    # is ever held beside it (issue 36: this was a run's peak memory). The results are the
+    # same to the last bit: the same draws, the same matrix product.
+    small = units < 2**32
+    offsets = np.arange(_COUNT_ROWS, dtype=np.intp)[:, None] * units
     for start in range(0, boot.resamples, chunk):
         size = min(chunk, boot.resamples - start)
-        draws = rng.integers(0, units, size=(size, units)) + offsets[:size]
-        counts = np.bincount(draws.ravel(), minlength=size * units).reshape(size, units)
-        out.append(finish(_sums(per_unit, counts.astype(np.float64))))
+        draws = rng.integers(0, units, size=(size, units), dtype=np.uint32 if small else np.int64)
+        counts = np.empty((size, units), dtype=np.float64)
+        for row in range(0, size, _COUNT_ROWS):
+            rows = min(_COUNT_ROWS, size - row)
+            flat = (draws[row : row + rows].astype(np.intp) + offsets[:rows]).ravel()
+            counts[row : row + rows] = np.bincount(flat, minlength=rows * units).reshape(rows, units)
+        del draws
+        out.append(finish(_sums(per_unit, counts)))
+        del counts
     values = np.concatenate(out)
     return values, int(np.isnan(values).sum())
 
