@@ -19,6 +19,7 @@ per jury side, its median ratio to the bare SDK of the same round and the range 
 
     python benchmarks/neutral.py --rounds 5
     python benchmarks/neutral.py --rounds 1 --sides run --trace    # where the memory goes
+    python benchmarks/neutral.py --rounds 3 --old ../old           # before/after, same run
 """
 
 from __future__ import annotations
@@ -78,9 +79,8 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def _with_run(n: int, concurrency: int, folder: Path) -> int:
-    import jury
-
+def _run_files(n: int, concurrency: int, folder: Path) -> tuple[Path, Path]:
+    """The cases file and the jury file a `jury run` of this harness reads."""
     cases = folder / "cases.jsonl"
     with open(cases, "w", encoding="utf-8") as out:
         for data in case_data(n):
@@ -88,6 +88,12 @@ async def _with_run(n: int, concurrency: int, folder: Path) -> int:
     panel = folder / "jury.toml"
     names = ", ".join(f'"{m}"' for m in JURORS)
     panel.write_text(f"jurors = [{names}]\nconcurrency = {concurrency}\n", encoding="utf-8")
+    return cases, panel
+
+
+async def _with_run(cases: Path, panel: Path, folder: Path) -> int:
+    import jury
+
     valid = 0
 
     def count(verdict: jury.CaseVerdict) -> None:
@@ -173,6 +179,8 @@ async def _with_sdk(bodies_file: Path, concurrency: int, aiohttp: bool) -> int:
 
 def child(args: argparse.Namespace) -> None:
     side: str = args.child
+    if args.checkout is not None:  # another checkout's `jury` (before/after in one run)
+        sys.path.insert(0, str(args.checkout))
     if args.trace:
         import tracemalloc
 
@@ -185,7 +193,8 @@ def child(args: argparse.Namespace) -> None:
     cpu = _cpu()
     with tempfile.TemporaryDirectory(prefix="jury-neutral-") as folder:
         if side == "run":
-            valid = asyncio.run(_with_run(args.cases, args.concurrency, Path(folder)))
+            files = _run_files(args.cases, args.concurrency, Path(folder))
+            valid = asyncio.run(_with_run(*files, Path(folder)))
         elif side == "evaluate":
             valid = asyncio.run(_with_evaluate(args.cases, args.concurrency))
         else:
@@ -205,7 +214,9 @@ def child(args: argparse.Namespace) -> None:
 def _measure(
     side: str, args: argparse.Namespace, env: dict[str, str], bodies: Path
 ) -> dict[str, Any]:
+    side, _, old = side.partition("@")
     command = [sys.executable, __file__, "--child", side, "--cases", str(args.cases)]
+    command += ["--checkout", str(args.old)] * bool(old)
     command += ["--concurrency", str(args.concurrency), "--bodies", str(bodies)]
     command += ["--trace"] * args.trace + ["--sdk-aiohttp"] * args.sdk_aiohttp
     out = subprocess.run(
@@ -229,10 +240,16 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=20, help="cases in flight")
     parser.add_argument("--latency", type=float, default=0.05, help="server latency, seconds")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sides", default=",".join(SIDES), help="comma-separated: run,evaluate,sdk")
+    parser.add_argument(
+        "--sides", default=",".join(SIDES), help="comma-separated: run,evaluate,sdk"
+    )
     parser.add_argument("--sdk-aiohttp", action="store_true", help="the SDK on its aiohttp client")
     parser.add_argument("--trace", action="store_true", help="where memory goes (tracemalloc)")
+    parser.add_argument(
+        "--old", type=Path, help="also run the jury sides on this checkout's jury (as side@old)"
+    )
     parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
+    parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--bodies", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -242,6 +259,8 @@ def main() -> None:
     from benchmarks.providers import ServerProcess
 
     sides = [s for s in args.sides.split(",") if s]
+    if args.old is not None:
+        sides += [f"{side}@old" for side in sides if side != "sdk"]
     print(f"# {machine()}; load {os.getloadavg()[0]:.2f} at the start")
     print(
         f"{args.cases} cases x {len(JURORS)} OpenAI jurors over loopback HTTP, "
@@ -268,8 +287,7 @@ def main() -> None:
                         f"{found['import_s'] * 1000:.0f} ms / {found['import_mb']:.1f} MB, "
                         f"CPU {found['cpu_s'] / (args.cases * 3) * 1000:.3f} ms per call"
                     )
-                    for top in found.get("top", ()):
-                        line.append(f"    {top}")
+                    line.extend(f"    {top}" for top in found.get("top", ()))
                 print(f"round {round_ + 1} (load {os.getloadavg()[0]:.2f}):")
                 print("\n".join(f"  {text}" for text in line), flush=True)
     finally:

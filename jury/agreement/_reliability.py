@@ -141,7 +141,9 @@ def _resample(
         for row in range(0, size, _COUNT_ROWS):
             rows = min(_COUNT_ROWS, size - row)
             flat = (draws[row : row + rows].astype(np.intp) + offsets[:rows]).ravel()
-            counts[row : row + rows] = np.bincount(flat, minlength=rows * units).reshape(rows, units)
+            counts[row : row + rows] = np.bincount(flat, minlength=rows * units).reshape(
+                rows, units
+            )
         del draws
         out.append(finish(_sums(per_unit, counts)))
         del counts
