@@ -11,8 +11,9 @@ not count for the other:
   same request bodies (built by the adapter's wire, so the bytes are the same) with the same
   number of cases in flight.
 
-Reported: each side's peak resident memory (``ru_maxrss``); with ``--trace``, the files
-holding the most memory still allocated at the end, and tracemalloc's traced peak.
+Reported: each side's peak resident memory (``VmHWM``; until issue 36 ``ru_maxrss``, which in
+these children was their parent's peak: see `benchmarks._machine.peak_mb`); with ``--trace``,
+the files holding the most memory still allocated at the end, and tracemalloc's traced peak.
 
     python benchmarks/http_memory.py --cases 1000
     python benchmarks/http_memory.py --cases 1000 --side jury --trace
@@ -27,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._machine import machine
+from benchmarks._machine import machine, peak_mb
 from benchmarks.providers import KEY, ServerProcess
 from jury import Case, Juror, Jury, Panel, ProviderLimits, load_rubric
 from jury._logging import configure_logging
@@ -121,7 +121,7 @@ def child(side: str, n: int, concurrency: int, trace: bool) -> None:
     valid = asyncio.run(work(n, concurrency))
     result: dict[str, Any] = {
         "valid": valid,
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_mb": peak_mb(),
     }
     if trace:
         result["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20

@@ -14,8 +14,9 @@ from round to round, so that the machine's drift favours none. Sides:
   jurors of a case with `asyncio.gather`, C workers.
 
 Each child reports the seconds and resident memory its imports took, its peak resident
-memory (``ru_maxrss``), and its CPU seconds (all threads) over the judging. The summary gives,
-per jury side, its median ratio to the bare SDK of the same round and the range over rounds.
+memory (``VmHWM``: `benchmarks._machine.peak_mb` says why not ``ru_maxrss``), and its CPU
+seconds (all threads) over the judging. The summary gives, per jury side, its median ratio to
+the bare SDK of the same round and the range over rounds.
 
     python benchmarks/neutral.py --rounds 5
     python benchmarks/neutral.py --rounds 1 --sides run --trace    # where the memory goes
@@ -42,6 +43,8 @@ _STARTED = time.perf_counter()
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._machine import peak_mb  # noqa: E402  (imports nothing of jury)
+
 JURORS = (
     "openai/gpt-4.1-mini-2025-04-14",
     "openai/gpt-4.1-2025-04-14",
@@ -61,17 +64,6 @@ def case_data(n: int) -> Iterator[dict[str, Any]]:
             f"{i % 40} days ago.",
             "golden_answer": "Returns are accepted within 30 days of delivery.",
         }
-
-
-def _peak_mb() -> float:
-    """This process's peak resident memory since its exec (``VmHWM``). Not ``ru_maxrss``: a
-    child started by vfork keeps its parent's peak there across exec (Linux's
-    ``signal->maxrss``), so a child of a large parent would report the parent's peak."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _cpu() -> float:
@@ -189,7 +181,7 @@ def child(args: argparse.Namespace) -> None:
         import openai  # noqa: F401  (the imports a harness pays for before its first call)
     else:
         import jury  # noqa: F401
-    imported = {"import_s": time.perf_counter() - _STARTED, "import_mb": _peak_mb()}
+    imported = {"import_s": time.perf_counter() - _STARTED, "import_mb": peak_mb()}
     cpu = _cpu()
     with tempfile.TemporaryDirectory(prefix="jury-neutral-") as folder:
         if side == "run":
@@ -200,7 +192,7 @@ def child(args: argparse.Namespace) -> None:
         else:
             valid = asyncio.run(_with_sdk(args.bodies, args.concurrency, args.sdk_aiohttp))
         cpu = _cpu() - cpu
-    result: dict[str, Any] = {**imported, "valid": valid, "peak_mb": _peak_mb(), "cpu_s": cpu}
+    result: dict[str, Any] = {**imported, "valid": valid, "peak_mb": peak_mb(), "cpu_s": cpu}
     if args.trace:
         result["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
         snapshot = tracemalloc.take_snapshot()
