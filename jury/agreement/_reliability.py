@@ -127,24 +127,25 @@ def _resample(
     rng = np.random.default_rng(boot.seed)
     chunk = max(1, min(boot.resamples, _CHUNK_FLOATS // max(units, width, 1)))
     out: list[NDArray[np.float64]] = []
-    # Below 2**32 units, 32-bit draws are the very numbers the default 64-bit ones are (one
-    # algorithm, the same stream) in half the memory; the counts are made a few rows at a
-    # time into the one float matrix the sums take, so that no 64-bit copy of all the draws
-    # is ever held beside it (issue 36: this was a run's peak memory). The results are the
-    # same to the last bit: the same draws, the same matrix product.
+    # A chunk's counts are made a block of resamples at a time, from 32-bit draws: below 2**32
+    # units they are the very numbers one 64-bit draw of the whole chunk gives (one algorithm,
+    # and the half of a 64-bit word a draw leaves is kept in the generator's state between
+    # calls), so no draw of the whole chunk is ever held beside its counts (issue 36: this
+    # was a run's peak memory). The results are the same to the bit: the same draws, the
+    # same matrix product.
     small = units < 2**32
-    offsets = np.arange(_COUNT_ROWS, dtype=np.intp)[:, None] * units
+    step = _COUNT_ROWS if small else chunk
     for start in range(0, boot.resamples, chunk):
         size = min(chunk, boot.resamples - start)
-        draws = rng.integers(0, units, size=(size, units), dtype=np.uint32 if small else np.int64)
         counts = np.empty((size, units), dtype=np.float64)
-        for row in range(0, size, _COUNT_ROWS):
-            rows = min(_COUNT_ROWS, size - row)
-            flat = (draws[row : row + rows].astype(np.intp) + offsets[:rows]).ravel()
+        for row in range(0, size, step):
+            rows = min(step, size - row)
+            draws = rng.integers(0, units, (rows, units), dtype=np.uint32 if small else np.int64)
+            offsets = np.arange(rows, dtype=np.intp)[:, None] * units
+            flat = (draws.astype(np.intp, copy=False) + offsets).ravel()
             counts[row : row + rows] = np.bincount(flat, minlength=rows * units).reshape(
                 rows, units
             )
-        del draws
         out.append(finish(_sums(per_unit, counts)))
         del counts
     values = np.concatenate(out)

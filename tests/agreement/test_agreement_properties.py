@@ -178,13 +178,16 @@ def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one() -> None:
     assert first.confidence == 0.95
 
 
-@pytest.mark.parametrize(("units", "resamples"), [(2, 7), (37, 1000), (1000, 1000), (4001, 3)])
+@pytest.mark.parametrize(
+    ("units", "resamples"), [(1, 5), (2, 7), (37, 1000), (1000, 1000), (4001, 3), (5001, 1000)]
+)
 def test_the_bootstrap_made_in_blocks_draws_the_resamples_one_draw_of_all_gives(
     units: int, resamples: int
 ) -> None:
-    # Issue 36 made the bootstrap's memory smaller (32-bit draws, counts a few rows at a
+    # Issue 36 made the bootstrap's memory smaller (32-bit draws, a few resamples at a
     # time); the resamples, and so every interval, must stay those of the plain recipe: one
-    # draw of every unit index per chunk, counted, times the per-unit quantities.
+    # 64-bit draw of every unit index per chunk, counted, times the per-unit quantities
+    # (5001 units: a chunk of 799 resamples, so the stream must carry over between chunks).
 
     from jury.agreement._reliability import _CHUNK_FLOATS, Bootstrap, _resample
 
