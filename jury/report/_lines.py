@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 
-__all__ = ["CaseLine", "ReportHeader", "number_text"]
+__all__ = ["CaseLine", "ReportHeader"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ class CaseLine:
             case_id=verdict.case_id,
             category=verdict.category,
             verdict=verdict.verdict,
-            scores=tuple(number_text(r.value) for r in verdict.metrics.values()),
+            scores=tuple(_number(r.value) for r in verdict.metrics.values()),
             metrics=tuple(verdict.metrics),
             note=note,
             checks=_checks_cell(verdict.checks),
@@ -79,7 +79,7 @@ class CaseLine:
         )
 
 
-def number_text(value: object) -> str:
+def _number(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}" if value.is_integer() else f"{value:.2f}".rstrip("0")
     return "?" if value is None else str(value)
