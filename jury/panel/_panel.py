@@ -147,16 +147,47 @@ class RetrySettings(BaseModel):
 
 
 class Gate(BaseModel):
-    """When a run passes as a release gate."""
+    """When a run passes as a release gate.
+
+    The pass rate is reported with its confidence interval (`interval` at `level`). The gate
+    holds `min_pass_rate` by the pass rate itself (``on = "estimate"``), or by the interval's
+    lower bound (``on = "lower_bound"``: it passes only when the data show the rate is at
+    least the bar; an interval that straddles the bar leaves it INCONCLUSIVE). With
+    ``repeats = N`` the agent answers each case N times, and with ``require = K`` a case
+    passes only when at least K of its N answers pass.
+    """
 
     model_config = _STRICT
 
-    #: The share of cases that must pass. Inconclusive cases count as neither.
+    #: The share of cases that must pass. An inconclusive case is counted both ways: the gate
+    #: fails when it fails even with them passing, and is inconclusive when it fails with them
+    #: failing (the pass rate shown counts them as not passed).
     min_pass_rate: float = Field(default=1.0, ge=0, le=1)
     #: A case on which a configured juror has no valid vote (unavailable or invalid; an
     #: abstention is a juror that cannot measure, and does not count) is INCONCLUSIVE, even
     #: when the others meet the quorum: for gates that must not decide without a family.
     require_every_juror: StrictBool = False
+    #: What `min_pass_rate` is held by: the pass rate, or its interval's lower bound.
+    on: Literal["estimate", "lower_bound"] = "estimate"
+    #: The pass rate's interval: Wilson's score interval, or Clopper-Pearson's ("exact").
+    interval: Literal["wilson", "exact"] = "wilson"
+    #: The interval's confidence level.
+    level: float = Field(default=0.95, gt=0, lt=1)
+    #: Answers asked of the agent per case (``jury run --repeat N``).
+    repeats: int | None = Field(default=None, ge=1)
+    #: Of a case's `repeats` answers, how many must pass for the case to pass (``--require``).
+    require: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _a_bar_the_bound_can_reach(self) -> Gate:
+        if self.on == "lower_bound" and self.min_pass_rate >= 1:
+            raise ValueError(
+                'on = "lower_bound" with min_pass_rate = 1: an interval\'s lower bound never '
+                "reaches 1, so the gate could never pass; set min_pass_rate below 1 (0.9)"
+            )
+        if self.require is not None and self.repeats is not None and self.require > self.repeats:
+            raise ValueError(f"require = {self.require} of repeats = {self.repeats}: at most N")
+        return self
 
 
 class CompareRules(BaseModel):

@@ -27,6 +27,7 @@ from ._index import Entry, VerdictIndex
 from ._judge_errors import lost
 from ._junit import write_junit
 from ._summary import RunSummary, Tally
+from ._uncertainty import decision_json, interval_json
 from ._views import ErrorGroups
 
 if TYPE_CHECKING:
@@ -389,6 +390,14 @@ def _write_summary(out: TextIO, summary: RunSummary, gate: Gate) -> None:
         for name, stats in lost(summary)
     }
     data["gate"] = gate.model_dump(mode="json")
-    data["exit_code"] = summary.exit_code(gate)
+    decided = summary.gate_outcome(gate)
+    data["exit_code"] = decided.code
+    # The pass rate's uncertainty (`_uncertainty`): the run's and each category's and split's.
+    data["pass_rate_interval"] = interval_json(decided.interval)
+    data["gate_decision"] = decision_json(decided)
+    for key, stats in (("by_category", summary.by_category), ("by_split", summary.by_split)):
+        for name, found in stats.items():
+            data[key][name]["pass_rate"] = found.pass_rate
+            data[key][name]["pass_rate_interval"] = interval_json(found.interval(gate))
     json.dump(data, out, indent=2, ensure_ascii=False)
     out.write("\n")
