@@ -7,7 +7,9 @@ split first (a suite named ``dev/policy``), and each says its split as a propert
 answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property, and in
 each vote's line). What the judges lost (a juror's missed cases and errors, cases decided
 without a family) is a suite of its own, "aiojury judge errors", with zero tests: its
-properties and system-err say it where CI shows a suite's output.
+properties and system-err say it where CI shows a suite's output. The gate's decision and the
+pass rate with its interval (the run's, each category's) are the properties of a suite "aiojury
+gate", with zero tests; each suite of cases carries its own pass rate and interval.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from itertools import groupby
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .._verdict import CaseVerdict, Verdict
 from ._index import VerdictIndex
 from ._judge_errors import error_line, family_lines, judge_error_lines, lost
+from ..panel._panel import Gate
 from ._summary import RunSummary
+from ._uncertainty import INCONCLUSIVE_AS, pass_rate_interval
 from ._views import confidence_source, probability_text
+
+if TYPE_CHECKING:
+    from ..agreement._proportion import Interval
 
 __all__ = ["write_junit"]
 
@@ -123,9 +130,51 @@ def _run_suite(summary: RunSummary) -> ET.Element | None:
     return suite
 
 
-def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str) -> None:
+def _interval_properties(parent: ET.Element, prefix: str, interval: Interval) -> None:
+    for key, value in (
+        ("", interval.estimate),
+        (".low", interval.low),
+        (".high", interval.high),
+    ):
+        _property(parent, f"{prefix}{key}", "" if value is None else f"{value:.4f}")
+
+
+def _gate_suite(summary: RunSummary, gate: Gate) -> ET.Element:
+    """A suite of its own, with zero tests, for the gate's decision and the pass rate's
+    interval (the run's and each category's), where CI shows a suite's properties."""
+    decided = summary.gate_outcome(gate)
+    suite = ET.Element(
+        "testsuite", name="aiojury gate", tests="0", failures="0", errors="0", skipped="0"
+    )
+    properties = ET.SubElement(suite, "properties")
+    _property(properties, "exit_code", decided.code)
+    _property(properties, "gate.min_pass_rate", gate.min_pass_rate)
+    _property(properties, "gate.on", gate.on)
+    _interval_properties(properties, "pass_rate", decided.interval)
+    _property(properties, "pass_rate.method", gate.interval)
+    _property(properties, "pass_rate.level", gate.level)
+    _property(properties, "pass_rate.inconclusive_counted_as", INCONCLUSIVE_AS)
+    if decided.further is not None:
+        _property(properties, "gate.further_cases", decided.further)
+    for name, stats in summary.by_category.items():
+        _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
+    out = ET.SubElement(suite, "system-out")
+    out.text = _clean(
+        "\n".join(
+            line
+            for line in (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
+            if line
+        )
+    )
+    return suite
+
+
+def write_junit(
+    out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str, gate: Gate | None = None
+) -> None:
     """The JUnit document of a run to `out`, one test case at a time (verdicts are read from
     `index` as each is written)."""
+    gate = gate or Gate()
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element(
         "testsuites",
@@ -148,12 +197,20 @@ def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: 
             time=f"{sum(e.duration_s for e in members):.3f}",
             timestamp=stamp,
         )
+        passed = sum(e.verdict is Verdict.PASS for e in members)
+        properties = ET.Element("properties")
+        _interval_properties(properties, "pass_rate", pass_rate_interval(passed, len(members), gate))
+        ET.indent(properties, level=2)
         out.write("  " + _open_tag(suite) + "\n")
+        out.write("    " + ET.tostring(properties, encoding="unicode").rstrip() + "\n")
         for verdict in index.verdicts(members):
             case = _testcase(verdict)
             ET.indent(case, level=2)
             out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
         out.write("  </testsuite>\n")
+    gate_suite = _gate_suite(summary, gate)
+    ET.indent(gate_suite, level=1)
+    out.write("  " + ET.tostring(gate_suite, encoding="unicode").rstrip() + "\n")
     lost_suite = _run_suite(summary)
     if lost_suite is not None:
         ET.indent(lost_suite, level=1)

@@ -131,7 +131,7 @@ def publish(
             ),
             JUNIT: (
                 paths.junit,
-                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}"),
+                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}", gate=gate),
             ),
         }
         for name, (copy, write) in reports.items():
