@@ -35,9 +35,11 @@ __all__ = [
     "cases_for_drop",
     "cases_for_paired_drop",
     "cases_for_width",
+    "cohen_h",
     "detectable_drop",
     "independent_discordance",
     "mcnemar_power",
+    "paired_discordance",
 ]
 
 _NORMAL = NormalDist()
@@ -105,7 +107,8 @@ def _rejection(most: int, alpha: float) -> np.ndarray:
     c = binom.ppf(alpha / 2, m, 0.5)
     # ppf gives the smallest c with P(X <= c) >= alpha/2; step back when it overshoots.
     over = 2 * binom.cdf(c, m, 0.5) >= alpha
-    return np.where(over, c - 1, c).astype(int)
+    found: np.ndarray = np.where(over, c - 1, c).astype(int)
+    return found
 
 
 def mcnemar_power(n: int, discordance: float, drop: float, *, level: float = 0.95) -> float:

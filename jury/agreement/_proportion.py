@@ -162,7 +162,8 @@ def cases_to_decide(
 
     def decided(total: int) -> bool:
         found = proportion_interval(rate * total, total, method=method, level=level)
-        assert found.low is not None and found.high is not None
+        assert found.low is not None
+        assert found.high is not None
         return found.low >= bar if rate > bar else found.high < bar
 
     if rate == bar:

@@ -224,6 +224,10 @@ class CompareRules(BaseModel):
     #: Whose cost the rule compares: the judge calls' (from the records) or the agent's (each
     #: case's ``metadata.cost_usd``).
     cost: Literal["judges", "agent"] = "judges"
+    #: The interval shown around each side's pass rate, and its level (as `Gate`'s; `jury
+    #: compare --jury FILE` takes them from the file's ``[gate]`` unless ``[compare]`` says).
+    interval: Literal["wilson", "exact"] = "wilson"
+    level: float = Field(default=0.95, gt=0, lt=1)
 
 
 class Panel(BaseModel):

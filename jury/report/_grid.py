@@ -19,7 +19,6 @@ def table_width(widths: Sequence[int]) -> int:
     return sum(widths) + 3 * len(widths) - 1
 
 
-
 def grid(
     console: Console,
     title: str,

@@ -153,8 +153,10 @@ def write_html(
         decided=decided,
         intervals={
             "heading": interval_heading(gate),
-            "by_category": {n: bounds_text(s.interval(gate)) for n, s in summary.by_category.items()},
-            "by_split": {n: bounds_text(s.interval(gate)) for n, s in summary.by_split.items()},
+            "by_category": {
+                n: bounds_text(c.interval(gate)) for n, c in summary.by_category.items()
+            },
+            "by_split": {n: bounds_text(c.interval(gate)) for n, c in summary.by_split.items()},
         },
         categories=summary.by_category,
         anchors={e.case_id: anchor("case", e.case_id) for e in cards.shown},

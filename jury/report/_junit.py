@@ -21,9 +21,9 @@ from itertools import groupby
 from typing import TYPE_CHECKING, TextIO
 
 from .._verdict import CaseVerdict, Verdict
+from ..panel._panel import Gate
 from ._index import VerdictIndex
 from ._judge_errors import error_line, family_lines, judge_error_lines, lost
-from ..panel._panel import Gate
 from ._summary import RunSummary
 from ._uncertainty import INCONCLUSIVE_AS, pass_rate_interval
 from ._views import confidence_source, probability_text
@@ -199,7 +199,8 @@ def write_junit(
         )
         passed = sum(e.verdict is Verdict.PASS for e in members)
         properties = ET.Element("properties")
-        _interval_properties(properties, "pass_rate", pass_rate_interval(passed, len(members), gate))
+        rate = pass_rate_interval(passed, len(members), gate)
+        _interval_properties(properties, "pass_rate", rate)
         ET.indent(properties, level=2)
         out.write("  " + _open_tag(suite) + "\n")
         out.write("    " + ET.tostring(properties, encoding="unicode").rstrip() + "\n")

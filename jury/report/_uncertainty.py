@@ -113,7 +113,8 @@ class GateOutcome:
         if self.gate.on != "lower_bound" or self.total == 0:
             return None
         low, high = self.interval.low, self.interval.high
-        assert low is not None and high is not None
+        assert low is not None
+        assert high is not None
         bar = f"{self.gate.min_pass_rate:.1%}"
         band = f"{self.interval.text()}"
         if self.code == 0:
@@ -127,8 +128,7 @@ class GateOutcome:
                 "are back)."
             )
         further = (
-            f"about {self.further:,} more case(s) passing at the rate seen would likely decide "
-            "it"
+            f"about {self.further:,} more case(s) passing at the rate seen would likely decide it"
             if self.further
             else "no number of further cases at the rate seen would decide it"
         )
@@ -162,7 +162,8 @@ def gate_outcome(
         return GateOutcome(code, gate, passed, inconclusive, total)
     worst = pass_rate_interval(passed, total, gate)
     top = pass_rate_interval(passed + inconclusive, total, gate)
-    assert worst.low is not None and top.high is not None
+    assert worst.low is not None
+    assert top.high is not None
     if worst.low >= bar:
         code = 0
     elif top.high < bar:

@@ -167,9 +167,7 @@ def case_stability(
     return found
 
 
-def stability_lines(
-    stability: dict[str, Any], out: Path, gate: Gate | None = None
-) -> list[str]:
+def stability_lines(stability: dict[str, Any], out: Path, gate: Gate | None = None) -> list[str]:
     """What the terminal says of the repeats' stability (all of it is in stability.json)."""
     from ..report._uncertainty import gate_outcome, interval_heading
 
@@ -217,10 +215,11 @@ def stability_lines(
                 lines.append(f"      answer: {text[:ANSWER_CHARS]}{more}")
     if len(shown) > EVERY_CASE and len(shown) > SHOWN:
         lines.append(f"  … and {len(shown) - SHOWN} more")
-    flaky = [f"{i} ({c['passed']}/{c['repeats']})" for i, c in by_case.items() if c["flaky"]]
+    flipped = [f"{i} ({c['passed']}/{c['repeats']})" for i, c in by_case.items() if c["flaky"]]
     lines.append(
-        "Flaky (PASS and FAIL among its repeats): " + (", ".join(flaky[:SHOWN]) or "none")
-        + (f", … and {len(flaky) - SHOWN} more" if len(flaky) > SHOWN else "")
+        "Flaky (PASS and FAIL among its repeats): "
+        + (", ".join(flipped[:SHOWN]) or "none")
+        + (f", … and {len(flipped) - SHOWN} more" if len(flipped) > SHOWN else "")
     )
     if rule is None:
         lines.append(
