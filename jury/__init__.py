@@ -60,6 +60,7 @@ from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from .report._summary import RunSummary, summarize
 from .runner._main import run
 from .runner._merge import merge
+from .runner._plan import Plan, plan
 from .runner._rescore import rescore
 from .runner._result import Run
 
@@ -87,6 +88,7 @@ __all__ = [
     "MissingCredentialError",
     "MustFind",
     "Panel",
+    "Plan",
     "Point",
     "ProviderError",
     "ProviderLimits",
@@ -110,6 +112,7 @@ __all__ = [
     "load_panel",
     "load_rubric",
     "merge",
+    "plan",
     "rescore",
     "run",
     "summarize",

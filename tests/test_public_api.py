@@ -35,6 +35,8 @@ PUBLIC = {
     "MissingCredentialError",
     "MustFind",
     "Panel",
+    # How many cases a decision needs (`jury plan`): `jury.plan` returns one.
+    "Plan",
     "Point",
     "ProviderError",
     "ProviderLimits",
@@ -58,6 +60,7 @@ PUBLIC = {
     "load_panel",
     "load_rubric",
     "merge",
+    "plan",
     "rescore",
     "run",
     "summarize",
