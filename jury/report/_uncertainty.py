@@ -40,6 +40,11 @@ def pass_rate_interval(passed: float, total: int, gate: Gate | None = None) -> I
     return proportion_interval(passed, total, method=gate.interval, level=gate.level)
 
 
+def _share(value: float) -> str:
+    """``"90%"``, ``"92.5%"``."""
+    return f"{value:.1%}".replace(".0%", "%")
+
+
 def interval_heading(gate: Gate | None = None) -> str:
     """The heading of a column of intervals: ``"95% Wilson"``."""
     from ..agreement._proportion import METHOD_NAMES, level_text
@@ -105,7 +110,7 @@ class GateOutcome:
 
     def bar_text(self) -> str:
         """``"required 90%"`` or ``"lower bound required 90%"``."""
-        bar = f"{self.gate.min_pass_rate:.1%}".replace(".0%", "%")
+        bar = _share(self.gate.min_pass_rate)
         return f"lower bound required {bar}" if self.gate.on == "lower_bound" else f"required {bar}"
 
     def why(self) -> str | None:
@@ -115,7 +120,7 @@ class GateOutcome:
         low, high = self.interval.low, self.interval.high
         assert low is not None
         assert high is not None
-        bar = f"{self.gate.min_pass_rate:.1%}"
+        bar = _share(self.gate.min_pass_rate)
         band = f"{self.interval.text()}"
         if self.code == 0:
             return f"The lower bound {low:.1%} of the pass rate's {band} clears the bar {bar}."

@@ -300,6 +300,66 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     assert "A: rep/repeat-1, rep/repeat-2, rep/repeat-3" in capsys.readouterr().out
 
 
+def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "flaky.py").write_text(FLAKY)
+    (tmp_path / "two.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {"id": f"c{n}", "question": "Can I return it?", "golden_answer": "Yes, within 30."}
+            )
+            + "\n"
+            for n in range(2)
+        )
+    )
+    command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3"]
+    # c1 passes 2 of its 3 answers: enough for "2 of 3", not for "3 of 3".
+    assert main([*command, "--require", "2", "--out", "two"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"c1 +2/3 +20\.8–93\.9% +PASS FAIL PASS +-> PASS  flaky", out)
+    assert "Failed by the rule (fewer than 2 of 3 passed): none" in out
+    assert "Gate PASSED by the rule (a case passes when at least 2 of its 3 answers pass)" in out
+    stability = json.loads((tmp_path / "two/stability.json").read_text())
+    assert stability["by_case"]["c1"]["verdict"] == "PASS"
+    assert stability["by_case"]["c1"]["flaky"] is True
+    assert stability["by_case"]["c1"]["interval"]["low"] == pytest.approx(0.2077, abs=1e-4)
+    assert stability["rule"]["exit_code"] == 0
+    # The same answers (every repeat is recorded) under "3 of 3": c1 fails, the gate too.
+    assert main([*command, "--require", "3", "--out", "two"]) == 1
+    out = capsys.readouterr().out
+    assert "Failed by the rule (fewer than 3 of 3 passed): c1 (2/3)" in out
+    assert "Flaky (PASS and FAIL among its repeats): c1 (2/3)" in out
+    assert len(calls(tmp_path)) == 6
+
+
+def test_the_jury_file_gives_repeats_and_require(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "flaky.py").write_text(FLAKY)
+    (tmp_path / "one.jsonl").write_text(
+        json.dumps({"id": "c1", "question": "Can I return it?", "golden_answer": "Yes."}) + "\n"
+    )
+    (tmp_path / "jury.toml").write_text(
+        'jurors = ["offline/reference"]\nagent = "flaky.py:answer"\n'
+        "[gate]\nrepeats = 4\nrequire = 3\nmin_pass_rate = 0.5\n"
+    )
+    assert main(["run", "one.jsonl", "--jury", "jury.toml", "--out", "rep"]) == 1
+    assert sorted(p.name for p in (tmp_path / "rep").glob("repeat-*")) == [
+        f"repeat-{n}" for n in range(1, 5)
+    ]
+    assert "c1 (2/4)" in capsys.readouterr().out
+    # --require without --repeat, or K above N: a usage error before the agent is called.
+    assert main(["run", "one.jsonl", "--agent", "flaky.py:answer", "--require", "2"]) == 2
+    assert "--require 2: only with --repeat N" in capsys.readouterr().err
+    assert (
+        main(["run", "one.jsonl", "--agent", "flaky.py:answer", "--repeat", "2", "--require", "3"])
+        == 2
+    )
+    assert "--require 3: give K from 1 to --repeat 2" in capsys.readouterr().err
+    assert len(calls(tmp_path)) == 4
+
+
 def test_repeat_without_an_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(EXAMPLE), "--repeat", "2"]) == 2
     assert "--repeat: only with an agent" in capsys.readouterr().err
