@@ -300,19 +300,17 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     assert "A: rep/repeat-1, rep/repeat-2, rep/repeat-3" in capsys.readouterr().out
 
 
+def _flaky_cases(folder: Path, name: str, ids: list[str]) -> None:
+    """The flaky agent, and cases of these IDs for it to answer."""
+    (folder / "flaky.py").write_text(FLAKY)
+    case = {"question": "Can I return it?", "golden_answer": "Yes, within the 30-day window."}
+    (folder / name).write_text("".join(json.dumps({"id": i, **case}) + "\n" for i in ids))
+
+
 def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "flaky.py").write_text(FLAKY)
-    (tmp_path / "two.jsonl").write_text(
-        "".join(
-            json.dumps(
-                {"id": f"c{n}", "question": "Can I return it?", "golden_answer": "Yes, within 30."}
-            )
-            + "\n"
-            for n in range(2)
-        )
-    )
+    _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
     command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3"]
     # c1 passes 2 of its 3 answers: enough for "2 of 3", not for "3 of 3".
     assert main([*command, "--require", "2", "--out", "two"]) == 0
@@ -336,10 +334,7 @@ def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
 def test_the_jury_file_gives_repeats_and_require(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "flaky.py").write_text(FLAKY)
-    (tmp_path / "one.jsonl").write_text(
-        json.dumps({"id": "c1", "question": "Can I return it?", "golden_answer": "Yes."}) + "\n"
-    )
+    _flaky_cases(tmp_path, "one.jsonl", ["c1"])
     (tmp_path / "jury.toml").write_text(
         'jurors = ["offline/reference"]\nagent = "flaky.py:answer"\n'
         "[gate]\nrepeats = 4\nrequire = 3\nmin_pass_rate = 0.5\n"
