@@ -43,7 +43,9 @@ def bounds(k: int, n: int, method: str, level: float) -> tuple[float, float]:
     return found.low, found.high
 
 
-def measure(n: int, p: float, trials: int, seed: int, level: float) -> dict[str, tuple[float, ...]]:
+def measure(
+    n: int, p: float, trials: int, seed: int, level: float
+) -> dict[str, tuple[float, float, float]]:
     """Per method: simulated coverage, exact coverage, mean width."""
     draws = np.random.default_rng(seed).binomial(n, p, trials)
     counts = np.bincount(draws, minlength=n + 1)

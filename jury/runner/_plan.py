@@ -119,7 +119,8 @@ def plan(
 
 
 def _points(share: float) -> str:
-    return f"{100 * share:.1f}".rstrip("0").rstrip(".") + " points"
+    figure = f"{100 * share:.1f}".rstrip("0").rstrip(".")
+    return f"{figure} point{'' if figure == '1' else 's'}"
 
 
 def _assumed(
@@ -179,7 +180,11 @@ def _drop_rows(
         PlanRow(
             question=f"a drop of {_points(drop)}, the same cases (paired)",
             cases=paired,
-            how=f"exact McNemar test (jury compare's); {seen}",
+            how=(
+                f"exact McNemar test (jury compare's); {seen}"
+                if paired <= power_of.EXACT_UP_TO
+                else f"McNemar test, Connor's approximation past {power_of.EXACT_UP_TO:,}; {seen}"
+            ),
         ),
         PlanRow(
             question=f"a drop of {_points(drop)}, two separate sets",
@@ -210,7 +215,7 @@ def _size_rows(
     half = now.half_width or 0.0
     rows = [
         PlanRow(
-            question=f"what {size} cases know: the pass rate to ±{_points(half)}",
+            question=f"what {size:,} cases know: the pass rate to ±{_points(half)}",
             cases=size,
             how=now.text(),
         )
@@ -221,7 +226,7 @@ def _size_rows(
         )
         rows.append(
             PlanRow(
-                question=f"what {size} cases detect, {name}",
+                question=f"what {size:,} cases detect, {name}",
                 cases=size,
                 how=f"no drop, with power {power:g}"
                 if found is None
