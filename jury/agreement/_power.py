@@ -43,9 +43,8 @@ __all__ = [
 ]
 
 _NORMAL = NormalDist()
-#: The exact McNemar power is summed up to this many cases; past it, Connor's (1987) normal
-#: approximation gives the figure (the exact test's and the approximation's agree there).
-EXACT_UP_TO = 5000
+#: How far below the first crossing found a smaller n reaching the power is looked for.
+SAWTOOTH = 64
 
 
 def cases_for_width(pass_rate: float, half_width: float, *, level: float = 0.95) -> int:
@@ -147,24 +146,29 @@ def cases_for_paired_drop(
     discordance: float | None = None,
 ) -> int:
     """Paired cases to detect the drop with the exact McNemar test: the smallest n whose
-    power reaches `power` (counted up from below Connor's approximation)."""
+    power reaches `power`, found from Connor's approximation by bisection, then looked for
+    among the `SAWTOOTH` n below (an exact test's power is not monotone in n)."""
     _check_drop(pass_rate, drop)
     psi = paired_discordance(pass_rate, drop, discordance)
     alpha = 1 - level
-    guess = _connor(psi, drop, alpha, power)
-    if guess > EXACT_UP_TO:
-        return math.ceil(guess)
-    start = max(1, int(guess * 0.7))
-    while start > 1 and _paired_powers([start], psi, drop, alpha)[0] >= power:
-        start = max(1, start // 2)
-    ns = list(range(start, EXACT_UP_TO + 1))
-    # In blocks: most answers are found within a few hundred of the start.
-    for first in range(0, len(ns), 256):
-        block = ns[first : first + 256]
-        for n, found in zip(block, _paired_powers(block, psi, drop, alpha), strict=True):
-            if found >= power:
-                return n
-    return math.ceil(guess)
+
+    def reaches(n: int) -> bool:
+        return _paired_powers([n], psi, drop, alpha)[0] >= power
+
+    high = max(2, math.ceil(_connor(psi, drop, alpha, power)))
+    while not reaches(high):
+        high = math.ceil(high * 1.1)
+    low = max(1, high // 2)
+    while low > 1 and reaches(low):
+        low = max(1, low // 2)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reaches(middle) else (middle, high)
+    below = list(range(max(1, high - SAWTOOTH), high))
+    if below:
+        found = _paired_powers(below, psi, drop, alpha)
+        return next((n for n, p in zip(below, found, strict=True) if p >= power), high)
+    return high
 
 
 def paired_discordance(pass_rate: float, drop: float, discordance: float | None) -> float:

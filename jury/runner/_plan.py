@@ -180,11 +180,7 @@ def _drop_rows(
         PlanRow(
             question=f"a drop of {_points(drop)}, the same cases (paired)",
             cases=paired,
-            how=(
-                f"exact McNemar test (jury compare's); {seen}"
-                if paired <= power_of.EXACT_UP_TO
-                else f"McNemar test, Connor's approximation past {power_of.EXACT_UP_TO:,}; {seen}"
-            ),
+            how=f"exact McNemar test (jury compare's); {seen}",
         ),
         PlanRow(
             question=f"a drop of {_points(drop)}, two separate sets",

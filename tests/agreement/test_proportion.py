@@ -201,3 +201,14 @@ def test_the_detectable_drop_is_the_smallest_the_cases_reach_with_the_power() ->
 def test_a_drop_that_cannot_be_is_refused(rate: float, drop: float) -> None:
     with pytest.raises(ValueError, match=r"drop|pass rate"):
         cases_for_drop(rate, drop)
+
+
+def test_a_small_drop_needs_the_exact_tests_cases_not_connors_approximation() -> None:
+    # d = 1 point at 90 %: Connor's (1987) normal approximation says about 14,750 paired
+    # cases; the exact test `jury compare` runs is conservative and needs more.
+    from jury.agreement._power import _connor
+
+    n = cases_for_paired_drop(0.9, 0.01)
+    psi = independent_discordance(0.9, 0.01)
+    assert mcnemar_power(n, psi, 0.01) >= 0.8 > mcnemar_power(n - 1, psi, 0.01)
+    assert _connor(psi, 0.01, 0.05, 0.8) < n < 1.05 * _connor(psi, 0.01, 0.05, 0.8)
