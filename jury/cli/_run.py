@@ -181,7 +181,8 @@ def _interrupted(stop: Interrupted, options: RunOptions) -> str:
     where = Path(options.resume or options.out or ".")
     said = f"interrupted ({stop.name})"
     if options.repeat:
-        return f"{said}; `jury run ... --repeat {options.repeat} --out {where}` continues"
+        require = f" --require {options.require}" if options.require else ""
+        return f"{said}; `jury run ... --repeat {options.repeat}{require} --out {where}` continues"
     try:
         recorded = Run.open(where)
         count = recorded.manifest.get("cases", {}).get("count")
