@@ -224,6 +224,10 @@ class Vote(BaseModel):
     value_distribution: dict[str, dict[str, float]] | None = None
     #: Where `probability` came from: "logprobs" or "samples".
     probability_from: str | None = None
+    #: Why a valid vote of a juror that asked for log-probabilities (``logprobs = true``)
+    #: carries no probability read from them, or what is doubtful about the one it carries
+    #: (its own verdict less likely than another); None when nothing is wrong.
+    probability_note: str | None = None
     #: Set when the vote was asked a second time (see `SecondChance`); None otherwise.
     second_chance: SecondChance | None = None
 

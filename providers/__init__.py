@@ -38,6 +38,15 @@ LOGPROBS: dict[str, str] = {
     "vllm": "jury.providers.openai_compatible:logprobs_refusal",
 }
 
+#: The family a provider's user names for its models (a local server's ``<SERVICE>_FAMILY``):
+#: "module:function" of the juror's ``provider/model`` -> the family, or None (then the
+#: model's name tells).
+FAMILY: dict[str, str] = {
+    "openai-api": "jury.providers.openai_compatible:family",
+    "ollama": "jury.providers.openai_compatible:family",
+    "vllm": "jury.providers.openai_compatible:family",
+}
+
 #: Which efforts each built-in provider's models take (a juror's ``effort``): "module:function"
 #: of the model ID and the effort -> why not, or None when it takes it. A provider not listed
 #: is not checked (its adapter decides).
@@ -80,4 +89,4 @@ AGENTS: dict[str, str] = {
     "model": "jury.providers.agents._model:create",
 }
 
-__all__ = ["AGENTS", "BUILTIN", "EFFORTS", "IMAGES", "LIFECYCLE", "LOGPROBS", "ROOMS"]
+__all__ = ["AGENTS", "BUILTIN", "EFFORTS", "FAMILY", "IMAGES", "LIFECYCLE", "LOGPROBS", "ROOMS"]

@@ -39,14 +39,14 @@ from jury.adapters import (
     Usage,
 )
 
+from ._grammar import grammar_schema
 from ._images import openai_content
+from ._openai_sdk import OpenAISdkTransport, sdk_message
+from ._servers import Server
 from ._wire import (
     MalformedReplyError,
-    Posted,
-    SdkTransport,
     Wire,
     WireModel,
-    posted,
     read_key,
 )
 
@@ -148,8 +148,15 @@ _QUOTA_CODES = frozenset(
 )
 _FINISH: dict[str, Finish] = {"length": "length", "content_filter": "filtered"}
 
-#: How a reply is constrained: a strict JSON schema, any JSON object, or only the prompt.
-ResponseFormat = Literal["json_schema", "json_object", "none"]
+#: How a reply is constrained: a strict JSON schema, a JSON object with the schema beside
+#: it (llama-cpp-python's server), any JSON object, or only the prompt.
+ResponseFormat = Literal["json_schema", "json_object+schema", "json_object", "none"]
+#: What `OpenAIWire.fix` suggests after each format, when a server refuses it by name.
+_NEXT_FORMAT: dict[str, str] = {
+    "json_schema": "json_object+schema",
+    "json_object+schema": "json_object",
+    "json_object": "none",
+}
 
 
 class OpenAIWire(Wire):
@@ -166,6 +173,7 @@ class OpenAIWire(Wire):
         response_format: ResponseFormat = "json_schema",
         tokens_field: str = "max_completion_tokens",
         prefix: str | None = None,
+        text_limit: int | None = None,
     ) -> None:
         self.provider = provider
         self.key_variable = key_variable
@@ -177,6 +185,11 @@ class OpenAIWire(Wire):
         self.prefix = prefix
         self.url_variable = f"{prefix}_BASE_URL" if prefix else "OPENAI_BASE_URL"
         self._key = key
+        #: A compatible server's schemas are shaped for a grammar (`grammar_schema`): free
+        #: text held to this many characters unless the juror says otherwise; None: as is.
+        self.text_limit = text_limit
+        #: What the server said of itself (`jury.providers._servers.discover`), once asked.
+        self.server: Server | None = None
 
     def url(self, model: str) -> str:
         return f"{self.base_url}/chat/completions"
@@ -184,7 +197,7 @@ class OpenAIWire(Wire):
     def fix(self, setting: str) -> str | None:
         """A compatible server's response format and tokens field are its variables'."""
         if self.prefix is not None and setting == "response_format":
-            other = "json_object" if self.response_format == "json_schema" else "none"
+            other = _NEXT_FORMAT.get(self.response_format, "none")
             return (
                 f"set {self.prefix}_RESPONSE_FORMAT={other} (the server refuses "
                 f"response_format {self.response_format}; the prompt still asks for the JSON "
@@ -205,6 +218,12 @@ class OpenAIWire(Wire):
             f"tokens={self.tokens_field}",
             f"top_logprobs={TOP_LOGPROBS}",
         ]
+        if self.text_limit is not None:
+            settings.append(f"grammar=enum,maxLength{self.text_limit}")
+        if self.server is not None:
+            settings.append(f"server={self.server.kind or 'unrecognised'}/{self.server.version}")
+            if self.server.model_file:
+                settings.append(f"file={self.server.model_file}")
         if self.provider == "openai":
             kind = family(model)
             settings.append(f"temperature={'sent' if kind.temperature else 'not-sent'}")
@@ -237,15 +256,22 @@ class OpenAIWire(Wire):
         if request.logprobs and (kind is None or logprobs_refusal(model) is None):
             body["logprobs"] = True
             body["top_logprobs"] = TOP_LOGPROBS
+        schema = request.schema
+        if self.text_limit is not None:
+            schema = grammar_schema(schema, request.text_limit or self.text_limit)
         if self.response_format == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
                     "name": _schema_name(request.schema_name),
-                    "schema": request.schema,
+                    "schema": schema,
                     "strict": True,
                 },
             }
+        elif self.response_format == "json_object+schema":
+            # llama-cpp-python's server: the schema beside the type, turned into a grammar
+            # (llama_cpp/llama_types.py, ``ChatCompletionRequestResponseFormat``).
+            body["response_format"] = {"type": "json_object", "schema": schema}
         elif self.response_format == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
@@ -324,27 +350,6 @@ def _schema_name(name: str) -> str:
     return cleaned or "verdict"
 
 
-class OpenAISdkTransport(SdkTransport):
-    """The official SDK over its aiohttp client, retries off."""
-
-    def connect(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            # Local servers take no key, but the SDK insists on one.
-            api_key=self._key or "no-key",
-            base_url=self.base_url,
-            max_retries=0,
-            http_client=openai.DefaultAioHttpClient(),
-        )
-
-    async def call(self, client: Any, model: str, body: dict[str, Any]) -> Posted:
-        # The legacy raw response of the openai SDK parses synchronously.
-        raw = await client.chat.completions.with_raw_response.create(**body)
-        data: dict[str, Any] = raw.parse().model_dump(mode="json")
-        return posted(data, raw.headers.items())
-
-
 class OpenAIJudge(WireModel):
     sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
@@ -361,7 +366,7 @@ class OpenAIJudge(WireModel):
         if isinstance(exc, errors.APIStatusError):
             # The SDK keeps the body's ``error`` object as `body`.
             body = {"error": exc.body} if isinstance(exc.body, Mapping) else exc.body
-            return self.status_error(exc.status_code, _sdk_message(exc), exc.response, body)
+            return self.status_error(exc.status_code, sdk_message(exc), exc.response, body)
         if isinstance(exc, errors.APIResponseValidationError):
             return TransientError(f"malformed reply (HTTP {exc.status_code})")
         if isinstance(exc, (errors.APIConnectionError, errors.WebSocketConnectionClosedError)):
@@ -371,13 +376,6 @@ class OpenAIJudge(WireModel):
         # Finish-reason errors (length, content filter) come from the SDK's parse helpers,
         # which this adapter does not use; anything else is a request that cannot work.
         return InvalidRequestError(f"{type(exc).__name__}: {exc}")
-
-
-def _sdk_message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return str(body["message"])
-    return str(getattr(exc, "message", "") or "")
 
 
 def build(
@@ -394,6 +392,8 @@ def build(
     transport: str | None = None,
     limits: ProviderLimits | None = None,
     prefix: str | None = None,
+    text_limit: int | None = None,
+    judge: type[OpenAIJudge] | None = None,
 ) -> OpenAIJudge:
     """An OpenAI-protocol judge on any base URL (used by the compatible servers too)."""
     wire = OpenAIWire(
@@ -404,8 +404,9 @@ def build(
         response_format=response_format,
         tokens_field=tokens_field,
         prefix=prefix,
+        text_limit=text_limit,
     )
-    return OpenAIJudge(
+    return (judge or OpenAIJudge)(
         name=spec,
         model=model,
         family=family,

@@ -21,8 +21,9 @@ from typing import Any
 
 from jury.adapters import Endpoint, JudgeReply, JudgeRequest, Usage
 
+from ._openai_sdk import OpenAISdkTransport
 from ._wire import MalformedReplyError, Posted, Wire, posted, read_key
-from .openai import DEFAULT_BASE_URL, KEY_VARIABLE, OpenAIJudge, OpenAISdkTransport
+from .openai import DEFAULT_BASE_URL, KEY_VARIABLE, OpenAIJudge
 
 __all__ = ["ModerationModel", "ModerationWire", "create"]
 

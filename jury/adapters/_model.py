@@ -42,6 +42,9 @@ class JudgeModel(ABC):
     #: True for jurors that are not LLMs (offline heuristics, replayed records): every
     #: output labels their results.
     offline: bool = False
+    #: The model file the juror pins (the jury file's ``pinned``, set by the engine): an
+    #: adapter that can tell which file its server serves checks it in `prepare`.
+    pinned: str | None = None
     #: The account's limits where the jury file sets none (it overrides them key by key).
     #: Adapters set calls in flight; request and token rates depend on the account's tier,
     #: which only its owner knows, so they stay unset and the limiter backs off on 429s.
@@ -74,6 +77,19 @@ class JudgeModel(ABC):
         with the URL and those settings, or its replies would be reused across them."""
         kind = type(self)
         return Endpoint(f"adapter:{kind.__module__}.{kind.__qualname__}")
+
+    async def prepare(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Learn, once and before the first call, what `endpoint` and `default_limits` depend
+        on that only the server can say (a local server's dialect, its slots, the file behind
+        its model). The engine awaits it before its first cache lookup of this model, so that
+        a reply is keyed by what was learned. It never raises for a server that does not
+        answer: the first call then says what is wrong."""
+
+    @property
+    def learned(self) -> tuple[str, ...]:
+        """What `prepare` found that the user should hear, one line each (a run prints them
+        as notes and records them in its manifest); empty by default."""
+        return ()
 
     @abstractmethod
     async def complete(self, request: JudgeRequest) -> JudgeReply:

@@ -58,6 +58,7 @@ _LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
 _EFFORTS: dict[str, str | Callable[[str, str], str | None]] = {}
 _IMAGES: dict[str, str | Callable[[str], str | None]] = {}
 _ROOMS: dict[str, str | Callable[[str, str | None], int]] = {}
+_FAMILY_HOOKS: dict[str, str | Callable[[str], str | None]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
@@ -78,6 +79,7 @@ def _providers() -> dict[str, str | ModelFactory]:
             ("EFFORTS", _EFFORTS),
             ("IMAGES", _IMAGES),
             ("ROOMS", _ROOMS),
+            ("FAMILY", _FAMILY_HOOKS),
         )
         for name, table in hooks:
             for prefix, target in getattr(package, name, {}).items():
@@ -178,6 +180,29 @@ def effort_refusal(spec: str, effort: str) -> str | None:
     return None if check is None else check(model, effort)
 
 
+#: The providers whose servers hold a reply's schema with a grammar, a string's
+#: ``maxLength`` included (llama.cpp's json-schema-to-grammar; vLLM's guided decoding).
+_GRAMMAR_SERVERS = frozenset({"openai-api", "ollama", "vllm"})
+
+
+def grammar_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does."""
+    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+        return None
+    return (
+        "only a server that holds the schema with a grammar does (openai-api/..., ollama/..., "
+        "vllm/...); hosted structured outputs do not hold a length"
+    )
+
+
+def pin_refusal(spec: str) -> str | None:
+    """Why ``provider/model`` cannot be pinned to a model file (a juror's `pinned`), or None
+    when it can: a hosted model is pinned by its dated ID, a local server's by its file."""
+    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+        return None
+    return "only a local server's model is pinned by its file; pin a hosted one by a dated ID"
+
+
 def output_room(spec: str, effort: str | None = None) -> int:
     """The output tokens the adapter of ``provider/model`` adds to a juror's ``max_tokens``
     for the model's thinking (billed as output), at the juror's `effort`: what the provider's
@@ -243,6 +268,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     (r"\byi\b|\byi-", "01-ai"),
     (r"glm", "zhipu"),
     (r"kimi|moonshot", "moonshot"),
+    (r"smollm", "huggingface"),
 )
 
 
@@ -254,6 +280,10 @@ def family_of(spec: str) -> str:
     fixed = _PROVIDER_FAMILIES.get(prefix)
     if fixed is not None:
         return fixed
+    named: Callable[[str], str | None] | None = _hook(_FAMILY_HOOKS, prefix)
+    said = named(spec) if named is not None else None
+    if said:
+        return said
     name = rest.lower()
     for pattern, family in _FAMILIES:
         if re.search(pattern, name):

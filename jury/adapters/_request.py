@@ -83,6 +83,9 @@ class JudgeRequest:
     #: Ask for the reply's token log-probabilities (the juror's ``logprobs = true``); an
     #: adapter whose model cannot give them does not send the ask (the panel warns at load).
     logprobs: bool = False
+    #: The most characters a free-text field of the reply may hold, for a server that holds
+    #: a schema with a grammar (the juror's ``reason_length``); None: the adapter's default.
+    text_limit: int | None = None
 
     @property
     def user(self) -> str:
@@ -222,6 +225,8 @@ def call_key(model: str, request: JudgeRequest, sample: int, *, endpoint: Endpoi
     if request.logprobs:
         # A reply without log-probabilities cannot serve a call that wants them.
         fields.append("logprobs")
+    if request.text_limit is not None:
+        fields.append(f"text_limit={request.text_limit}")
     tail = _KEY_JSON(fields)
     payload = (
         f"[{_endpoint_json(endpoint)},{_KEY_JSON(model)},{_system_json(request.system)},"

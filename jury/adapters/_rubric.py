@@ -256,17 +256,32 @@ def _json_type(data: Any) -> str:
     )
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise InvalidReply(f"{key}: given twice")
+        data[key] = value
+    return data
+
+
+#: Read as a person reads it: a raw line break or tab inside a string (which small local
+#: models write, and JSON's grammar forbids) is that character, not a broken reply.
+_LENIENT = json.JSONDecoder(strict=False, object_pairs_hook=_unique)
+
+
 def _explain(body: str) -> Any:
     """Why `body` is not one JSON object (or the value, where json reads what pydantic-core
-    would not)."""
+    would not: control characters inside strings)."""
     try:
-        return json.loads(body)
+        return _LENIENT.decode(body)
     except json.JSONDecodeError as exc:
         if body.startswith("{"):
             try:
-                _, end = json.JSONDecoder().raw_decode(body)
+                _, end = _LENIENT.raw_decode(body)
             except json.JSONDecodeError:
-                raise InvalidReply(f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+                why = exc.msg.removesuffix(" at")
+                raise InvalidReply(f"not valid JSON: {why} at column {exc.colno}") from None
             raise InvalidReply(
                 f"text after the JSON object (column {end + 1}): reply with the object only"
             ) from None

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .._errors import ConfigError, JuryError, ProviderError
+from .._errors import ConfigError, JurorUnusable, JuryError, ProviderError
 from ..adapters._account import ModelStatus
 from ..adapters._model import JudgeModel
 from ..adapters._registry import model_status, resolve_model
@@ -62,7 +62,10 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--jury", metavar="FILE", help="jury file (TOML); default: default panel")
     parser.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds to wait for each call (default 60)"
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds to wait for each call (default: the jury's own timeout, as a run waits)",
     )
     parser.set_defaults(handler=run, rubric=None, threshold=None)
 
@@ -83,6 +86,8 @@ class Checkup:
     #: What to change, when the call failed in a way the adapter can say (`fix_for`).
     fix: str | None = None
     fallbacks: list[tuple[str, ModelStatus | None]] = field(default_factory=list)
+    #: What the model learned of its server before the call (`JudgeModel.learned`).
+    server: tuple[str, ...] = ()
 
 
 def _structured(reply: JudgeReply) -> str:
@@ -114,12 +119,19 @@ async def check(juror: Juror, panel: Panel, seconds: float) -> Checkup:
     if model.offline:
         result.offline = True
         return result
+    if juror.pinned is not None:
+        model.pinned = juror.pinned
     started = time.perf_counter()
     try:
+        # As a run does: learn what the server is (a local one's dialect, slots, file) first.
+        await model.prepare()
+        result.server = model.learned
         async with asyncio.timeout(seconds):
             reply = await model.complete(PROBE)
     except TimeoutError:
         result.problem = f"no reply within {seconds:g}s"
+    except JurorUnusable as exc:  # the server serves another file than the one pinned
+        result.problem, result.fix = str(exc.error), exc.fix
     except Exception as exc:  # every foreign error goes through the adapter's classifier
         error: ProviderError = model.classify_error(exc)
         result.problem = f"{type(error).__name__}: {error}"
@@ -153,6 +165,7 @@ def _print(result: Checkup, out: IO[str]) -> None:
             ("price per call", price),
             ("rate limits", limits or "no rate-limit header"),
         ]
+    rows += [("server", line.split(": ", 1)[-1]) for line in result.server]
     if result.problem is not None:
         rows.append(("cannot serve", result.problem))
     if result.fix is not None:
@@ -171,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     panel = panel_for(RunOptions.of(args))
 
     async def go() -> list[Checkup]:
-        return list(await asyncio.gather(*(check(j, panel, args.timeout) for j in panel.jurors)))
+        seconds = panel.timeout if args.timeout is None else args.timeout
+        return list(await asyncio.gather(*(check(j, panel, seconds) for j in panel.jurors)))
 
     results = run_interruptible(go())
     for result in results:

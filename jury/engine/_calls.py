@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -140,6 +140,9 @@ class Caller:
         "_clock",
         "_endpoint",
         "_limiter",
+        "_limiter_of",
+        "_prepared",
+        "_preparing",
         "_retry",
         "_rng",
         "_served",
@@ -154,7 +157,7 @@ class Caller:
     def __init__(
         self,
         model: JudgeModel,
-        limiter: AccountLimiter,
+        limiter: Callable[[JudgeModel], AccountLimiter],
         *,
         cache: CallCache | None,
         budget: Budget,
@@ -165,13 +168,15 @@ class Caller:
         servers: FakeServers | None = None,
     ) -> None:
         self.model = model
-        self._endpoint = model.endpoint
         self._servers = servers if servers is not None else FakeServers()
-        # Where a cached reply came from, as `CallStats.cached_from` says it: a real reply
-        # was made at this endpoint (it is in its key), a fake one by the fake there.
-        url = self._endpoint.url
-        self._sources = {False: url, True: f"FAKE {url}"}
-        self._limiter = limiter
+        self._endpoint = model.endpoint
+        self._sources: dict[bool, str] = {}
+        # The account's limiter is taken once the model is prepared (`JudgeModel.prepare`):
+        # a server may say how many calls it serves at once.
+        self._limiter_of = limiter
+        self._limiter: AccountLimiter | None = None
+        self._prepared = False
+        self._preparing = asyncio.Lock()
         # Offline jurors and replays cost nothing and answer the same way: not worth a row.
         self._cache = cache if not model.offline else None
         self._budget = budget
@@ -187,7 +192,25 @@ class Caller:
         self._worked = False
         self._stopped: JurorUnusable | None = None
 
+    async def _prepare(self) -> AccountLimiter:
+        """Prepare the model once (its first callers wait for it): then its endpoint, which
+        keys its replies, and its account's limiter are what the server said."""
+        async with self._preparing:
+            if not self._prepared:
+                await self.model.prepare()
+                self._endpoint = self.model.endpoint
+                # Where a cached reply came from, as `CallStats.cached_from` says it: a real
+                # reply was made at this endpoint (it is in its key), a fake one by the fake.
+                url = self._endpoint.url
+                self._sources = {False: url, True: f"FAKE {url}"}
+                self._limiter = self._limiter_of(self.model)
+                self._prepared = True
+        assert self._limiter is not None
+        return self._limiter
+
     async def call(self, request: JudgeRequest, sample: int, stats: CallStats) -> JudgeReply:
+        if not self._prepared:
+            await self._prepare()
         cache = self._cache
         if cache is None:
             return await self._live(request, stats, None)
@@ -254,7 +277,8 @@ class Caller:
             stats.served(served)
 
     async def _attempts(self, request: JudgeRequest, stats: CallStats) -> JudgeReply:
-        model, limiter, retry = self.model, self._limiter, self._retry
+        model, retry = self.model, self._retry
+        limiter = self._limiter or await self._prepare()
         stop = _STOP.get()
         attempt = failures = throttles = 0
         limited_since: float | None = None
@@ -363,7 +387,7 @@ class CallLayer:
         if caller is None:
             caller = self._callers[id(model)] = Caller(
                 model,
-                self.limiter(model),
+                self.limiter,
                 cache=self.cache,
                 budget=self.budget,
                 clock=self.clock,

@@ -54,6 +54,9 @@ _PROBE_REPLY = JudgeReply(text="", model="", usage=Usage(1, 1))
 def seats_of(panel: Panel, calls: CallLayer) -> tuple[Seat, ...]:
     """The panel's jurors as the vote layer's seats, each with its callers in fallback order."""
     firsts = [_as_model(juror.model) for juror in panel.jurors]
+    for juror, first in zip(panel.jurors, firsts, strict=True):
+        if juror.pinned is not None and isinstance(juror.model, str):
+            first.pinned = juror.pinned  # resolved for this juror alone
     families = {
         juror.family or family(model) for juror, model in zip(panel.jurors, firsts, strict=True)
     }
@@ -223,6 +226,12 @@ class Jury:
     @property
     def models(self) -> tuple[JudgeModel, ...]:
         return tuple(model for seat in self._seats for model in seat.models)
+
+    @property
+    def learned(self) -> tuple[str, ...]:
+        """What the models learned of their servers before their first calls
+        (`JudgeModel.learned`): one line each, for a run's notes and its manifest."""
+        return tuple(dict.fromkeys(line for model in self.models for line in model.learned))
 
     @property
     def spent(self) -> float:

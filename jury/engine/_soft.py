@@ -35,12 +35,14 @@ from ..adapters._request import TokenLogprob
 from ..adapters._rubric import Prompt, Rubric
 from ..cases._case import Case
 from ..decide._learned import value_key
+from ._spans import Path, Span, field_spans
 
 __all__ = [
     "ABSTAINED",
     "Odds",
     "field_spans",
     "outcomes",
+    "read_outcomes",
     "sample_share",
     "sample_values",
     "soft_odds",
@@ -54,56 +56,6 @@ ABSTAINED = "abstained"
 #: Combinations of alternative values read per prompt, at most (fields x alternatives).
 _MOST = 256
 _WHITE = " \t\n\r"
-_DECODER = json.JSONDecoder()
-
-
-#: Where a field's value is in the reply text: (start, end, is_string), the span inside the
-#: quotes for a string.
-Span = tuple[int, int, bool]
-#: A field by its keys from the top of the reply ("points", "p1", "verdict").
-Path = tuple[str, ...]
-
-
-def field_spans(text: str) -> dict[Path, Span] | None:
-    """Where each field's value is in a JSON object's text, objects inside it included
-    (a points rubric's per-point answers), by path. None when the text is not one JSON
-    object."""
-    spans: dict[Path, Span] = {}
-    at = len(text) - len(text.lstrip(_WHITE))
-    try:
-        _object(text, at, (), spans)
-    except (ValueError, TypeError, IndexError):
-        return None
-    return spans
-
-
-def _object(text: str, at: int, path: Path, spans: dict[Path, Span]) -> int:
-    """Read the object at `at` (its fields' spans into `spans`); the index after it."""
-    if text[at] != "{":
-        raise ValueError("not an object")
-    at += 1
-    while True:
-        while text[at] in _WHITE + ",":
-            at += 1
-        if text[at] == "}":
-            return at + 1
-        key, at = _DECODER.raw_decode(text, at)
-        if not isinstance(key, str):
-            raise TypeError("a key is not a string")
-        while text[at] in _WHITE:
-            at += 1
-        if text[at] != ":":
-            raise ValueError("no colon")
-        at += 1
-        while text[at] in _WHITE:
-            at += 1
-        if text[at] == "{":
-            at = _object(text, at, (*path, key), spans)
-            continue
-        _, end = _DECODER.raw_decode(text, at)
-        quoted = text[at] == '"'
-        spans[(*path, key)] = (at + 1, end - 1, True) if quoted else (at, end, False)
-        at = end
 
 
 _TEXT = operator.attrgetter("token")
@@ -182,9 +134,50 @@ def outcomes(
     """The ballots the judge's reply might have been, each with its probability (summing to
     1), from the log-probabilities of its fields' values; None when none can be read.
     `ballot`: the rubric's read of `data`, when the caller has it (read here otherwise)."""
+    read = read_outcomes(rubric, case, prompt, data, text, tokens, ballot, prune=False)
+    return None if isinstance(read, str) else read
+
+
+#: Below this share of its field's most likely value, an alternative is dropped when a reply
+#: has too many combinations to read otherwise (five scores of five values each): what it
+#: moves is under a thousandth of the field's mass, and the rest is renormalised.
+_NEGLIGIBLE = 1e-3
+#: Combinations read per prompt once negligible alternatives are dropped, at most: five
+#: scores of five values each (3,125) fit.
+_MOST_PRUNED = 4096
+
+
+def read_outcomes(
+    rubric: Rubric,
+    case: Case,
+    prompt: Prompt,
+    data: Any,
+    text: str,
+    tokens: Sequence[TokenLogprob],
+    ballot: Ballot | None = None,
+    *,
+    prune: bool = True,
+) -> list[tuple[Ballot, float]] | str:
+    """`outcomes`, or why there are none, in words a report can show. With `prune`, a reply
+    with too many combinations of alternatives is read without its negligible ones.
+
+    The tokens may spell more than the reply: a server that trims a markdown fence off the
+    reply (llama.cpp's llama-server) keeps it in the tokens; the reply is then found inside
+    them."""
+    if not tokens:
+        return "the reply came without log-probabilities"
+    if not isinstance(data, Mapping):
+        return "the reply is not a JSON object"
     spans = field_spans(text)
-    if spans is None or not isinstance(data, Mapping) or not tokens:
-        return None
+    if spans is None:
+        return "the reply is not a JSON object"
+    spelled = "".join(map(_TEXT, tokens))
+    if spelled != text:
+        at = spelled.find(text)
+        if at < 0:
+            return "the log-probabilities do not spell the reply"
+        spans = {path: (start + at, end + at, q) for path, (start, end, q) in spans.items()}
+        text = spelled
     choices: list[tuple[Path, list[tuple[Any, float]]]] = []
     read_any = False
     offsets = token_offsets(tokens)
@@ -193,14 +186,21 @@ def outcomes(
             continue
         odds = value_odds(text, tokens, span, offsets)
         if odds is None:
-            return None  # the tokens do not spell the reply: nothing can be read
+            return "the log-probabilities do not cover the reply's values"
         read_any = True
         if len(odds) > 1:
             choices.append((path, list(odds.values())))
     if not read_any:
-        return None  # no value of a few choices: nothing a verdict's probability rests on
-    if math.prod(len(c) for _, c in choices) > _MOST:
-        return None  # too many combinations to read each: no distribution rather than a cut one
+        return "the reply has no value of a few choices (a score, a flag) to weigh"
+    combinations = math.prod(len(c) for _, c in choices)
+    if combinations > _MOST:
+        if not prune:
+            return f"{combinations} combinations of alternative values: too many to read"
+        choices = [(path, _likely(values)) for path, values in choices]
+        choices = [(path, values) for path, values in choices if len(values) > 1]
+        combinations = math.prod(len(c) for _, c in choices)
+        if combinations > _MOST_PRUNED:
+            return f"{combinations} likely combinations of alternative values: too many to read"
     base = rubric.read(case, prompt, data) if ballot is None else ballot
     if not choices:
         # The judge was sure of every value it wrote (the provider listed no alternative).
@@ -208,8 +208,14 @@ def outcomes(
     read = _variants(rubric, case, prompt, data, base, choices)
     total = sum(weight for _, weight in read)
     if total <= 0:
-        return None
+        return "no alternative the rubric accepts has any weight"
     return [(ballot, weight / total) for ballot, weight in read]
+
+
+def _likely(values: list[tuple[Any, float]]) -> list[tuple[Any, float]]:
+    """A field's values without those under `_NEGLIGIBLE` of its most likely one."""
+    top = max(weight for _, weight in values)
+    return [(value, weight) for value, weight in values if weight >= top * _NEGLIGIBLE]
 
 
 #: One combination of alternative values on its way: the ballot read so far (None once the
@@ -318,7 +324,7 @@ def soft_odds(
         # One prompt, combined by the base class (which returns its one ballot): each
         # ballot is its own combination, and `combine` is not called for each.
         ((_, ballots),) = per_prompt
-        if len(ballots) > _MOST:
+        if len(ballots) > _MOST_PRUNED:
             return {}, {}
         for ballot, weight in ballots:
             key = str(rubric.verdict_of(case, ballot.scores).value)
@@ -326,7 +332,7 @@ def soft_odds(
             rows.append((weight, ballot.scores))
     else:
         lists = [[(p, ballot, weight) for ballot, weight in found] for p, found in per_prompt]
-        if math.prod(len(ballots) for ballots in lists) > _MOST:
+        if math.prod(len(ballots) for ballots in lists) > _MOST_PRUNED:
             return {}, {}
         for combination in itertools.product(*lists):
             weight = math.prod(w for _, _, w in combination)

@@ -9,8 +9,8 @@ the call layer's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._errors import CallFailed, InvalidReply, JuryError, OverBudget, TransientError
@@ -26,7 +26,9 @@ from ..decide._core import Aggregation, aggregate, sample_verdicts
 from ..panel._images import Blind, image_refusal, images_shown
 from ..panel._panel import Juror
 from ._calls import Caller
-from ._soft import Odds, outcomes, sample_share, sample_values, soft_odds
+from ._confidence import confident, probability_note, scores_first, skewed
+from ._soft import Odds, read_outcomes, soft_odds
+from ._written import generated_fields, thought
 
 __all__ = ["BUDGET_REASON", "REASK", "Cast", "Fallback", "Seat", "Unavailable", "Voter"]
 
@@ -70,10 +72,25 @@ class Seat:
     effort: str | None = None
     #: How the seat judges: the prompts it is sent, and what it writes before its verdict.
     strategy: Strategy = _PLAIN
+    #: The rubric schemas as this seat sends them (reordered for ``scores_first``), by the
+    #: identity of the rubric's own (kept in the value, so that an id is never reused).
+    shaped: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def models(self) -> tuple[JudgeModel, ...]:
         return tuple(caller.model for caller in self.callers)
+
+    def schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The reply's schema as this seat asks for it: the rubric's, with the free text
+        last when the juror wants its scores first."""
+        if not self.juror.scores_first:
+            return schema
+        found = self.shaped.get(id(schema))
+        if found is None or found[0] is not schema:
+            if len(self.shaped) >= 64:
+                self.shaped.clear()
+            found = self.shaped[id(schema)] = (schema, scores_first(schema))
+        return found[1]
 
 
 class Unavailable(Exception):
@@ -111,8 +128,11 @@ class Fallback:
         "_on_failover",
         "_transient",
         "last_reply",
+        "replies",
         "seat",
+        "skewed",
         "soft",
+        "unread",
     )
 
     def __init__(
@@ -125,9 +145,16 @@ class Fallback:
         self._errors: list[str] | None = None
         self._transient = True
         self.last_reply: str | None = None
+        #: The last reply to each prompt, for a rubric that asks several (both pairwise
+        #: orders): a vote keeps them all, not only the last order's.
+        self.replies: dict[str, str] = {}
         #: The ballots each (prompt, sample) reply might have been, with their probabilities,
         #: where the reply came with log-probabilities (`jury.engine._soft`).
         self.soft: dict[tuple[str, int], list[tuple[Ballot, float]]] = {}
+        #: Why a reply's log-probabilities could not be read (the first reason met).
+        self.unread: str | None = None
+        #: A reply at temperature 0 took a token its log-probabilities did not rank first.
+        self.skewed = False
 
     async def ask(
         self, case: Case, prompt: Prompt, sample: int, stats: CallStats, secrets: tuple[str, ...]
@@ -200,7 +227,7 @@ class Voter:
                         return Cast(_cast(chain, stats, VoteStatus.INVALID, error=outcome))
                     ballots.append((prompt, outcome))
                 combined = self.rubric.combine(case, ballots)
-                generated = _generated(ballots)
+                generated = generated_fields(ballots)
                 if isinstance(combined, str):
                     # The ballots behind an abstention are kept: a pairwise juror's two
                     # verdicts are what its position consistency is measured from.
@@ -238,7 +265,13 @@ class Voter:
             return Cast(_cast(chain, stats, VoteStatus.UNAVAILABLE, error=error))
         vote = self._from_samples(chain, case, per_sample, stats)
         # Most votes have neither log-probabilities nor samples: they skip this.
-        return Cast(_confident(vote, odds, seat.samples) if odds or seat.samples > 1 else vote)
+        if odds or seat.samples > 1:
+            vote = confident(vote, odds, seat.samples)
+        if seat.juror.logprobs and vote.status is VoteStatus.VALID:
+            note = probability_note(vote, chain.unread, chain.skewed)
+            if note is not None:
+                vote = vote.model_copy(update={"probability_note": note})
+        return Cast(vote)
 
     def _odds(
         self, chain: Fallback, case: Case, prompts: Sequence[Prompt], sample: int
@@ -273,20 +306,21 @@ class Voter:
             request = JudgeRequest(
                 system=prompt.system,
                 messages=messages,
-                schema=prompt.schema,
+                schema=seat.schema(prompt.schema),
                 schema_name=prompt.schema_name,
                 temperature=seat.temperature,
                 max_tokens=seat.max_tokens or self.max_tokens,
                 logprobs=seat.juror.logprobs,
                 seed=sample if seat.samples > 1 else None,
                 effort=seat.effort,
+                text_limit=seat.juror.reason_length,
                 case=case,
                 rubric=self.rubric,
                 prompt=prompt.key,
                 sample=sample,
             )
             reply = await caller.call(request, sample, stats)
-            chain.last_reply = reply.text
+            chain.last_reply = chain.replies[prompt.key] = reply.text
             try:
                 data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
                 generated, data = seat.strategy.read(data)
@@ -307,11 +341,17 @@ class Voter:
                 continue
             if reply.logprobs:
                 # The reply as the rubric read it (not read again), before the strategy's.
-                read = outcomes(
+                read = read_outcomes(
                     self.rubric, case, prompt, data, reply.text, reply.logprobs, read_ballot
                 )
-                if read is not None:
+                if isinstance(read, str):
+                    chain.unread = chain.unread or read
+                else:
                     chain.soft[prompt.key, sample] = read
+                if request.temperature == 0 and not chain.skewed:
+                    chain.skewed = skewed(reply.logprobs)
+            elif request.logprobs:
+                chain.unread = chain.unread or "the server sent no log-probabilities"
             return ballot
 
     def _ending(self, reply: JudgeReply, max_tokens: int | None = None) -> tuple[str, bool]:
@@ -325,7 +365,7 @@ class Voter:
         thinking = reply.usage.thinking_tokens
         words = template.format(
             max_tokens=max_tokens or self.max_tokens,
-            thinking=_thought(reply) if thinking else "",
+            thinking=thought(reply) if thinking else "",
         )
         return words, reply.finish == "length" and bool(reply.text.strip())
 
@@ -384,60 +424,11 @@ class Voter:
         )
 
 
-def _thought(reply: JudgeReply) -> str:
-    """How much of a cut reply's output went on thinking, and, when most of it did (the
-    budget went on thinking, not on the reply), what to change."""
-    usage = reply.usage
-    said = f", {usage.thinking_tokens} of the {usage.output_tokens} output tokens spent thinking"
-    if usage.thinking_tokens * 2 >= usage.output_tokens:
-        said += ": the budget went on thinking (raise the juror's max_tokens or lower its effort)"
-    return said
-
-
-def _generated(ballots: Sequence[tuple[Prompt, Ballot]]) -> Mapping[str, str]:
-    """What the seat's strategy wrote before its verdicts, over one sample's prompts: each
-    field by its name, or as ``<prompt>.<field>`` when the rubric asks several (pairwise
-    asks both orders, and each order writes its own)."""
-    if len(ballots) == 1:
-        return ballots[0][1].generated
-    return {f"{p.key}.{name}": text for p, b in ballots for name, text in b.generated.items()}
-
-
-def _mean(odds: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    if len(odds) == 1:  # one sample (the usual): its own, exactly what the sum over 1 gives
-        return dict(sorted(odds[0].items()))
-    keys = sorted({key for o in odds for key in o})
-    return {k: sum(o.get(k, 0.0) for o in odds) / len(odds) for k in keys}
-
-
-def _confident(vote: Vote, odds: Sequence[Odds | None], samples: int) -> Vote:
-    """The vote with the probability of its verdict: the mean of its samples' distributions
-    read from log-probabilities when every sample has one, else the share of its samples
-    (two or more) that reached each verdict."""
-    if vote.status is not VoteStatus.VALID or vote.verdict is None:
-        return vote
-    if len(odds) == samples and all(o is not None for o in odds):
-        mean = _mean([o[0] for o in odds if o is not None])
-        names = sorted({name for o in odds if o is not None for name in o[1]})
-        values = {n: _mean([o[1].get(n, {}) for o in odds if o is not None]) for n in names}
-        source = "logprobs"
-    elif len(vote.samples) > 1:
-        mean, source = sample_share([b.verdict for b in vote.samples]), "samples"
-        values = sample_values(vote.samples)
-    else:
-        return vote
-    return vote.model_copy(
-        update={
-            "probability": mean.get(str(vote.verdict.value), 0.0),
-            "distribution": mean,
-            "value_distribution": values or None,
-            "probability_from": source,
-        }
-    )
-
-
 def _cast(chain: Fallback, stats: CallStats, status: VoteStatus, **fields: Any) -> Vote:
-    """The seat's vote, with what its calls cost and the judge's last reply."""
+    """The seat's vote, with what its calls cost and the judge's last reply (and, where it
+    was asked several prompts, its last reply to each, under ``details["replies"]``)."""
+    if len(chain.replies) > 1:
+        fields["details"] = {**fields.get("details", {}), "replies": dict(chain.replies)}
     return Vote(
         juror=chain.seat.id,
         status=status,

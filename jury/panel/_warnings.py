@@ -19,7 +19,7 @@ import re
 
 from ..adapters._agent import Agent
 from ..adapters._model import JudgeModel
-from ..adapters._registry import family_of, logprobs_refusal
+from ..adapters._registry import family_of, logprobs_refusal, pin_refusal
 from ._lifecycle import lifecycle_warnings, look_up, today
 from ._panel import Juror, Panel
 
@@ -135,21 +135,33 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
     looked = look_up(panel, day)
     status_of = {(juror, spec): status for juror, spec, status in looked}
     aliases: dict[str, list[str]] = {}
+    local: set[str] = set()
     for juror in panel.jurors:
         for model in (juror.model, *juror.fallbacks):
             model_id = _live_id(model)
             if model_id is None or is_snapshot(model_id):
                 continue
             spec = model.name if isinstance(model, JudgeModel) else model
+            if model is juror.model and juror.pinned is not None:
+                continue  # pinned to its file: the name does not matter
             status = status_of[juror.id, spec]
             if status is None or not status.pinned:
                 seats = aliases.setdefault(model_id, [])
                 if juror.id not in seats:
                     seats.append(juror.id)
+                if pin_refusal(spec) is None:
+                    local.add(model_id)
     # One warning per alias, naming every seat that uses it.
     warnings.extend(
-        f"{', '.join(seats)}: {model_id} is an alias, not a dated snapshot; it can be "
-        "re-pointed to another model without notice (use a dated model ID)"
+        f"{', '.join(seats)}: {model_id} is "
+        + (
+            "only what its server calls a model file, which it can serve another under; "
+            'pin the file with `pinned = "..."` on the juror (`jury doctor` shows what the '
+            "server reports)"
+            if model_id in local
+            else "an alias, not a dated snapshot; it can be re-pointed to another model "
+            "without notice (use a dated model ID)"
+        )
         for model_id, seats in aliases.items()
     )
     warnings.extend(lifecycle_warnings(panel, day, looked))

@@ -21,7 +21,7 @@ from ..panel._panel import Gate
 from ._agreement import RESAMPLES, agreement_rows, estimate_text
 from ._conversation import conversation_view
 from ._index import Entry, VerdictIndex
-from ._judge_errors import family_lines, juror_line, lost
+from ._judge_errors import family_lines, juror_line, lost, probability_lines
 from ._page import write_page
 from ._prompts import PromptBook
 from ._summary import RunSummary, batch_line
@@ -168,6 +168,7 @@ def write_html(
         error_groups=page.error_groups,
         lost_jurors=[(name, juror_line(name, stats), stats) for name, stats in lost(summary)],
         family_lines=family_lines(summary),
+        probability_lines=probability_lines(summary),
         agreement=agreement_view(page.agreement),
         resamples=RESAMPLES,
         book=cards.book,

@@ -12,7 +12,15 @@ from __future__ import annotations
 from ._losses import FamilyLoss, JudgeError
 from ._summary import JurorStats, RunSummary
 
-__all__ = ["error_line", "family_line", "family_lines", "judge_error_lines", "juror_line", "lost"]
+__all__ = [
+    "error_line",
+    "family_line",
+    "family_lines",
+    "judge_error_lines",
+    "juror_line",
+    "lost",
+    "probability_lines",
+]
 
 
 def lost(summary: RunSummary) -> list[tuple[str, JurorStats]]:
@@ -42,10 +50,26 @@ def family_lines(summary: RunSummary) -> list[str]:
     return [family_line(family, loss) for family, loss in summary.decided_without.items()]
 
 
+def probability_lines(summary: RunSummary) -> list[str]:
+    """Each juror that asked for log-probabilities and did not get readable ones on every
+    valid vote (or got doubtful ones), with each note and how many votes had it."""
+    lines: list[str] = []
+    for name, stats in summary.jurors.items():
+        if not stats.probability_notes:
+            continue
+        count = sum(stats.probability_notes.values())
+        lines.append(
+            f"{name}: logprobs = true, but {count} of {stats.valid} valid vote(s) have no "
+            "probability or a doubtful one"
+        )
+        lines += [f"    {note} x{n}" for note, n in stats.probability_notes.items()]
+    return lines
+
+
 def judge_error_lines(summary: RunSummary) -> list[str]:
-    """The section as plain lines (empty when no juror missed a case)."""
+    """The section as plain lines (empty when no juror missed a case or lost a probability)."""
     lines: list[str] = []
     for name, stats in lost(summary):
         lines.append(juror_line(name, stats))
         lines += [f"    {error_line(error)}" for error in stats.errors.values()]
-    return lines
+    return lines + probability_lines(summary)

@@ -91,6 +91,9 @@ class JurorStats:
     probability_votes: int = 0
     #: Its errors by kind (`JudgeError`), in the order first met: the "judge errors" section.
     errors: dict[str, JudgeError] = field(default_factory=dict)
+    #: What was wrong with the probabilities of its valid votes (`Vote.probability_note`),
+    #: by note, with how many votes had it: a probability missing is said, not silent.
+    probability_notes: dict[str, int] = field(default_factory=dict)
 
     @property
     def missed(self) -> int:
@@ -281,6 +284,9 @@ class Tally:
             if vote.probability is not None:
                 stats.probability_sum += vote.probability
                 stats.probability_votes += 1
+            if vote.probability_note is not None:
+                notes = stats.probability_notes
+                notes[vote.probability_note] = notes.get(vote.probability_note, 0) + 1
 
     def _lost_families(self, verdict: CaseVerdict) -> None:
         """Count a decided case under each family all of whose votes on it were lost."""

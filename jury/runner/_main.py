@@ -317,6 +317,8 @@ async def _judged(
                     )
             if (text := notice.said()) is not None:
                 said.status(text)
+            for line in jury.learned:
+                said.note(line)
             _say_resumed(said, record.path, done, selection.count)
             if cache is not None:
                 cache.close()
@@ -335,7 +337,8 @@ async def _judged(
                 judged=judged,
             )
             code = published.summary.exit_code(panel.gate)
-            record.finish(exit_code=code)
+            # What the servers said of themselves (a local server's dialect, slots, file).
+            record.finish(exit_code=code, servers=list(jury.learned))
             return Run.published_as(record.path, published, said)
     finally:
         if cache is not None:

@@ -174,6 +174,10 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
 
     def schema_in(self, body: dict[str, Any]) -> object:
         fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_object":
+            # llama-cpp-python's server takes the schema beside the type (its
+            # llama_types.py, ``ChatCompletionRequestResponseFormat``).
+            return fmt.get("schema")
         return (fmt.get("json_schema") or {}).get("schema")
 
     def prompt_parts(self, body: dict[str, Any]) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from ..adapters._endpoint import FAKE_HEADER
 from ._addresses import Addresses
 from ._batch_protocols import BATCH_PROTOCOLS
 from ._batches import FakeBatches
-from ._compatible import COMPATIBLE, compatible_refusal
+from ._compatible import COMPATIBLE, add_compatible_routes, compatible_refusal, compatible_reply
 from ._error_replies import error_headers, error_response
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
@@ -57,7 +57,9 @@ class FakeProviderServer(Addresses):
     `models` names the models it serves (any other answers 404 as its API does); `compatible`
     makes its OpenAI route answer as that OpenAI-compatible server does
     (`jury.testing._compatible`: ``"llama-cpp-python"`` refuses a json_schema response format
-    with the same HTTP 500 every time).
+    with the same HTTP 500 every time; ``"llama-server"``, ``"ollama"``, ``"vllm"``), and
+    answers its read-only endpoints as it does; `slots` is what a llama-server says it serves
+    at once.
 
     `strict` (the default) holds every request to what the real API accepts, answering what
     it refuses with the real status and error body (body keys the provider's request type
@@ -83,12 +85,15 @@ class FakeProviderServer(Addresses):
         mark: bool = True,
         compatible: str | None = None,
         models: Iterable[str] | None = None,
+        slots: int = 1,
     ) -> None:
         if compatible is not None and compatible not in COMPATIBLE:
             raise ValueError(f"compatible: one of {', '.join(COMPATIBLE)}, not {compatible!r}")
         self.strict = strict
         self.mark = mark
         self.compatible = compatible
+        #: The calls a compatible server says it serves at once (llama-server's slots).
+        self.slots = slots
         #: The models the server serves (any other answers 404 in its API's words); None: all.
         self.models = None if models is None else set(models)
         self.latency = latency
@@ -154,6 +159,8 @@ class FakeProviderServer(Addresses):
             for route in protocol.routes:
                 app.router.add_route(route.method, route.path, self._handler(protocol))
         self.batches.add_routes(app, BATCH_PROTOCOLS)
+        if self.compatible is not None:
+            add_compatible_routes(app, self.compatible, lambda: self.models, self.slots)
         app.on_response_prepare.append(self._mark_fake)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=0.1
@@ -386,10 +393,10 @@ class FakeProviderServer(Addresses):
         ending: Ending = "stop",
     ) -> web.Response:
         logged.status = 200
-        return web.json_response(
-            self.reply_body(protocol, logged, reply, ending),
-            headers=self._limit_headers(protocol),
-        )
+        body = self.reply_body(protocol, logged, reply, ending)
+        if self.compatible is not None and protocol.provider == "openai":
+            body = compatible_reply(self.compatible, body)
+        return web.json_response(body, headers=self._limit_headers(protocol))
 
     def reply_body(
         self,

@@ -116,14 +116,49 @@ def test_a_server_that_refuses_the_response_format_gets_the_fix_a_run_would_name
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # llama-cpp-python's server refuses a json_schema response format with an HTTP 500
-    # (jury.testing._compatible): doctor says what to set, as the stopped run does.
+    # (jury.testing._compatible): told to send one anyway, doctor says what to set, as the
+    # stopped run does.
     thread = ServerThread(compatible="llama-cpp-python")
     try:
         for name, value in thread.server.env(service="local").items():
             monkeypatch.setenv(name, value)
+        monkeypatch.setenv("LOCAL_RESPONSE_FORMAT", "json_schema")
         assert main(["doctor", "--jury", jury_file(tmp_path, "openai-api/local/smollm2")]) == 2
     finally:
         thread.stop()
     captured = capsys.readouterr()
-    assert "  fix            set LOCAL_RESPONSE_FORMAT=json_object" in captured.out
-    assert "fix: set LOCAL_RESPONSE_FORMAT=json_object" in captured.err
+    assert "  fix            set LOCAL_RESPONSE_FORMAT=json_object+schema" in captured.out
+    assert "fix: set LOCAL_RESPONSE_FORMAT=json_object+schema" in captured.err
+
+
+def test_a_local_server_is_asked_what_it_is_and_doctor_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread = ServerThread(compatible="llama-server", models=["smollm2"], slots=2)
+    try:
+        for name, value in thread.server.env(service="local").items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("LOCAL_RESPONSE_FORMAT", raising=False)
+        jury = jury_file(tmp_path, "openai-api/local/smollm2", extra="timeout = 7\n")
+        assert main(["doctor", "--jury", jury]) == 0
+    finally:
+        thread.stop()
+    out = capsys.readouterr().out
+    assert "  server         llama-server b6000-fake (found by GET /props); takes the schema" in out
+    assert "2 slots; model file SmolLM2-135M-Instruct.Q4_1.gguf (98000000 bytes)" in out
+    assert "  structured     yes" in out
+
+
+def test_doctor_waits_as_long_as_the_jurys_own_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread = ServerThread(latency=1.5)
+    try:
+        for name, value in thread.server.env().items():
+            monkeypatch.setenv(name, value)
+        juror = "openai/gpt-5.4-mini-2026-03-17"
+        assert main(["doctor", "--jury", jury_file(tmp_path, juror, extra="timeout = 1\n")]) == 2
+        assert "no reply within 1s" in capsys.readouterr().out
+        assert main(["doctor", "--jury", jury_file(tmp_path, juror, extra="timeout = 5\n")]) == 0
+    finally:
+        thread.stop()

@@ -132,25 +132,27 @@ def test_a_base_url_without_v1_stops_the_run_naming_the_path(
 
 
 @pytest.mark.parametrize("server", [{"compatible": "llama-cpp-python"}], indirect=True)
-def test_llama_cpp_pythons_refused_response_format_stops_the_run_naming_the_variable(
+def test_a_response_format_the_server_refuses_stops_the_run_naming_the_variable(
     server: ServerThread,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    # The user's setting outranks what the server says it takes: refused, it stops the run.
     point(monkeypatch, server.server.openai_base_url)
+    monkeypatch.setenv("LOCAL_RESPONSE_FORMAT", "json_schema")
     jury = jury_file(tmp_path, '"openai-api/local/smollm2-135m"')
     assert run(tmp_path, jury) == 2
     err = capsys.readouterr().err
     assert "HTTP 500" in err
     assert "'loc': ('body', 'response_format', 'type')" in err
-    assert "fix: set LOCAL_RESPONSE_FORMAT=json_object" in err
+    assert "fix: set LOCAL_RESPONSE_FORMAT=json_object+schema" in err
     # Refused by name: not retried (one call per case in flight, never a second attempt).
     calls = asked(server, "smollm2-135m")
     assert 1 <= len(calls) <= 4
     assert all(c.status == 500 for c in calls)
-    # The fix works: the same server takes the run with the variable set.
-    monkeypatch.setenv("LOCAL_RESPONSE_FORMAT", "json_object")
+    # The fix works: the same server takes the run with the variable set as it says.
+    monkeypatch.setenv("LOCAL_RESPONSE_FORMAT", "json_object+schema")
     server.server.script("smollm2-135m", lambda r: valid_reply(r.schema))
     assert run(tmp_path / "fixed", jury) in (0, 1)
     assert "cannot work" not in capsys.readouterr().err

@@ -43,7 +43,8 @@ def test_two_jurors_of_one_family_and_the_family_under_test() -> None:
     warnings = panel_warnings(panel)
     assert any("local, openai-api/together/" in w and "meta family" in w for w in warnings)
     assert not any("system under test" in w for w in warnings)
-    assert any("local: llama3.1:8b is an alias" in w for w in warnings)
+    named = "local: llama3.1:8b is only what its server calls a model file"
+    assert any(named in w for w in warnings)
     assert len(warnings) == 2
     under_test = panel.model_copy(update={"system_under_test": "openai/gpt-4.1-mini"})
     warned = [w for w in panel_warnings(under_test) if "system under test" in w]
