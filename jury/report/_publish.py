@@ -161,24 +161,24 @@ def publish(
 
 def print_published(published: Published, stream: Any = None) -> None:
     """The terminal report of a published run, its warnings, and where its reports are."""
+    from rich.text import Text
+
     from ._terminal import render_report
 
-    console = console_for(stream)
+    lines = [Text.assemble(("warning:", "yellow"), f" {w}") for w in published.warnings]
+    if published.into_run:
+        lines.append(Text(f"Run recorded in {published.run_dir}"))
+    lines += [Text(f"Report written to {copy}") for copy in published.copies]
     render_report(
         published.summary,
         published.header,
-        console,
+        console_for(stream),
         gate=published.gate,
         cases=published.lines,
         conversations=published.conversations,
         limit=TERMINAL_CASES,
+        before_gate=lines,
     )
-    for warning in published.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
-    if published.into_run:
-        console.print(f"Run recorded in {published.run_dir}")
-    for copy in published.copies:
-        console.print(f"Report written to {copy}")
 
 
 class JudgedCases:

@@ -229,10 +229,13 @@ def render_report(
     cases: Sequence[CaseLine] = (),
     conversations: Mapping[str, str] | None = None,
     limit: int | None = None,
+    before_gate: Sequence[Text | str] = (),
 ) -> None:
     """Print the report. `conversations` gives a line about each conversation case (by ID),
     printed with it in the failure list. Each list of cases prints at most `limit` of them
-    and says how many more there are (every figure counts them all)."""
+    and says how many more there are (every figure counts them all). `before_gate` lines
+    (warnings, where the reports are) print just before the gate's outcome, so that the
+    terminal's last line is always the gate's: its outcome, the pass rate and its interval."""
     gate = gate or Gate()
     conversations = conversations or {}
     title = Text.assemble(("aiojury", "bold"), f"  rubric {header.rubric}  ·  ")
@@ -346,6 +349,8 @@ def render_report(
         console.print(f"Coverage: {_pct(summary.coverage)} of the cases decided.")
 
     console.print()
+    for line in before_gate:
+        console.print(line)
     for line in family_lines(summary):
         console.print(Text(line, style="bold yellow"))
     decided = summary.gate_outcome(gate)
@@ -359,7 +364,10 @@ def render_report(
         f"inconclusive of {summary.total}  ·  pass rate {decided.rate_text()} "
         f"({decided.bar_text()})  ·  cost {_cost(summary.cost)}  ·  exit {decided.code}",
     )
-    console.print(outcome)
+    # Off a terminal (a CI log, a pipe) the gate's line is one line at any width, so that the
+    # log's last line holds the outcome and the pass rate with its interval whole; a terminal
+    # has rich wrap it between words, never through a figure.
+    console.print(outcome, soft_wrap=not console.is_terminal)
 
 
 def _more(console: Console, listed: int, limit: int | None) -> None:
