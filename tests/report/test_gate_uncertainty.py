@@ -176,7 +176,16 @@ def test_compare_shows_each_sides_pass_rate_with_the_jury_files_interval(
     assert main(["compare", "a", "b"]) in (0, 1)
     out = " ".join(capsys.readouterr().out.split())
     reference = binomtest(PASSED, TOTAL).proportion_ci(method="wilson")
-    assert f"A 45.8% (95% Wilson {100 * reference.low:.1f}–{100 * reference.high:.1f}%)" in out
+    band = f"95% Wilson {100 * reference.low:.1f}–{100 * reference.high:.1f}%"
+    assert f"A 45.8% ({band})" in out
+    # The comparison's HTML page too, each side with its interval.
+    assert main(["report", "--compare", "a", "b", "--html", "compare.html"]) == 0
+    page = (tmp_path / "compare.html").read_text()
+    b = json.loads((tmp_path / "b/summary.json").read_text())
+    theirs = binomtest(b["passed"], b["total"]).proportion_ci(method="wilson")
+    assert f"({band})" in page
+    assert f"(95% Wilson {100 * theirs.low:.1f}–{100 * theirs.high:.1f}%)" in page
+    capsys.readouterr()
     jury = _jury(tmp_path, 'interval = "exact"\nlevel = 0.9\n')
     assert main(["compare", "a", "b", "--jury", jury, "--json"]) in (0, 1)
     rate = json.loads(capsys.readouterr().out)["quantities"][0]
