@@ -18,7 +18,7 @@ and the run's exit code is its. Without it, the exit code is the worst repeat's.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,11 +80,61 @@ async def run_repeats(
     for index, path in enumerate(repeat_dirs(out, count), start=1):
         said.status(f"repeat {index} of {count}: {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        one = options.replace(repeat=None, require=None, out=str(path), in_repeat=True)
+        # Each repeat's reports stay in its own directory: the copies asked for are the
+        # repeats' as a whole (below), never the last repeat's overwriting the others'.
+        one = options.replace(
+            repeat=None,
+            require=None,
+            out=str(path),
+            in_repeat=True,
+            junit=None,
+            html=None,
+            json=None,
+        )
         runs.append(await run_one(one))
     stability = case_stability(repeat_dirs(out, count), gate, options.require)
-    write_atomic(out / STABILITY, json.dumps(stability, indent=2, ensure_ascii=False) + "\n")
-    return Run.repeated(out, runs, stability, stability_lines(stability, out, gate), said)
+    text = json.dumps(stability, indent=2, ensure_ascii=False) + "\n"
+    write_atomic(out / STABILITY, text)
+    written = _copies(options, out, stability, gate, text, said)
+    lines = stability_lines(stability, out, gate, written)
+    return Run.repeated(out, runs, stability, lines, said)
+
+
+def _copies(
+    options: RunOptions,
+    out: Path,
+    stability: dict[str, Any],
+    gate: Gate,
+    text: str,
+    said: Notices,
+) -> list[Path]:
+    """The reports asked for of a run of repeats: ``--junit`` the repeats' JUnit (each case's
+    verdict by the rule, its k/N), ``--json`` the stability; ``--html`` has no page of the
+    repeats as a whole, and says where each repeat's is."""
+    from io import StringIO
+
+    from ..report._junit import write_repeats_junit
+
+    written = []
+    if options.junit:
+        junit = StringIO()
+        write_repeats_junit(junit, stability, gate)
+        written.append(_write(Path(options.junit), junit.getvalue()))
+    if options.json:
+        written.append(_write(Path(options.json), text))
+    if options.html:
+        said.warning(
+            f"--html {options.html} with --repeat: not written; each repeat's HTML report is "
+            f"its own ({out / 'repeat-1' / 'report.html'} ...), and each case's k/N is in "
+            f"{out / STABILITY}"
+        )
+    return written
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    return path
 
 
 def repeats_of(options: RunOptions, panel: Panel) -> RunOptions:
@@ -167,8 +217,11 @@ def case_stability(
     return found
 
 
-def stability_lines(stability: dict[str, Any], out: Path, gate: Gate | None = None) -> list[str]:
-    """What the terminal says of the repeats' stability (all of it is in stability.json)."""
+def stability_lines(
+    stability: dict[str, Any], out: Path, gate: Gate | None = None, written: Sequence[Path] = ()
+) -> list[str]:
+    """What the terminal says of the repeats' stability (all of it is in stability.json), and
+    where the reports asked for are (`written`), the gate's line last."""
     from ..report._uncertainty import gate_outcome, interval_heading
 
     gate = gate or Gate()
@@ -222,6 +275,7 @@ def stability_lines(stability: dict[str, Any], out: Path, gate: Gate | None = No
         + (f", … and {len(flipped) - SHOWN} more" if len(flipped) > SHOWN else "")
     )
     if rule is None:
+        lines += [f"Report written to {path}" for path in written]
         lines.append(
             "The exit code is the worst repeat's; --require K decides each case by K of its "
             f"{count} answers passing."
@@ -235,6 +289,7 @@ def stability_lines(stability: dict[str, Any], out: Path, gate: Gate | None = No
         + (", ".join(failed[:SHOWN]) or "none")
         + (f", … and {len(failed) - SHOWN} more" if len(failed) > SHOWN else "")
     )
+    lines += [f"Report written to {path}" for path in written]
     decided = gate_outcome(rule["passed"], rule["failed"], rule["inconclusive"], gate)
     if decided.why():
         lines.append(str(decided.why()))

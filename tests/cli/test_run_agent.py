@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import re
 import socket
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import xmlschema
 
 from jury.cli import main
 
@@ -329,6 +331,41 @@ def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
     assert "Failed by the rule (fewer than 3 of 3 passed): c1 (2/3)" in out
     assert "Flaky (PASS and FAIL among its repeats): c1 (2/3)" in out
     assert len(calls(tmp_path)) == 6
+
+
+def test_the_reports_asked_of_repeats_are_the_rules_not_the_last_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
+    command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3", "--out", "r"]
+    reports = ["--junit", "out/junit.xml", "--json", "out/stability.json", "--html", "out/r.html"]
+    # c1's last answer passes; by "3 of 3" it fails, and so it does in the JUnit file.
+    assert main([*command, "--require", "3", *reports]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.strip().splitlines()[-1].startswith("Gate FAILED by the rule")
+    assert f"Report written to {Path('out/junit.xml')}" in captured.out
+    assert "--html out/r.html with --repeat: not written" in " ".join(captured.err.split())
+    assert not (tmp_path / "out/r.html").exists()
+    root = ET.parse(tmp_path / "out/junit.xml").getroot()
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    props = {p.get("name"): p.get("value") for p in cases["c1"].iter("property")}
+    assert props["verdict"] == "FAIL"
+    assert props["passed"] == "2/3"
+    assert props["verdicts"] == "PASS FAIL PASS"
+    assert props["flaky"] == "true"
+    failure = cases["c1"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "2 of 3 repeats passed; at least 3 must"
+    assert cases["c0"].find("failure") is None
+    suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
+    gate = {p.get("name"): p.get("value") for p in suites["aiojury gate"].iter("property")}
+    assert (gate["exit_code"], gate["gate.require"], gate["pass_rate"]) == ("1", "3 of 3", "0.5000")
+    xmlschema.XMLSchema(ROOT / "tests/junit/junit.xsd").validate(str(tmp_path / "out/junit.xml"))
+    copied = json.loads((tmp_path / "out/stability.json").read_text())
+    assert copied == json.loads((tmp_path / "r/stability.json").read_text())
+    # Each repeat keeps its own reports.
+    assert all((tmp_path / f"r/repeat-{n}/junit.xml").exists() for n in (1, 2, 3))
 
 
 def test_the_jury_file_gives_repeats_and_require(
