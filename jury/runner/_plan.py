@@ -78,7 +78,7 @@ def plan(
     `jury.ConfigError` for a value out of range or a run that cannot be read.
     """
     from ..agreement import _power as power_of
-    from ..agreement._proportion import proportion_interval
+    from ..agreement._proportion import METHOD_NAMES, level_text, proportion_interval
 
     source, rate, size, gate = _assumed(run, pass_rate, cases)
     level = level if level is not None else gate[1]
@@ -93,13 +93,20 @@ def plan(
         for w in width:
             n = power_of.cases_for_width(rate, w, level=level)
             planned = proportion_interval(round(rate * n), n, method=method, level=level)
-            rows.append(
+            shown = power_of.cases_for_interval(rate, w, method=method, level=level)
+            rows += [
                 PlanRow(
                     question=f"pass rate known to ±{_points(w)}",
                     cases=n,
                     how=f"normal approximation; at {n} cases: {planned.text()}",
-                )
-            )
+                ),
+                PlanRow(
+                    question=f"the reports' interval within ±{_points(w)}",
+                    cases=shown,
+                    how=f"{level_text(level)} {METHOD_NAMES[method]} computed at each size, "
+                    f"at {rate:.1%}",
+                ),
+            ]
         for d in drop:
             rows += _drop_rows(rate, d, level, power, discordance)
     except ValueError as exc:
@@ -134,8 +141,14 @@ def _assumed(
     if run is None:
         rate = NO_RATE if pass_rate is None else pass_rate
         return ("stated" if pass_rate is not None else "none given", rate, cases, ("wilson", 0.95))
+    from ._repeat import STABILITY
     from ._result import Run
 
+    if (Path(run) / STABILITY).exists() and not (Path(run) / "manifest.json").exists():
+        raise ConfigError(
+            f"{run} is a run of repeats: plan from one of them ({Path(run) / 'repeat-1'}), "
+            "or state the pass rate (--pass-rate) and the size (--cases)"
+        )
     found = Run.open(run)
     summary, gate = found.summary, found.panel.gate
     if not summary.total:

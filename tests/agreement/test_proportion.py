@@ -15,6 +15,7 @@ from statsmodels.stats.proportion import proportion_effectsize, samplesize_confi
 from jury.agreement import Interval, proportion_interval
 from jury.agreement._power import (
     cases_for_drop,
+    cases_for_interval,
     cases_for_paired_drop,
     cases_for_width,
     detectable_drop,
@@ -22,7 +23,7 @@ from jury.agreement._power import (
     mcnemar_power,
     paired_discordance,
 )
-from jury.agreement._proportion import cases_to_decide
+from jury.agreement._proportion import IntervalMethod, cases_to_decide
 
 COUNTS = [(0, 1), (1, 1), (0, 10), (1, 10), (5, 10), (9, 10), (10, 10), (37, 40), (29, 30)]
 COUNTS += [(98, 100), (100, 100), (0, 100), (12, 250), (999, 1000)]
@@ -129,6 +130,33 @@ def test_a_rate_on_the_bar_is_never_decided_by_more_cases() -> None:
 def test_cases_for_a_width_are_statsmodels(rate: float, width: float, level: float) -> None:
     reference = samplesize_confint_proportion(rate, width, alpha=1 - level)
     assert cases_for_width(rate, width, level=level) == math.ceil(reference)
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.9, 0.98, 1.0])
+@pytest.mark.parametrize("width", [0.03, 0.05, 0.1])
+@pytest.mark.parametrize("method", ["wilson", "exact"])
+def test_cases_for_the_reports_interval_are_the_fewest_whose_interval_is_that_narrow(
+    rate: float, width: float, method: IntervalMethod
+) -> None:
+    def half(n: int) -> float:
+        found = proportion_interval(rate * n, n, method=method).half_width
+        assert found is not None
+        return found
+
+    n = cases_for_interval(rate, width, method=method)
+    assert half(n) <= width
+    assert all(half(m) > width for m in range(1, n))
+    if rate == 1.0:  # whole counts: SciPy's own interval says the same
+        ci = binomtest(n, n).proportion_ci(method=method)
+        assert (ci.high - ci.low) / 2 <= width
+        before = binomtest(n - 1, n - 1).proportion_ci(method=method)
+        assert (before.high - before.low) / 2 > width
+
+
+def test_near_one_the_normal_approximation_asks_too_few_cases() -> None:
+    assert cases_for_width(0.98, 0.05) == 31
+    assert cases_for_interval(0.98, 0.05) == 52
+    assert cases_for_width(1.0, 0.05) == 1  # p(1 - p) = 0: the approximation says nothing
 
 
 @pytest.mark.parametrize(("rate", "drop"), [(0.9, 0.05), (0.5, 0.05), (0.95, 0.1), (0.7, 0.02)])

@@ -37,6 +37,9 @@ def test_plan_for_a_width_prints_statsmodels_figure(capsys: pytest.CaptureFixtur
     reference = math.ceil(samplesize_confint_proportion(0.9, 0.05, alpha=0.05))
     assert reference == 139
     assert str(reference) in _row(out, "pass rate known to ±5 points")
+    # And the size at which the interval the reports show (Wilson's at 95%) is that narrow.
+    assert "141" in _row(out, "the reports' interval within ±5 points")
+    assert "95% Wilson computed at each size" in out
     assert "pass rate 90.0% (stated)" in out
     assert "drop" not in out  # only what was asked
 
@@ -100,3 +103,13 @@ def test_plan_refuses_what_cannot_be_planned_by_name(
 ) -> None:
     assert main(["plan", *arguments]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_plan_from_a_run_of_repeats_says_which_run_to_plan_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "stability.json").write_text("{}")
+    assert main(["plan", "rep"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"rep is a run of repeats: plan from one of them ({Path('rep/repeat-1')})" in err
