@@ -88,14 +88,26 @@ class GateOutcome:
         return pass_rate_interval(self.passed + self.inconclusive, self.total, self.gate)
 
     @property
-    def inconclusive_decide(self) -> bool:
-        """The inconclusive cases, not the number of cases, hold the gate undecided: the bar
-        lies between the rate counting them as failures and the rate counting them as passes."""
+    def inconclusive_matter(self) -> bool:
+        """The inconclusive cases decide on which side of the bar the pass rate lies: it lies
+        between the rate counting them as failures and the rate counting them as passes."""
         if not self.inconclusive or self.total == 0 or self.code != 3:
             return False
         worst = self.passed / self.total
         best = (self.passed + self.inconclusive) / self.total
         return worst <= self.gate.min_pass_rate <= best
+
+    @property
+    def inconclusive_decide(self) -> bool:
+        """The inconclusive cases, not the number of cases, hold the gate undecided: with them
+        passing it would pass (on the lower bound: that interval's lower bound clears the bar),
+        and without them it does not."""
+        if not self.inconclusive_matter:
+            return False
+        if self.gate.on == "estimate":
+            return True
+        assert self.best is not None
+        return self.best.low is not None and self.best.low >= self.gate.min_pass_rate
 
     def rate_text(self) -> str:
         """``"87.5% (95% Wilson 73.9-94.5%)"``, saying how inconclusive cases count."""
@@ -131,6 +143,19 @@ class GateOutcome:
                 f"The bar {bar} is cleared with the {self.inconclusive} inconclusive case(s) "
                 "passing and not without: decide them (rerun, or --resume once the judges "
                 "are back)."
+            )
+        if self.inconclusive_matter:
+            # Neither way do the inconclusive cases decide it alone: they come first.
+            then = (
+                f"; were they to pass, about {self.further:,} more case(s) passing at that rate "
+                "would likely decide it"
+                if self.further
+                else ""
+            )
+            return (
+                f"The pass rate's {band} straddles the bar {bar}, and its {self.inconclusive} "
+                "inconclusive case(s) decide on which side the rate lies: decide them first "
+                f"(rerun, or --resume once the judges are back){then}."
             )
         further = (
             f"about {self.further:,} more case(s) passing at the rate seen would likely decide it"
@@ -180,10 +205,13 @@ def gate_outcome(
         from ..agreement._proportion import cases_to_decide
 
         # More cases at the rate seen move the interval away from the bar on the side that
-        # rate is on: the rate without the inconclusive cases above the bar, or with them below.
+        # rate is on: the rate without the inconclusive cases when above the bar, else the
+        # rate with them (when that is above, the figure holds once they pass).
         seen = passed if passed / total > bar else passed + inconclusive
-        if seen / total != bar and not (passed / total <= bar <= (passed + inconclusive) / total):
-            further = cases_to_decide(seen, total, bar, method=gate.interval, level=gate.level)
+        if seen / total != bar:
+            # 0 (the rate with them passing is decided already) is said by `why`, not here.
+            found = cases_to_decide(seen, total, bar, method=gate.interval, level=gate.level)
+            further = found or None
     return GateOutcome(code, gate, passed, inconclusive, total, further)
 
 

@@ -74,6 +74,21 @@ def test_inconclusive_cases_that_hold_the_bound_gate_are_named_not_more_cases() 
     assert held.rate_text().endswith("; 40 inconclusive counted as not passed)")
 
 
+def test_inconclusive_cases_that_would_not_clear_the_bound_are_not_said_to_clear_it() -> None:
+    bar = Gate(min_pass_rate=0.5, on="lower_bound")
+    # 0 of 3 passed, 2 inconclusive: even 2 of 3 passing has a lower bound of 20.8% < 50%.
+    held = gate_outcome(0, 1, 2, bar)
+    assert held.code == 3
+    assert held.best is not None
+    assert held.best.low == pytest.approx(binomtest(2, 3).proportion_ci(method="wilson").low)
+    assert not held.inconclusive_decide
+    why = str(held.why())
+    assert "cleared" not in why
+    assert "its 2 inconclusive case(s) decide on which side the rate lies" in why
+    assert held.further == cases_to_decide(2, 3, 0.5)
+    assert f"were they to pass, about {held.further} more case(s)" in why
+
+
 def test_a_bound_gate_at_one_hundred_percent_is_refused_before_the_run() -> None:
     with pytest.raises(ValueError, match="lower bound never reaches 1"):
         Gate(on="lower_bound")
