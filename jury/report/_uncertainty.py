@@ -215,7 +215,7 @@ def gate_outcome(
     return GateOutcome(code, gate, passed, inconclusive, total, further)
 
 
-def interval_json(interval: Interval) -> dict[str, object]:
+def interval_json(interval: Interval, counted_as: str = INCONCLUSIVE_AS) -> dict[str, object]:
     """An interval as ``summary.json`` keeps it, saying how inconclusive cases count."""
     return {
         "estimate": interval.estimate,
@@ -225,7 +225,7 @@ def interval_json(interval: Interval) -> dict[str, object]:
         "level": interval.level,
         "passed": interval.successes,
         "cases": interval.n,
-        "inconclusive_counted_as": INCONCLUSIVE_AS,
+        "inconclusive_counted_as": counted_as,
     }
 
 
@@ -236,7 +236,7 @@ def decision_json(outcome: GateOutcome) -> dict[str, object]:
         "on": outcome.gate.on,
         "min_pass_rate": outcome.gate.min_pass_rate,
         "inconclusive_counted_as_passed": (
-            None if outcome.best is None else interval_json(outcome.best)
+            None if outcome.best is None else interval_json(outcome.best, "passed")
         ),
         "further_cases": outcome.further,
         "why": outcome.why(),

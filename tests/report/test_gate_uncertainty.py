@@ -15,7 +15,7 @@ from scipy.stats import binomtest
 from jury import Gate
 from jury.agreement._proportion import cases_to_decide
 from jury.cli import main
-from jury.report._uncertainty import gate_outcome
+from jury.report._uncertainty import decision_json, gate_outcome
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
@@ -72,6 +72,10 @@ def test_inconclusive_cases_that_hold_the_bound_gate_are_named_not_more_cases() 
     assert held.inconclusive_decide
     assert "inconclusive case(s) passing and not without" in str(held.why())
     assert held.rate_text().endswith("; 40 inconclusive counted as not passed)")
+    # summary.json keeps both intervals, each saying how it counts them.
+    best = decision_json(held)["inconclusive_counted_as_passed"]
+    assert isinstance(best, dict)
+    assert (best["passed"], best["inconclusive_counted_as"]) == (80, "passed")
 
 
 def test_inconclusive_cases_that_would_not_clear_the_bound_are_not_said_to_clear_it() -> None:
