@@ -13,6 +13,10 @@ votes combine into PASS, FAIL or INCONCLUSIVE; and a judge error is never a fail
         async for verdict in j.evaluate(jury.iter_cases("cases.jsonl")):
             print(verdict.case_id, verdict.verdict)
 
+The other commands with a library meaning are functions too: `jury.rescore`, `jury.merge`,
+`jury.compare`, `jury.measure_agreement` and ``await jury.calibrate(...)``, each taking its
+command's flags as options and giving what the command prints.
+
 This is the front door for evaluating: the engine, panels, cases, verdicts and the errors a
 caller may catch. What an adapter, a rubric kind or an agent is built from (the seams) is in
 `jury.adapters`; test helpers (the fake provider server, scripted judges, clocks) in
@@ -58,6 +62,9 @@ from .engine._stream import VerdictStream
 from .panel._defaults import default_panel
 from .panel._panel import Gate, Juror, Panel, RetrySettings, load_panel
 from .report._summary import RunSummary, summarize
+from .runner._agreement import Agreement, measure_agreement
+from .runner._calibrate import Calibration, calibrate
+from .runner._compare import compare
 from .runner._main import run
 from .runner._merge import merge
 from .runner._plan import Plan, plan
@@ -66,8 +73,10 @@ from .runner._result import Run
 
 __all__ = [
     "AccountError",
+    "Agreement",
     "AuthenticationError",
     "Ballot",
+    "Calibration",
     "CallStats",
     "Case",
     "CaseFileError",
@@ -105,12 +114,15 @@ __all__ = [
     "Vote",
     "VoteStatus",
     "__version__",
+    "calibrate",
+    "compare",
     "default_panel",
     "evaluate",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
+    "measure_agreement",
     "merge",
     "plan",
     "rescore",

@@ -30,9 +30,16 @@ import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from jury.adapters import BatchLimits, BatchOutcome, BatchStatus, JudgeRequest, TransientError
+from jury.adapters import (
+    BatchLimits,
+    BatchOutcome,
+    BatchStatus,
+    JudgeModel,
+    JudgeRequest,
+    TransientError,
+)
 
 from ._batch import (
     BatchClient,
@@ -44,10 +51,7 @@ from ._batch import (
     newest_first,
     seconds,
 )
-from ._wire import MalformedReplyError, error_for_status
-
-if TYPE_CHECKING:
-    from ._wire import WireModel
+from ._wire import MalformedReplyError, WireModel, error_for_status
 
 __all__ = ["AnthropicBatches", "anthropic_batches"]
 
@@ -211,7 +215,11 @@ def status_of(batch: Mapping[str, Any]) -> BatchStatus:
     )
 
 
-def anthropic_batches(model: WireModel) -> AnthropicBatches:
+def anthropic_batches(model: JudgeModel) -> AnthropicBatches | None:
+    """Message Batches for a model of this adapter (another judge model named
+    ``anthropic/...``, a test's scripted one, has none)."""
+    if not isinstance(model, WireModel):
+        return None
     if model.transport.name == "sdk":
         return AnthropicBatches(model, SdkClient(model))
     return AnthropicBatches(model, DirectClient(model))

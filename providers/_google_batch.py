@@ -24,15 +24,19 @@ import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from jury.adapters import BatchLimits, BatchOutcome, BatchStatus, JudgeRequest, TransientError
+from jury.adapters import (
+    BatchLimits,
+    BatchOutcome,
+    BatchStatus,
+    JudgeModel,
+    JudgeRequest,
+    TransientError,
+)
 
 from ._batch import BatchClient, Http, WireBatches, file_lines, json_list, seconds
-from ._wire import MalformedReplyError, error_for_status
-
-if TYPE_CHECKING:
-    from ._wire import WireModel
+from ._wire import MalformedReplyError, WireModel, error_for_status
 
 __all__ = ["GeminiBatches", "gemini_batches", "sdk_config"]
 
@@ -279,8 +283,10 @@ def status_of(operation: Mapping[str, Any]) -> BatchStatus:
     )
 
 
-def gemini_batches(model: WireModel) -> GeminiBatches | None:
-    if model.base_url.startswith("vertex:"):
+def gemini_batches(model: JudgeModel) -> GeminiBatches | None:
+    """Gemini batch mode for a model of this adapter, not on Vertex AI (nor for another
+    judge model named ``google/...``, a test's scripted one)."""
+    if not isinstance(model, WireModel) or model.base_url.startswith("vertex:"):
         return None
     if model.transport.name == "sdk":
         return GeminiBatches(model, SdkClient(model))

@@ -11,11 +11,11 @@ message without images is sent exactly as
 before (a plain string where the protocol takes one), so that no request without images
 changes by a byte.
 
-Which models take images (the providers' ``IMAGES`` hooks, read by
-`jury.adapters.images_refusal`): every Claude and every Gemini model of the APIs, OpenAI's
-models but the text-only ones below, and an OpenAI-compatible server only where its juror
-says so (``images = true``): most local models take text only, and a server refuses an image
-part it does not know.
+Which models take images (the providers' `jury.adapters.ModelProfile.images`, in
+`jury.providers.BUILTIN`, read by `jury.adapters.images_refusal`): every Claude and every
+Gemini model of the APIs, OpenAI's models but the text-only ones below, and an
+OpenAI-compatible server only where its juror says so (``images = true``): most local models
+take text only, and a server refuses an image part it does not know.
 """
 
 from __future__ import annotations
@@ -29,13 +29,10 @@ from jury.adapters import Image, Message
 __all__ = [
     "TEXT_ONLY_OPENAI",
     "anthropic_content",
-    "anthropic_refusal",
     "compatible_refusal",
     "gemini_parts",
-    "google_refusal",
     "openai_content",
     "openai_refusal",
-    "replay_refusal",
 ]
 
 #: OpenAI models that take text only: the model pages give their input as "Text" alone
@@ -132,31 +129,16 @@ def gemini_parts(message: Message) -> list[dict[str, Any]]:
     return parts
 
 
-def anthropic_refusal(model: str) -> str | None:
-    """Every Claude model of the Messages API takes image input (the models overview lists
-    vision for each); the fake refuses what the API refuses of the images themselves."""
-    return None
-
-
-def google_refusal(model: str) -> str | None:
-    """Every Gemini model of generateContent takes image input (image understanding guide,
-    https://ai.google.dev/gemini-api/docs/image-understanding)."""
-    return None
-
-
 def openai_refusal(model: str) -> str | None:
+    """Why an OpenAI model takes no images: it is one of `TEXT_ONLY_OPENAI`."""
     if any(fnmatchcase(model, pattern) for pattern in TEXT_ONLY_OPENAI):
         return f"{model} takes text only"
     return None
 
 
-def replay_refusal(model: str) -> str | None:
-    """A replayed juror gives again the replies recorded for the very requests (images and
-    all, in their cache keys): it is sent what the recorded juror was."""
-    return None
-
-
 def compatible_refusal(model: str) -> str | None:
+    """Why a model of an OpenAI-compatible server is sent no images (unless its juror says
+    ``images = true``)."""
     return (
         "an OpenAI-compatible server's model is taken to read text only (set images = true "
         "on the juror when it takes images)"

@@ -29,7 +29,7 @@ import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jury import ProviderError
 from jury.adapters import (
@@ -37,15 +37,13 @@ from jury.adapters import (
     BatchOutcome,
     BatchStatus,
     InvalidRequestError,
+    JudgeModel,
     JudgeRequest,
     TransientError,
 )
 
 from ._batch import BatchClient, Http, WireBatches, file_chunks, jsonl, newest_first, seconds
-from ._wire import MalformedReplyError, error_for_status, error_message
-
-if TYPE_CHECKING:
-    from ._wire import WireModel
+from ._wire import MalformedReplyError, WireModel, error_for_status, error_message
 
 __all__ = ["OpenAIBatches", "openai_batches"]
 
@@ -245,9 +243,10 @@ def status_of(batch: Mapping[str, Any]) -> BatchStatus:
     )
 
 
-def openai_batches(model: WireModel) -> OpenAIBatches | None:
-    """OpenAI's own API only: compatible servers (Ollama, vLLM...) serve no batch endpoint."""
-    if model.wire.provider != "openai":
+def openai_batches(model: JudgeModel) -> OpenAIBatches | None:
+    """OpenAI's own API only: compatible servers (Ollama, vLLM...) serve no batch endpoint,
+    and another judge model named ``openai/...`` (a test's scripted one) has none."""
+    if not isinstance(model, WireModel) or model.wire.provider != "openai":
         return None
     if model.transport.name == "sdk":
         return OpenAIBatches(model, SdkClient(model))

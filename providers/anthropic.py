@@ -37,7 +37,6 @@ from typing import Any
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
-    BatchAPI,
     Endpoint,
     Finish,
     InvalidRequestError,
@@ -381,11 +380,6 @@ class AnthropicSdkTransport(SdkTransport):
 class AnthropicJudge(WireModel):
     sdk = AnthropicSdkTransport
     default_limits = ProviderLimits(concurrency=16)
-
-    def batch_api(self) -> BatchAPI | None:
-        from ._anthropic_batch import anthropic_batches
-
-        return anthropic_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         anthropic = sys.modules.get("anthropic")

@@ -36,7 +36,6 @@ from typing import Any
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
     TOP_LOGPROBS,
-    BatchAPI,
     Endpoint,
     Finish,
     InvalidRequestError,
@@ -367,11 +366,6 @@ class GoogleSdkTransport(SdkTransport):
 class GoogleJudge(WireModel):
     sdk = GoogleSdkTransport
     default_limits = ProviderLimits(concurrency=16)
-
-    def batch_api(self) -> BatchAPI | None:
-        from ._google_batch import gemini_batches
-
-        return gemini_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("google.genai.errors")

@@ -28,7 +28,6 @@ from typing import Any, Literal
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
 from jury.adapters import (
     TOP_LOGPROBS,
-    BatchAPI,
     Endpoint,
     Finish,
     InvalidRequestError,
@@ -353,11 +352,6 @@ def _schema_name(name: str) -> str:
 class OpenAIJudge(WireModel):
     sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
-
-    def batch_api(self) -> BatchAPI | None:
-        from ._openai_batch import openai_batches
-
-        return openai_batches(self)
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")

@@ -42,7 +42,12 @@ __all__ = [
     "create_ollama",
     "create_vllm",
     "family",
-    "logprobs_refusal",
+    "ollama_family",
+    "ollama_output",
+    "service_family",
+    "service_output",
+    "vllm_family",
+    "vllm_output",
 ]
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434/v1", "vllm": "http://localhost:8000/v1"}
@@ -147,15 +152,6 @@ class CompatibleJudge(OpenAIJudge):
         self._learned = tuple(said)
 
 
-def logprobs_refusal(model: str) -> str | None:
-    """Compatible servers give log-probabilities for any model they serve, in the Chat
-    Completions shape: vLLM (its OpenAI-compatible server takes ``logprobs`` and
-    ``top_logprobs``) and Ollama since v0.12.11
-    (https://github.com/BerriAI/litellm/issues/17165). A server that does not, refuses the
-    call with its own error."""
-    return None
-
-
 def _variable(service: str, suffix: str) -> str:
     return re.sub(r"[^A-Z0-9]", "_", service.upper()) + suffix
 
@@ -177,6 +173,47 @@ def _response_format(service: str) -> ResponseFormat | None:
     if value not in _FORMATS:
         raise ConfigError(f"{variable}: expected {', '.join(_FORMATS)}, got {value!r}")
     return value  # type: ignore[return-value]
+
+
+def _held(service: str) -> str:
+    """How a server of `service` holds a reply to the schema, as far as is known before it is
+    asked (`jury.adapters.ModelProfile.structured_output`): ``<SERVICE>_RESPONSE_FORMAT``,
+    else to the schema (json_schema, or json_object with the schema where the server takes
+    that, as llama-cpp-python does: `CompatibleJudge.prepare` learns which)."""
+    chosen = _response_format(service)
+    return "json_schema" if chosen in (None, "json_object+schema") else str(chosen)
+
+
+# The profile's functions of the model ID, one per provider: ``openai-api``'s model ID is
+# ``<service>/<model>``, Ollama's and vLLM's are served by the server of that name.
+def service_output(model: str) -> str:
+    """The structured output of ``openai-api/<service>/<model>``."""
+    return _held(model.partition("/")[0])
+
+
+def ollama_output(model: str) -> str:
+    """The structured output of ``ollama/<model>``."""
+    return _held("ollama")
+
+
+def vllm_output(model: str) -> str:
+    """The structured output of ``vllm/<model>``."""
+    return _held("vllm")
+
+
+def service_family(model: str) -> str | None:
+    """The family ``<SERVICE>_FAMILY`` names for ``openai-api/<service>/<model>``."""
+    return family(f"openai-api/{model}")
+
+
+def ollama_family(model: str) -> str | None:
+    """The family ``OLLAMA_FAMILY`` names for ``ollama/<model>``."""
+    return family(f"ollama/{model}")
+
+
+def vllm_family(model: str) -> str | None:
+    """The family ``VLLM_FAMILY`` names for ``vllm/<model>``."""
+    return family(f"vllm/{model}")
 
 
 def _compatible(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import structlog
+from extras import skip_missing
 
 from jury import Case, Juror, Panel
 from jury.testing import FakeProviderServer, ScriptedModel
@@ -129,9 +130,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "live: calls a real provider API (needs --live and a key)")
+    config.addinivalue_line(
+        "markers",
+        "extra(*names): needs these optional extras of pyproject.toml; skipped, naming them, "
+        "when one is not installed (tests/extras.py)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip_missing(items)  # a test whose extra is not installed is skipped, naming it
     if config.getoption("--live"):
         return
     skip = pytest.mark.skip(reason="calls a real provider API: run with --live and its key set")

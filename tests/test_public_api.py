@@ -12,9 +12,13 @@ import jury.testing
 #: What an evaluation's user needs: the engine, panels, cases, verdicts, the errors to catch.
 PUBLIC = {
     "AccountError",
+    # What `measure_agreement` gives: the summary, the labellers' agreement, the gate.
+    "Agreement",
     "AuthenticationError",
     "Ballot",
     "CallStats",
+    # What `calibrate` gives: the gold checks, the labels' agreement and drift, the exit code.
+    "Calibration",
     "Case",
     "CaseFileError",
     "CaseVerdict",
@@ -53,12 +57,16 @@ PUBLIC = {
     "Vote",
     "VoteStatus",
     "__version__",
+    # The commands that have a library meaning, each a function the command is a shell over.
+    "calibrate",
+    "compare",
     "default_panel",
     "evaluate",
     "iter_cases",
     "load_cases",
     "load_panel",
     "load_rubric",
+    "measure_agreement",
     "merge",
     "plan",
     "rescore",
@@ -94,6 +102,7 @@ ADAPTERS = {
     "Level",
     "Message",
     "Metric",
+    "ModelProfile",
     "ModelStatus",
     "Preference",
     "Prompt",
@@ -204,13 +213,31 @@ def _public_modules() -> list[str]:
     """`jury` and every module of it whose dotted name has no part starting with ``_``."""
     import pkgutil
 
-    found = ["jury"]
-    found += [
-        module.name
-        for module in pkgutil.walk_packages(jury.__path__, "jury.")
-        if not any(part.startswith("_") for part in module.name.split(".")[1:])
-    ]
+    import jury.providers
+    import jury.rubrics
+
+    found = ["jury", "jury.providers", "jury.rubrics"]
+    # jury.providers and jury.rubrics are folders of their own that the build maps in: walked
+    # from their own paths, as jury/ does not hold them.
+    for package in (jury, jury.providers, jury.rubrics):
+        found += [
+            module.name
+            for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+            if not any(part.startswith("_") for part in module.name.split(".")[1:])
+        ]
     return found
+
+
+def test_every_public_module_says_what_of_it_is_public() -> None:
+    # An `__all__` in each (empty where nothing is): the walk below checks what it lists.
+    import importlib
+
+    modules = _public_modules()
+    assert {"jury.providers", "jury.rubrics", "jury.providers.openai", "jury.engine"} <= set(
+        modules
+    )
+    silent = [name for name in modules if not hasattr(importlib.import_module(name), "__all__")]
+    assert silent == []
 
 
 def test_every_public_name_prints_as_the_door_it_is_imported_from() -> None:

@@ -13,11 +13,22 @@ settings) into a `JudgeReply` (text, `Usage`, the model that served, how the rep
 (``default_limits``) and the jury-file tables that configure it (``limit_names``); `price` a
 reply from the genai-prices table; say where its calls go and how (``endpoint``, an
 `Endpoint`: the URL and every setting that shapes the request, part of each call's cache key;
-a reply from a server that sends `FAKE_HEADER` is `JudgeReply.fake`); give the model a family
-with `family_of`; make
-``prefix/model`` strings resolve to it with `register_provider`, and say what is known of
-each model's lifecycle (a `ModelStatus`: active, deprecated, retired) with its
-``lifecycle=``.
+a reply from a server that sends `FAKE_HEADER` is `JudgeReply.fake`). Make ``prefix/model``
+strings resolve to it with `register_provider`, saying what its models can do in a
+`ModelProfile`: which take images, which give token log-probabilities, their structured
+output, the provider's batch API, the models' family, and what is known of each model's
+lifecycle (a `ModelStatus`: active, deprecated, retired). The built-in providers declare
+theirs with the same type (`jury.providers.BUILTIN`), and the engine holds every adapter to
+its profile alike: a model is sent images (`images_refusal`), warned about for
+log-probabilities, batched, counted in the family warnings (`family_of`), warned about and
+refused by its lifecycle as its profile says::
+
+    register_provider(
+        "acme",
+        lambda spec: AcmeJudge(spec),
+        ModelProfile(family="acme", images=True, logprobs=True, batch=acme_batches,
+                     structured_output="json_schema", lifecycle=acme_lifecycle),
+    )
 
 **Provider errors**: ``classify_error`` maps a foreign exception to one of `TransientError`
 (retried), `RateLimitedError` (waited out, within the call's time for rate limits),
@@ -34,10 +45,11 @@ into a ballot and decides a `jury.Verdict` from each metric's `jury.MetricResult
 gives one value as a result, to decide on one juror's values. Make rubric files with
 ``kind = "..."`` load through it with `register_rubric_kind`.
 
-**Batch APIs**: an adapter whose provider runs request batches returns a `BatchAPI` from
-``JudgeModel.batches``: each request as a line of the batch input, create, find (after a
-crash), retrieve (a `BatchStatus`), results (a `BatchOutcome` per request), cancel, and the
-batch price (`batch_price` from the table, within the provider's `BatchLimits`).
+**Batch APIs**: an adapter whose provider runs request batches names, as its profile's
+``batch``, a function of the model that returns its `BatchAPI` (`JudgeModel.batches` asks
+it): each request as a line of the batch input, create, find (after a crash), retrieve (a
+`BatchStatus`), results (a `BatchOutcome` per request), cancel, and the batch price
+(`batch_price` from the table, within the provider's `BatchLimits`).
 
 **Reading replies**: `parse_reply` reads a reply's text as one JSON object, `validate_model`
 checks it against a pydantic model (strict: no coercion), `pydantic_reason` says what was
@@ -82,6 +94,7 @@ from ._batch import BatchAPI, BatchLimits, BatchOutcome, BatchStatus
 from ._endpoint import FAKE_HEADER, Endpoint
 from ._model import JudgeModel
 from ._prices import batch_price, price
+from ._profile import ModelProfile
 from ._registry import family_of, images_refusal, register_provider, register_rubric_kind
 from ._reply import reply_from
 from ._request import (
@@ -133,6 +146,7 @@ __all__ = [
     "Level",
     "Message",
     "Metric",
+    "ModelProfile",
     "ModelStatus",
     "Preference",
     "Prompt",

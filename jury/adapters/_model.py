@@ -126,8 +126,12 @@ class JudgeModel(ABC):
 
     def batches(self) -> BatchAPI | None:
         """The model's provider batch API (see `jury.adapters.BatchAPI`), or None when it has
-        none: then a batch run judges it online."""
-        return None
+        none: then a batch run judges it online. What its provider's profile names
+        (`jury.adapters.ModelProfile.batch`), asked each time; adapters that keep one open
+        may hold on to it."""
+        from ._profile import batch_api
+
+        return batch_api(self)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release connections. The engine calls it once when a Jury is closed."""

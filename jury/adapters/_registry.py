@@ -1,6 +1,7 @@
 """Registries that resolve names lazily, so that `import jury` imports no provider SDK.
 
-``provider/model`` strings resolve to a `JudgeModel` through a factory named by import path;
+``provider/model`` strings resolve to a `JudgeModel` through a factory named by import path,
+and what the provider's models can do is its `ModelProfile` (`jury.adapters._profile`);
 rubric names resolve to built-in rubric files. Third parties add providers through the
 ``aiojury.providers`` entry-point group, or at run time with `register_provider`.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 import tomllib
+import warnings
 from collections.abc import Callable
 from datetime import date
 from importlib import metadata, resources
@@ -19,18 +21,37 @@ from typing import TYPE_CHECKING, Any
 from .._errors import ConfigError, RubricError
 from .._problems import read_toml, suggest
 from ._model import JudgeModel
+from ._profile import (
+    PROVIDERS_PACKAGE,
+    STRUCTURED_OUTPUTS,
+    Lifecycle,
+    ModelProfile,
+    StructuredOutput,
+    factories,
+    profile_of,
+    resolved,
+    set_provider,
+)
 from ._rubric import Rubric
 
 __all__ = [
+    "PROVIDERS_PACKAGE",
     "build_rubric",
     "builtin_rubrics",
+    "effort_refusal",
     "family_of",
+    "grammar_refusal",
     "images_refusal",
     "load_rubric",
+    "logprobs_asked",
+    "logprobs_refusal",
     "model_status",
+    "output_room",
+    "pin_refusal",
     "register_provider",
     "register_rubric_kind",
     "resolve_model",
+    "structured_output",
     "tracks_lifecycle",
 ]
 
@@ -39,52 +60,15 @@ if TYPE_CHECKING:
 
 ModelFactory = Callable[[str], JudgeModel]
 
-#: What a provider knows of a model's lifecycle: (model ID, the day) -> its status, or None.
-Lifecycle = Callable[[str, date], "ModelStatus | None"]
-
 RubricFactory = Callable[[dict[str, Any], str], Rubric]
 
-#: The packages whose tables of built-ins the registry reads on first use (`BUILTIN`,
-#: `KINDS`): the engine names no provider and no rubric kind itself.
-PROVIDERS_PACKAGE = "jury.providers"
+#: The package whose table of built-in rubric kinds (`KINDS`) the registry reads on first
+#: use: the engine names no rubric kind itself.
 RUBRICS_PACKAGE = "jury.rubrics"
 
-# Providers by the prefix before the first "/" ("module:callable" until first used), and the
-# family of every model a provider serves where it serves one family.
-_PROVIDERS: dict[str, str | ModelFactory] = {}
-_PROVIDER_FAMILIES: dict[str, str] = {}
-_LIFECYCLES: dict[str, str | Lifecycle] = {}
-_LOGPROBS: dict[str, str | Callable[[str], str | None]] = {}
-_EFFORTS: dict[str, str | Callable[[str, str], str | None]] = {}
-_IMAGES: dict[str, str | Callable[[str], str | None]] = {}
-_ROOMS: dict[str, str | Callable[[str, str | None], int]] = {}
-_FAMILY_HOOKS: dict[str, str | Callable[[str], str | None]] = {}
 _RUBRIC_KINDS: dict[str, str | RubricFactory] = {}
 _RUBRIC_SCOPES: dict[str, str | None] = {}
 _loaded: set[str] = set()
-
-
-def _providers() -> dict[str, str | ModelFactory]:
-    if PROVIDERS_PACKAGE not in _loaded:
-        _loaded.add(PROVIDERS_PACKAGE)
-        package = importlib.import_module(PROVIDERS_PACKAGE)
-        builtin: dict[str, tuple[str, str | None]] = getattr(package, "BUILTIN", {})
-        for prefix, (factory, family) in builtin.items():
-            _PROVIDERS.setdefault(prefix, factory)
-            if family is not None:
-                _PROVIDER_FAMILIES.setdefault(prefix, family)
-        hooks: tuple[tuple[str, dict[str, Any]], ...] = (
-            ("LIFECYCLE", _LIFECYCLES),
-            ("LOGPROBS", _LOGPROBS),
-            ("EFFORTS", _EFFORTS),
-            ("IMAGES", _IMAGES),
-            ("ROOMS", _ROOMS),
-            ("FAMILY", _FAMILY_HOOKS),
-        )
-        for name, table in hooks:
-            for prefix, target in getattr(package, name, {}).items():
-                table.setdefault(prefix, target)
-    return _PROVIDERS
 
 
 def _rubric_kinds() -> dict[str, str | RubricFactory]:
@@ -106,110 +90,155 @@ def _load(target: str) -> Any:
 def register_provider(
     prefix: str,
     factory: str | ModelFactory,
+    profile: ModelProfile | None = None,
     *,
     family: str | None = None,
     lifecycle: Lifecycle | None = None,
 ) -> None:
-    """Make ``prefix/model`` resolve through `factory(model_string)`. `family`: the family
-    of every model it serves, when it serves one (else each model's name tells it).
-    `lifecycle(model_id, day)`: the model's `jury.adapters.ModelStatus` on that day, or None
-    when unknown (deprecated models are then warned about, retired ones refused)."""
-    _providers()[prefix] = factory
-    if family is not None:
-        _PROVIDER_FAMILIES[prefix] = family
-    else:
-        _PROVIDER_FAMILIES.pop(prefix, None)
-    if lifecycle is not None:
-        _LIFECYCLES[prefix] = lifecycle
-    else:
-        _LIFECYCLES.pop(prefix, None)
+    """Make ``prefix/model`` resolve through `factory(model_string)` (a callable, or a
+    ``"module:callable"`` string imported on first use), its models able to do what
+    `profile` (a `jury.adapters.ModelProfile`) says: which take images, which give
+    log-probabilities, their structured output, batch API, family and lifecycle. Without a
+    profile, the provider's models take no images, give no log-probabilities, have no batch
+    API and no lifecycle table, and their names tell their family. Registering a prefix
+    again replaces the provider and its profile; the built-in providers are registered the
+    same way (`jury.providers.BUILTIN`), and a prefix of theirs can be taken over.
+
+    `family=` and `lifecycle=` are deprecated (they warn, and still work): pass
+    ``ModelProfile(family=..., lifecycle=...)``."""
+    if family is not None or lifecycle is not None:
+        if profile is not None:
+            raise TypeError(
+                "register_provider: give family and lifecycle in the profile, not beside it"
+            )
+        warnings.warn(
+            "register_provider(prefix, factory, family=..., lifecycle=...) is deprecated: "
+            "pass register_provider(prefix, factory, ModelProfile(family=..., "
+            "lifecycle=...)), where the provider also says which models take images, give "
+            "log-probabilities and have a batch API",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        profile = ModelProfile(family=family, lifecycle=lifecycle)
+    set_provider(prefix, factory, profile if profile is not None else ModelProfile())
 
 
-def _hook(table: dict[str, Any], prefix: str) -> Any:
-    """A provider's hook from one of the tables (imported the first time it is asked for),
-    or None when the provider has none."""
-    _providers()
-    target = table.get(prefix)
-    if isinstance(target, str):
-        target = table[prefix] = _load(target)
-    return target
+def _split(spec: str) -> tuple[ModelProfile | None, str, str]:
+    prefix, _, model = spec.partition("/")
+    return profile_of(prefix), prefix, model
+
+
+def _refusal(answer: bool | str | Callable[[str], str | None], model: str, no: str) -> str | None:
+    """A profile's `images` or `logprobs` for `model`: None when it has them, else why not
+    (`no` when the profile says False)."""
+    if answer is True:
+        return None
+    if answer is False:
+        return no
+    check: Callable[[str], str | None] = resolved(answer)
+    return check(model)
 
 
 def model_status(spec: str, day: date) -> ModelStatus | None:
     """What the provider of ``provider/model`` knows of the model's lifecycle on `day`."""
-    prefix, _, model = spec.partition("/")
-    lifecycle: Lifecycle | None = _hook(_LIFECYCLES, prefix)
-    if lifecycle is None or not model:
+    profile, _, model = _split(spec)
+    if profile is None or profile.lifecycle is None or not model:
         return None
+    lifecycle: Lifecycle = resolved(profile.lifecycle)
     return lifecycle(model, day)
 
 
 def tracks_lifecycle(spec: str) -> bool:
     """Whether the provider of ``provider/model`` keeps a lifecycle table (then a model it
     does not know is worth a word: it may be retired, or served by another model)."""
-    return _hook(_LIFECYCLES, spec.partition("/")[0]) is not None
+    profile = profile_of(spec)
+    return profile is not None and profile.lifecycle is not None
 
 
 def logprobs_refusal(spec: str) -> str | None:
     """Why ``provider/model`` gives no token log-probabilities, or None when it gives them
-    (what the provider's ``LOGPROBS`` entry says; a provider without one gives none)."""
-    prefix, _, model = spec.partition("/")
-    check: Callable[[str], str | None] | None = _hook(_LOGPROBS, prefix)
-    if check is None:
-        return f"the {prefix} provider gives no token log-probabilities"
-    return check(model)
+    (what its provider's profile says; a provider without a profile gives none)."""
+    profile, prefix, model = _split(spec)
+    no = f"the {prefix} provider gives no token log-probabilities"
+    return no if profile is None else _refusal(profile.logprobs, model, no)
+
+
+def logprobs_asked(spec: str) -> bool:
+    """Whether a juror's ``logprobs = true`` is passed on to ``provider/model``
+    (`JudgeRequest.logprobs`): unless its provider's profile says the model gives none, so
+    that no adapter is asked for what its profile refuses (the panel warns at load). A model
+    whose provider has no profile (a judge model given as an object) is asked: its adapter
+    decides."""
+    return profile_of(spec) is None or logprobs_refusal(spec) is None
 
 
 def images_refusal(spec: str) -> str | None:
     """Why ``provider/model`` is sent no images ("gpt-3.5-turbo takes text only"), or None
-    when it takes them (what the provider's ``IMAGES`` entry says; a provider without one,
-    the offline jurors' included, takes none). A juror's ``images = true`` overrides it."""
-    prefix, _, model = spec.partition("/")
-    check: Callable[[str], str | None] | None = _hook(_IMAGES, prefix)
-    if check is None:
-        return f"the {prefix} provider takes no images"
-    return check(model)
+    when it takes them: what its provider's `ModelProfile.images` says (a provider without
+    a profile takes none). A juror's ``images = true`` or ``false`` overrides it."""
+    profile, prefix, model = _split(spec)
+    no = f"the {prefix} provider takes no images"
+    return no if profile is None else _refusal(profile.images, model, no)
 
 
 def effort_refusal(spec: str, effort: str) -> str | None:
     """Why ``provider/model`` does not take a juror's `effort` ("it is not a reasoning
-    model"), or None when it does (what the provider's ``EFFORTS`` entry says; a provider
-    without one is not checked)."""
-    prefix, _, model = spec.partition("/")
-    check: Callable[[str, str], str | None] | None = _hook(_EFFORTS, prefix)
-    return None if check is None else check(model, effort)
-
-
-#: The providers whose servers hold a reply's schema with a grammar, a string's
-#: ``maxLength`` included (llama.cpp's json-schema-to-grammar; vLLM's guided decoding).
-_GRAMMAR_SERVERS = frozenset({"openai-api", "ollama", "vllm"})
+    model"), or None when it does (what its provider's profile says; a provider whose
+    profile says nothing is not checked)."""
+    profile, _, model = _split(spec)
+    if profile is None or profile.effort is None:
+        return None
+    check: Callable[[str, str], str | None] = resolved(profile.effort)
+    return check(model, effort)
 
 
 def grammar_refusal(spec: str) -> str | None:
-    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does."""
-    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+    """Why ``provider/model`` would not hold a juror's `reason_length`, or None when it does:
+    its provider's profile says its servers hold the schema with a grammar
+    (`jury.adapters.ModelProfile.grammar`)."""
+    profile = profile_of(spec)
+    if profile is not None and profile.grammar:
         return None
     return (
         "only a server that holds the schema with a grammar does (openai-api/..., ollama/..., "
-        "vllm/...); hosted structured outputs do not hold a length"
+        "vllm/..., or a provider whose profile says grammar=True); hosted structured outputs "
+        "do not hold a length"
     )
 
 
 def pin_refusal(spec: str) -> str | None:
     """Why ``provider/model`` cannot be pinned to a model file (a juror's `pinned`), or None
-    when it can: a hosted model is pinned by its dated ID, a local server's by its file."""
-    if spec.partition("/")[0] in _GRAMMAR_SERVERS:
+    when it can: its provider's profile says its models are files its server names
+    (`jury.adapters.ModelProfile.model_files`); a hosted model is pinned by its dated ID."""
+    profile = profile_of(spec)
+    if profile is not None and profile.model_files:
         return None
     return "only a local server's model is pinned by its file; pin a hosted one by a dated ID"
 
 
 def output_room(spec: str, effort: str | None = None) -> int:
     """The output tokens the adapter of ``provider/model`` adds to a juror's ``max_tokens``
-    for the model's thinking (billed as output), at the juror's `effort`: what the provider's
-    ``ROOMS`` entry says; a provider without one adds none."""
-    prefix, _, model = spec.partition("/")
-    room: Callable[[str, str | None], int] | None = _hook(_ROOMS, prefix)
-    return 0 if room is None or not model else room(model, effort)
+    for the model's thinking (billed as output), at the juror's `effort`: what its
+    provider's profile says; a provider whose profile says nothing adds none."""
+    profile, _, model = _split(spec)
+    if profile is None or profile.output_room is None or not model:
+        return 0
+    room: Callable[[str, str | None], int] = resolved(profile.output_room)
+    return room(model, effort)
+
+
+def structured_output(spec: str) -> StructuredOutput:
+    """How the replies of ``provider/model`` are held to a rubric's schema, as its
+    provider's profile says ("none" for a provider without a profile)."""
+    profile, _, model = _split(spec)
+    if profile is None:
+        return "none"
+    output = profile.structured_output
+    for held in STRUCTURED_OUTPUTS:
+        if output == held:
+            return held
+    found: StructuredOutput = resolved(output)(model)
+    return found
 
 
 def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:
@@ -218,14 +247,14 @@ def register_rubric_kind(kind: str, factory: str | RubricFactory) -> None:
 
 
 def _provider_factory(prefix: str) -> ModelFactory:
-    target = _providers().get(prefix)
+    target = factories().get(prefix)
     if target is None:
         for entry in metadata.entry_points(group="aiojury.providers"):
             if entry.name == prefix:
                 target = entry.value
                 break
     if target is None:
-        known = sorted(_providers())
+        known = sorted(factories())
         raise ConfigError(
             f"unknown provider {prefix!r}{suggest(prefix, known)}; known: {', '.join(known)}"
         )
@@ -237,7 +266,7 @@ def _provider_factory(prefix: str) -> ModelFactory:
                 f"provider {prefix!r} needs a package that is not installed ({exc.name}); "
                 f"install aiojury[{prefix}]"
             ) from None
-        _PROVIDERS[prefix] = factory
+        factories()[prefix] = factory
         return factory
     return target
 
@@ -275,15 +304,16 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
 def family_of(spec: str) -> str:
     """The model family of ``provider/model``: the provider's own where it serves one family
     (a first-party API, the offline jurors), else what the model's name tells."""
-    prefix, _, rest = spec.partition("/")
-    _providers()
-    fixed = _PROVIDER_FAMILIES.get(prefix)
-    if fixed is not None:
-        return fixed
-    named: Callable[[str], str | None] | None = _hook(_FAMILY_HOOKS, prefix)
-    said = named(spec) if named is not None else None
-    if said:
-        return said
+    profile, _, rest = _split(spec)
+    if profile is not None and profile.family is not None:
+        found: str | Callable[[str], str | None] = resolved(profile.family)
+        if isinstance(found, str):
+            return found
+        # A function of the model ID: the family its user names (a local server's
+        # ``<SERVICE>_FAMILY``), or None, when the model's name tells.
+        said = found(rest)
+        if said:
+            return said
     name = rest.lower()
     for pattern, family in _FAMILIES:
         if re.search(pattern, name):

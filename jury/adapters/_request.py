@@ -80,8 +80,10 @@ class JudgeRequest:
     #: Which of the rubric's prompts this is (pairwise asks "AB" and "BA"), and the sample.
     prompt: str = field(default="", compare=False)
     sample: int = field(default=0, compare=False)
-    #: Ask for the reply's token log-probabilities (the juror's ``logprobs = true``); an
-    #: adapter whose model cannot give them does not send the ask (the panel warns at load).
+    #: Ask for the reply's token log-probabilities (the juror's ``logprobs = true``); never
+    #: set for a model whose provider's profile says it gives none
+    #: (`jury.adapters.ModelProfile.logprobs`: the panel warns at load instead). An adapter
+    #: whose model cannot give them anyway does not send the ask.
     logprobs: bool = False
     #: The most characters a free-text field of the reply may hold, for a server that holds
     #: a schema with a grammar (the juror's ``reason_length``); None: the adapter's default.

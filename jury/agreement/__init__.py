@@ -41,6 +41,9 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 
 from types import FunctionType
 
+from ._calibration import GoldCheck, LabelRatings
+from ._changes import CaseChange, ChangeKind, CostComparison
+from ._compare import Comparison, Quantity
 from ._panel_stats import (
     AgreementSummary,
     CaseSpread,
@@ -58,6 +61,7 @@ from ._panel_stats import (
     stability,
     summarize_agreement,
 )
+from ._people import KeyAgreement, PeopleAgreement
 from ._proportion import Interval, proportion_interval
 from ._ratings import VERDICT, Estimate, Ratings
 from ._reliability import (
@@ -76,15 +80,24 @@ __all__ = [
     "VERDICT",
     "AgreementSummary",
     "Bootstrap",
+    "CaseChange",
     "CaseSpread",
+    "ChangeKind",
+    "Comparison",
+    "CostComparison",
     "EffectiveJudges",
     "Estimate",
+    "GoldCheck",
     "Interval",
     "JurorAgreement",
     "JurorStability",
+    "KeyAgreement",
     "LabelAgreement",
+    "LabelRatings",
     "MetricAgreement",
     "PairwiseMatrix",
+    "PeopleAgreement",
+    "Quantity",
     "Ratings",
     "as_verdicts",
     "cohen_kappa",

@@ -65,6 +65,7 @@ _MODEL = ConfigDict(frozen=True)
 
 Call = Literal["better", "worse", "not significant", "within noise", "below minimum effect"]
 Outcome = Literal["passed", "failed", "undecided"]
+EXIT_CODES: dict[Outcome, int] = {"passed": 0, "failed": 1, "undecided": 3}
 
 
 class Quantity(BaseModel):
@@ -98,6 +99,9 @@ class Quantity(BaseModel):
 
 
 class Comparison(BaseModel):
+    """Side B against side A (`jury.compare`): each case that changed, each aggregate test,
+    the cost, and the gate's `outcome` under the rules with its `reasons`."""
+
     model_config = _MODEL
 
     runs_a: int
@@ -118,6 +122,16 @@ class Comparison(BaseModel):
     reasons: tuple[str, ...] = ()
     #: What makes the comparison weaker than it looks (repeats served from the cache...).
     warnings: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """`jury compare`'s: 0 passed, 1 failed, 3 undecided (no case in common, or the cost
+        rule cannot be checked)."""
+        return EXIT_CODES[self.outcome]
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
 
     @property
     def worse(self) -> tuple[Quantity, ...]:

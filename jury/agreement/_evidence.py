@@ -42,6 +42,7 @@ __all__ = [
     "labelled_table",
     "method",
     "naive",
+    "target_labels",
 ]
 
 Rows = list[dict[SourceKey, str]]
@@ -89,15 +90,36 @@ def _label(raw: Any, target: str) -> str:
     return value_key(raw)
 
 
+def target_labels(cases: Sequence[Case], rubric: Rubric, target: str) -> list[str | None]:
+    """Each case's label of `target` as the fit spells its classes (None: not labelled),
+    read before any juror is asked. A label off the target's values is an error naming its
+    cases (never dropped, never clamped)."""
+    keys = [value_key(c) for c in target_classes(rubric, cases, target)]
+    found: list[str | None] = []
+    wrong: list[str] = []
+    for case in cases:
+        key = "verdict" if target == PASS_TARGET and "verdict" in case.labels else target
+        label = _label(case.labels[key], target) if key in case.labels else None
+        if label is not None and label not in keys:
+            wrong.append(f"{case.id} ({case.labels[key]!r})")
+        found.append(label)
+    if wrong:
+        more = f" and {len(wrong) - 5} more" if len(wrong) > 5 else ""
+        raise ConfigError(
+            f"labels off the values of {target} ({', '.join(keys)}): {', '.join(wrong[:5])}{more}"
+        )
+    return found
+
+
 def labelled_table(
     cases: Sequence[Case], verdicts: Sequence[CaseVerdict], rubric: Rubric, target: str
 ) -> Labelled:
-    """The evidence of every case and the label of those labelled on `target`. A label off the
-    target's values is an error naming its cases (never dropped, never clamped)."""
+    """The evidence of every case and the label of those labelled on `target`
+    (`target_labels`)."""
     table = Labelled(target, target_classes(rubric, cases, target))
     keys = table.keys
-    wrong: list[str] = []
-    for case, verdict in zip(cases, verdicts, strict=True):
+    labels = target_labels(cases, rubric, target)
+    for case, verdict, label in zip(cases, verdicts, labels, strict=True):
         table.ids.append(case.id)
         table.rows.append(signals(case, verdict.votes, rubric, target))
         own = {}
@@ -107,16 +129,7 @@ def labelled_table(
                 if value is not None:
                     own[vote.juror] = value
         table.jurors.append(own)
-        key = "verdict" if target == PASS_TARGET and "verdict" in case.labels else target
-        label = _label(case.labels[key], target) if key in case.labels else None
-        if label is not None and label not in keys:
-            wrong.append(f"{case.id} ({case.labels[key]!r})")
-        table.labels.append(keys.index(label) if label in keys else -1)
-    if wrong:
-        more = f" and {len(wrong) - 5} more" if len(wrong) > 5 else ""
-        raise ConfigError(
-            f"labels off the values of {target} ({', '.join(keys)}): {', '.join(wrong[:5])}{more}"
-        )
+        table.labels.append(-1 if label is None else keys.index(label))
     return table
 
 

@@ -43,6 +43,8 @@ __all__ = [
     "cheapest_within",
     "fit_jury",
     "fit_unsupervised",
+    "unheard",
+    "unlearnable",
 ]
 
 #: The fewest labelled cases a fit accepts.
@@ -182,6 +184,30 @@ def _models(table: Labelled, seed: int, folds: int) -> dict[str, Maker]:
     return {"weights": weights, "stacked": stacked}
 
 
+def unlearnable(labels: Sequence[str | None]) -> str | None:
+    """Why no fit can be learned from these labels of one target (None: not labelled), or
+    None when it can: too few labelled cases, or one value only (nothing to tell apart).
+    Known before any juror is asked, so a fit that cannot be made costs nothing."""
+    given = [label for label in labels if label is not None]
+    if not given:
+        return "no case is labelled on it"
+    if len(given) < MIN_LABELLED:
+        return f"{len(given)} case(s) labelled (a fit needs at least {MIN_LABELLED})"
+    if len(set(given)) < 2:
+        return f"every label is {given[0]} (a fit needs two different labels)"
+    return None
+
+
+def unheard(table: Labelled, *, labelled_only: bool = True) -> str | None:
+    """Why the jurors' votes teach nothing about the target (no vote gives it a value on a
+    labelled case, or on any case for an unsupervised fit), or None."""
+    members = [i for i, label in enumerate(table.labels) if label >= 0 or not labelled_only]
+    if any(table.rows[i] for i in members):
+        return None
+    where = "labelled case" if labelled_only else "case"
+    return f"no juror's vote gives it a value on any {where} (nothing to learn from)"
+
+
 def fit_jury(
     table: Labelled,
     tiers: Mapping[str, int],
@@ -196,16 +222,10 @@ def fit_jury(
 ) -> FitResult:
     """Fit the learned jury of `table` for a panel whose jurors sit in `tiers`."""
     labelled = [i for i, label in enumerate(table.labels) if label >= 0]
-    present = sorted({table.labels[i] for i in labelled})
-    if len(labelled) < MIN_LABELLED:
-        raise ConfigError(
-            f"{len(labelled)} case(s) labelled on {table.target}: a fit needs at least "
-            f"{MIN_LABELLED}"
-        )
-    if len(present) < 2:
-        raise ConfigError(
-            f"every label of {table.target} is {table.keys[present[0]]}: a fit needs two classes"
-        )
+    why = unlearnable([table.keys[i] if i >= 0 else None for i in table.labels])
+    why = why or unheard(table)
+    if why is not None:
+        raise ConfigError(f"{table.target}: {why}")
     rng = np.random.default_rng(seed)
     if target_agreement is not None:
         fitting, calibrating = _split(labelled, [table.labels[i] for i in labelled], fit_share, rng)

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from .._verdict import CaseVerdict, Metric, Score, Verdict, VoteStatus
-from ._ratings import Estimate, Ratings
+from ._ratings import Estimate, Ratings, undefined
 from ._reliability import (
     Bootstrap,
     cohen_kappa,
@@ -62,7 +62,9 @@ class KeyAgreement(BaseModel):
     labellers: tuple[str, ...]
     #: Cases labelled by two or more people.
     cases: int
+    #: Two labellers (or one: then undefined, saying why); None for three or more.
     cohen_kappa: Estimate | None = None
+    #: Three or more labellers (or one: then undefined, saying why); None for two.
     fleiss_kappa: Estimate | None = None
     alpha: Estimate
     #: Per labeller: share of their labels that differ from the others' majority (None when
@@ -108,6 +110,20 @@ def _share(pairs: Iterable[tuple[Any, Any]]) -> tuple[float | None, int]:
     return sum(a != b for a, b in pairs) / len(pairs), len(pairs)
 
 
+def _alone(who: str, ratings: Ratings) -> tuple[Estimate, Estimate, Estimate]:
+    """One labeller: agreement between people is undefined, each statistic saying why (never
+    a 1.0 for a person agreeing with themself, nor a 0)."""
+    only = f"only {who} labelled"
+    return (
+        undefined("cohen_kappa", f"{only}: Cohen's kappa needs two labellers"),
+        undefined("fleiss_kappa", f"{only}: Fleiss' kappa needs three or more labellers"),
+        undefined(
+            f"krippendorff_alpha[{ratings.level}]",
+            f"{only}: alpha needs a case labelled by two or more people",
+        ),
+    )
+
+
 def _key_agreement(
     key: str,
     metric: Metric,
@@ -127,11 +143,14 @@ def _key_agreement(
         name=key,
     )
     cohen = fleiss = None
-    if len(labellers) == 2:
-        cohen = cohen_kappa(ratings, weights=default_weights(ratings), bootstrap=boot)
-    elif len(labellers) > 2:
-        fleiss = fleiss_kappa(ratings, bootstrap=boot)
-    alpha = krippendorff_alpha(ratings, bootstrap=boot)
+    if len(labellers) == 1:
+        cohen, fleiss, alpha = _alone(labellers[0], ratings)
+    else:
+        if len(labellers) == 2:
+            cohen = cohen_kappa(ratings, weights=default_weights(ratings), bootstrap=boot)
+        else:
+            fleiss = fleiss_kappa(ratings, bootstrap=boot)
+        alpha = krippendorff_alpha(ratings, bootstrap=boot)
     disagreement: dict[str, float | None] = {}
     compared: dict[str, int] = {}
     juror_shares: dict[str, dict[str, float | None]] = {}

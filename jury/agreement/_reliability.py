@@ -446,7 +446,7 @@ def cohen_kappa(
         units,
         boot,
         lambda _: (
-            "both jurors gave one and the same value on every case: chance agreement is total"
+            "both raters gave one and the same value on every case: chance agreement is total"
         ),
     )
 

@@ -13,13 +13,21 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import mimetypes
 import re
 from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-__all__ = ["Image", "as_images", "image_of", "placeholder"]
+__all__ = ["FOLDER", "Image", "as_images", "image_of", "placeholder"]
+
+#: The folder of the file being read, where an Inspect dataset's image named by a relative
+#: path is (None: the cases come from no folder, standard input or a dataset object). Set by
+#: the reading of each record (`jury.cases._unseen.collect`).
+FOLDER: ContextVar[Path | None] = ContextVar("jury_case_folder", default=None)
 
 _DATA_URI = re.compile(
     r"data:(?P<type>[\w.+-]+/[\w.+-]+)?(?:;[\w-]+=[^;,]*)*;base64,(?P<data>.*)", re.DOTALL
@@ -148,6 +156,9 @@ def image_of(part: Mapping[str, Any]) -> Image | None:
                 return Image.from_text(source["url"])
             return None
         media = part.get("mime_type", part.get("media_type"))
+        named = part.get("image")
+        if isinstance(named, str) and not re.match(r"(data:|[A-Za-z][\w+.-]*://)", named):
+            return _in_folder(named)
         for key in ("image", "url"):
             if isinstance(part.get(key), str):
                 return Image.from_text(part[key], media if isinstance(media, str) else None)
@@ -167,3 +178,28 @@ def image_of(part: Mapping[str, Any]) -> Image | None:
         if key in part:
             return _inline(part[key])
     return None
+
+
+def _in_folder(name: str) -> Image:
+    """An Inspect ContentImage named by a path relative to its dataset's file (``"image":
+    "ballons.png"``): read from that file's folder, as Inspect resolves it
+    (inspect_ai/dataset/_util.py, ``resolve_sample_files``), and from nowhere else: a path
+    that leaves the folder (``../``, an absolute path, a link out of it) is refused."""
+    folder = FOLDER.get()
+    if folder is None:
+        raise ValueError(
+            f"{name!r} is a file name, and these cases come from no folder to find it in: "
+            "give a data: URI or an http(s) URL"
+        )
+    root = folder.resolve()
+    path = (root / name).resolve()
+    if not path.is_relative_to(root):
+        raise ValueError(f"{name!r} is outside the dataset's folder {folder}")
+    media, _ = mimetypes.guess_type(path.name)
+    if media is None or not media.startswith("image/"):
+        raise ValueError(f"{name!r} is not an image file (png, jpeg, gif, webp)")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{name!r} cannot be read in {folder}: {exc.strerror or exc}") from None
+    return Image(media_type=media, data=base64.b64encode(data).decode())

@@ -113,12 +113,11 @@ def _collected(
     record: dict[str, Any],
     mapped: FieldMap | None,
     unseen: list[str],
-    as_is: tuple[bool, str],
+    as_is: tuple[bool, str, Path | None],
 ) -> list[Case | _Read]:
-    """What a record gives, read with the placeholders its reading makes for what the judges
-    cannot see (an image) collected into `unseen` (`_unseen`). `as_is`: whether a record in
-    a case's own fields may be validated as it is, and the unit of its records."""
-    token = collect(unseen)
+    """What a record gives, the parts its reading meets that judges cannot see (an image) kept
+    in `unseen`. `as_is`: may it be validated as it is; its unit; its file's folder, if any."""
+    token = collect(unseen, as_is[2])
     try:
         if as_is[0] and SHAPE_KEYS.isdisjoint(record) and not _ID_SPELLINGS.isdisjoint(record):
             try:
@@ -272,6 +271,7 @@ class CaseSource:
         # header, rather than by a scan of every row's keys: a CSV row cost a tenth more).
         as_is = mapped is None and (not self._table or self._plain)
         unit = self.unit
+        read_as = (as_is, unit, self._path.parent if self._questions.path else None)
         seen: dict[str, int] = {}
         shapes: Counter[str] = Counter()
         made: list[str] = []  # IDs made from content
@@ -301,7 +301,7 @@ class CaseSource:
                     except ValidationError as exc:
                         results = [_Read(None, _problems(exc, number, unit, {}))]
                 else:
-                    results = _collected(self._case, number, record, mapped, unseen, (as_is, unit))
+                    results = _collected(self._case, number, record, mapped, unseen, read_as)
                     if unseen:
                         self._unseen[number] = unseen
                         unseen = []

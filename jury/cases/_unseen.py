@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from ._images import Image, image_of, placeholder
+from ._images import FOLDER, Image, image_of, placeholder
 
 __all__ = [
     "collect",
@@ -43,6 +44,7 @@ class Collecting:
 
     found: Token[list[str] | None]
     images: Token[list[Image] | None]
+    folder: Token[Path | None]
 
 
 def unseen(kind: str) -> str:
@@ -82,14 +84,15 @@ def image_part(part: Mapping[str, Any]) -> str | None:
     return None if image is None else seen_image(image)
 
 
-def collect(found: list[str]) -> Collecting:
+def collect(found: list[str], folder: Path | None = None) -> Collecting:
     """Collect the kinds of part into `found`, and the images met, until `restore` is given
-    the token. A context variable, not an argument through every reader: each case is read
-    in one task."""
-    return Collecting(_found.set(found), _images.set([]))
+    the token; an image named by a relative path is read from `folder` (the file's). A context
+    variable, not an argument through every reader: each case is read in one task."""
+    return Collecting(_found.set(found), _images.set([]), FOLDER.set(folder))
 
 
 def restore(token: Collecting) -> None:
+    FOLDER.reset(token.folder)
     _images.reset(token.images)
     _found.reset(token.found)
 

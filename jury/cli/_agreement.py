@@ -1,4 +1,5 @@
-"""`jury agreement RUN`: how far a run's jurors agree, and a release gate on the judges.
+"""`jury agreement RUN`: a shell over `jury.measure_agreement` (how far a run's jurors agree,
+or the raters of a table of scores, and a release gate on the judges).
 
 Exit codes: 0 agreement reaches the bar (or no bar was set), 1 some alpha is below the bar,
 2 usage error, 3 some alpha is undefined (so the bar cannot be checked) and none is below it.
@@ -10,27 +11,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import ConfigError
-from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text
-from ..runner._options import RunOptions, select_verdicts, subset_from
-from ..runner._result import Run
-from ._options import add_subset_options, manifest_rubric, rubric_metrics
+from ..report._agreement import CONFIDENCE, RESAMPLES, SEED, estimate_text, people_undefined
+from ..runner._agreement import EXIT_BELOW, EXIT_UNDEFINED
+from ._options import add_subset_options
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .._verdict import CaseVerdict, Metric
-    from ..agreement._panel_stats import AgreementSummary, MetricAgreement
-    from ..agreement._people import PeopleAgreement
+    from ..agreement import AgreementSummary, MetricAgreement, PeopleAgreement
 
 __all__ = ["register"]
-
-EXIT_BELOW = 1
-EXIT_UNDEFINED = 3
 
 
 def register(sub: Any) -> None:
@@ -120,146 +112,33 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def gate(
-    summary: AgreementSummary, bar: float, on: str, metrics: Sequence[str] | None
-) -> tuple[int, list[str], list[str]]:
-    """(exit code, metrics below the bar, metrics whose alpha is undefined)."""
-    below: list[str] = []
-    unknown: list[str] = []
-    for name, result in summary.all().items():
-        if metrics and name not in metrics:
-            continue
-        alpha = result.alpha
-        value = alpha.low if on == "lower" else alpha.value
-        if value is None:
-            unknown.append(name)
-        elif value < bar:
-            below.append(name)
-    code = EXIT_BELOW if below else EXIT_UNDEFINED if unknown else 0
-    return code, below, unknown
-
-
 def run(args: argparse.Namespace) -> int:
-    from .. import load_cases
-    from ..agreement import as_verdicts, metric_of, read_scores
-    from ..agreement._table import is_score_table
-    from ..report._agreement import run_agreement
+    from ..runner._agreement import AgreementOptions, agreement_options
 
-    if args.gate_on == "lower" and args.bootstrap <= 0:
-        raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
-    if is_score_table(args.run):
-        if args.labels or args.cases or args.rubric:
-            raise ConfigError("a table of scores: --labels, --cases and --rubric are for runs")
-        ratings = read_scores(
-            args.run,
-            level=args.level,
-            layout=args.layout,
-            item=args.item,
-            rater=args.rater,
-            score=args.score,
-        )
-        verdicts = as_verdicts(ratings)
-        name: str | None = f"none: a table of {ratings.level} scores"
-        metrics: tuple[Metric, ...] | None = (metric_of(ratings),)
-    else:
-        # In case order, not the order cases finished in: the bootstrap resamples cases, so
-        # the same verdicts give the same intervals, however the run (or its shards) went.
-        verdicts = sorted(
-            select_verdicts(args.run, subset_from(RunOptions.of(args))),
-            key=lambda verdict: verdict.case_id,
-        )
-        name = args.rubric or manifest_rubric(Run.read_manifest(args.run))
-        metrics = rubric_metrics(name, verdicts, required=bool(args.rubric))
-    if not verdicts:
-        raise ConfigError(f"{args.run}: no verdicts recorded")
-    if metrics is not None and args.metric:
-        known = {m.name for m in metrics} | {"verdict"}
-        unknown = sorted(set(args.metric) - known)
-        if unknown:
-            raise ConfigError(f"--metric: no metric named {', '.join(unknown)}")
-        metrics = tuple(m for m in metrics if m.name in args.metric)
-    labels = None
-    if args.cases:
-        labels = {case.id: case.labels for case in load_cases(args.cases) if case.labels}
-    people = None
-    if args.labels:
-        people, majority = _people(args, name, verdicts)
-        labels = labels or {}
-        for case_id, given in majority.items():
-            labels[case_id] = {**labels.get(case_id, {}), **given}
-    from ..agreement._seats import Seats
-
-    summary = run_agreement(
-        verdicts,
-        metrics,
-        labels=labels,
-        bootstrap=args.bootstrap,
-        confidence=args.confidence,
-        seed=args.seed,
-        widest=args.top,
-        interval=args.interval,
-        # Which seats share a model, as the run recorded it.
-        seats=Seats.of_manifest(Run.read_manifest(args.run), verdicts),
-    )
-    if metrics is None and args.metric:
-        summary = summary.model_copy(
-            update={"metrics": {k: v for k, v in summary.metrics.items() if k in args.metric}}
-        )
-    code, below, unknown = 0, list[str](), list[str]()
-    if args.fail_under is not None:
-        code, below, unknown = gate(summary, args.fail_under, args.gate_on, args.metric)
+    found = agreement_options(args.run, AgreementOptions.of(args))
+    for warning in found.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        data = summary.model_dump(mode="json")
-        data["gate"] = {
-            "fail_under": args.fail_under,
-            "on": args.gate_on,
-            "below": below,
-            "undefined": unknown,
-            "exit": code,
-        }
-        if people is not None:
-            data["people"] = people.model_dump(mode="json")
-        json.dump(data, sys.stdout, indent=2)
+        json.dump(found.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return code
+        return found.exit_code
 
     from ..report._console import console_for
 
     console = console_for(sys.stdout)
-    render(summary, console, top=args.top, run=args.run, rubric=name)
-    if people is not None:
-        render_people(people, console)
-    if args.fail_under is not None:
-        _render_gate(console, args.fail_under, args.gate_on, below, unknown, code)
-    return code
-
-
-def _people(
-    args: argparse.Namespace, rubric_name: str | None, verdicts: Sequence[CaseVerdict]
-) -> tuple[PeopleAgreement, dict[str, dict[str, Any]]]:
-    """The labellers' agreement, and their majority label on each case."""
-    from ..adapters._registry import load_rubric
-    from ..agreement._people import people_agreement
-    from ..agreement._reliability import Bootstrap
-    from ..runs import label_fields, load_labels
-
-    if not rubric_name:
-        raise ConfigError("--labels: the run's manifest names no rubric; give --rubric")
-    rubric = load_rubric(rubric_name)
-    cases = {case.id: case for case in Run(Path(args.run)).cases()}
-    found, warnings = load_labels(args.labels, cases, rubric)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if not found:
-        raise ConfigError(f"--labels: no label in {', '.join(args.labels)}")
-    metrics = {m.name: m for case_id in found for m in label_fields(rubric, cases[case_id])}
-    people = people_agreement(
-        found,
-        metrics,
-        verdicts,
-        bootstrap=Bootstrap(args.bootstrap, args.confidence, args.seed, args.interval),
-    )
-    return people, people.majority
+    render(found.summary, console, top=args.top, run=args.run, rubric=found.rubric)
+    if found.people is not None:
+        render_people(found.people, console)
+    if found.fail_under is not None:
+        _render_gate(
+            console,
+            found.fail_under,
+            found.gate_on,
+            list(found.below),
+            list(found.undefined),
+            found.exit_code,
+        )
+    return found.exit_code
 
 
 # --- the terminal report ----------------------------------------------------------------------
@@ -286,6 +165,8 @@ def render_people(people: PeopleAgreement, console: Console) -> None:
             str(found.cases),
         )
     console.print(table)
+    for line in people_undefined(people):
+        console.print(f"  {escape(line)}")
     for key, found in people.keys.items():
         for who in found.outliers:
             own = found.disagreement[who] or 0.0
@@ -389,9 +270,10 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
         console.print(f"  against human labels ({labels.labelled} labelled cases):")
         for name, kappa in labels.kappa.items():
             accuracy = labels.accuracy[name]
-            accuracy_text = estimate_text(accuracy, False)
+            accuracy_text = estimate_text(accuracy, False, why=True)
             console.print(
-                f"    {escape(name)}: kappa {estimate_text(kappa)}, accuracy {accuracy_text}"
+                f"    {escape(name)}: kappa {estimate_text(kappa, why=True)}, "
+                f"accuracy {accuracy_text}"
             )
         from ..report._seats import effective_text, seat_error_lines
 

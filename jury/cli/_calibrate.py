@@ -1,4 +1,6 @@
-"""`jury calibrate CASES`: check the judges before trusting them with a gate.
+"""`jury calibrate CASES`: a shell over `jury.calibrate` (check the judges before trusting
+them with a gate): its flags are the options, what it found printed, its exit code the
+calibration's.
 
 Three checks (the RAG-agent evals and agenteval seed articles):
 
@@ -37,7 +39,9 @@ A learned jury (``--fit FIT.toml``)
     thresholds of selective verdicts are calibrated, per target, on labelled cases the model
     was not fitted on (the guarantee is each target's own: a verdict the rubric derives from
     several metrics has none of its own, and calibrate says so); exit 1 when a target meets
-    none (no fit is written). ``--select`` ranks subsets of the jurors by held-out accuracy
+    none (no fit is written). A target the labels cannot teach (under 20 labels, one value,
+    no juror's value) is skipped with a warning and named in the fit file and ``--json``;
+    exit 2 when none can be learned. ``--select`` ranks subsets of the jurors by held-out accuracy
     per dollar (``--budget USD_PER_1000``: by held-out accuracy among the sets costing at most
     that per 1000 cases, a seat of unknown price never counted as free); ``--html FILE``
     draws the accuracy-coverage trade-off (of the first target); ``--votes RUN`` takes the
@@ -50,21 +54,16 @@ check could not be decided (judges unavailable) and nothing failed; 2 on usage e
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import Jury
-from .._errors import ConfigError
 from .._verdict import CaseVerdict, Verdict
-from ..panel._warnings import panel_warnings
 from ..runs import run_interruptible
 
 if TYPE_CHECKING:
-    from ..agreement import LabelAgreement
-    from ..agreement._calibration import Check, GoldCheck, LabelRatings
+    from ..agreement import LabelAgreement, LabelRatings
+    from ..runner._calibrate import Calibration
 
 __all__ = ["register"]
 
@@ -148,23 +147,11 @@ def _shown(verdict: CaseVerdict) -> str:
     return f"{verdict.score:.2f}" if verdict.score is not None else verdict.verdict.value
 
 
-def _report_gold(
-    checks: Sequence[GoldCheck], gold_min: float, other_max: float, out: Any
-) -> tuple[int, int, int]:
-    """Print one line per case; return (as expected, failed, undecided)."""
-    from ..agreement._calibration import expected
-
-    good = bad = open_ = 0
-    for check in checks:
-        runs: list[tuple[Check, CaseVerdict]] = [("gold", v) for v in check.gold]
-        runs += [("other", v) for v in check.other]
-        outcomes = [expected(v, which, gold_min, other_max) for which, v in runs]
-        if False in outcomes:
-            mark, bad = "✗", bad + 1
-        elif None in outcomes:
-            mark, open_ = "?", open_ + 1
-        else:
-            mark, good = "✓", good + 1
+def _report_gold(found: Calibration, out: Any) -> None:
+    """Print one line per case, and the reasons of each check that did not go as expected."""
+    for check, runs in found.gold_outcomes():
+        outcomes = [outcome for _, _, outcome in runs]
+        mark = "✗" if False in outcomes else "?" if None in outcomes else "✓"
         gold = " ".join(_shown(v) for v in check.gold)
         gold_ok = all(outcomes[: len(check.gold)])
         line = f"{mark} {check.case_id}: gold as answer {gold} ({'passes' if gold_ok else 'FAILS'})"
@@ -175,11 +162,10 @@ def _report_gold(
             other_ok = all(outcomes[len(check.gold) :])
             line += f", {check.other_id}'s gold {other} ({'fails' if other_ok else 'PASSES'})"
         print(line, file=out)
-        for (_, verdict), outcome in zip(runs, outcomes, strict=True):
+        for _, verdict, outcome in runs:
             if not outcome:
                 for reason in verdict.reasons[:3]:
                     print(f"    {reason}", file=out)
-    return good, bad, open_
 
 
 # --- hand labels ---------------------------------------------------------------------------
@@ -195,7 +181,6 @@ def _report_labels(
     ignored: set[str],
     out: Any,
 ) -> None:
-    from ..agreement._calibration import value_of
     from ..report._seats import effective_text, print_seat_errors
 
     print("Agreement with hand labels (accuracy and Cohen's kappa against the labels):", file=out)
@@ -203,6 +188,7 @@ def _report_labels(
         found = agreements[key]
         for rater, ratings in entry.ratings.items():
             accuracy, kappa = found.accuracy.get(rater), found.kappa.get(rater)
+            share = accuracy.value if accuracy is not None else None
             agreed = sum(ratings[c] == entry.labels[c] for c in ratings)
             kappa_text = (
                 f"{kappa.value:.3f}"
@@ -210,7 +196,7 @@ def _report_labels(
                 else (f"undefined ({kappa.reason})" if kappa is not None else "-")
             )
             print(
-                f"  {rater} · {key}: accuracy {_pct(value_of(accuracy))} "
+                f"  {rater} · {key}: accuracy {_pct(share)} "
                 f"({agreed}/{len(ratings)} agree; {len(ratings)}/{len(entry.labels)} rated), "
                 f"kappa {kappa_text}",
                 file=out,
@@ -223,148 +209,46 @@ def _report_labels(
         print(f"  ignored labels (not 'pass' nor a metric of the rubric): {names}", file=out)
 
 
-def compare_baseline(
-    baseline: Mapping[str, Any], now: Mapping[str, Any], tolerance: float, out: Any
-) -> bool:
-    """Print the drift since the baseline; True when any accuracy dropped beyond tolerance."""
-    drifted = False
-    if baseline.get("fingerprint") != now["fingerprint"]:
-        print(
-            f"  the rubric changed since the baseline ({baseline.get('fingerprint')} -> "
-            f"{now['fingerprint']}): a change below may come from the prompts, not the model",
-            file=out,
-        )
-    then_raters: Mapping[str, Any] = baseline.get("raters", {})
-    for rater, record in now["raters"].items():
-        before = then_raters.get(rater)
-        if before is None:
-            print(f"  {rater}: not in the baseline", file=out)
-            continue
-        if before.get("served_by") != record["served_by"]:
-            print(
-                f"  {rater}: served by {', '.join(record['served_by']) or '-'} "
-                f"(baseline: {', '.join(before.get('served_by', [])) or '-'})",
-                file=out,
-            )
-        for key, cell in record["labels"].items():
-            old = before.get("labels", {}).get(key)
-            if old is None:
-                continue
-            flips = sorted(
-                case
-                for case, rating in cell["ratings"].items()
-                if case in old["ratings"] and old["ratings"][case] != rating
-            )
-            then, current = old.get("accuracy"), cell["accuracy"]
-            drop = then - current if then is not None and current is not None else 0.0
-            flag = drop > tolerance
-            drifted |= flag
-            print(
-                f"  {rater} · {key}: accuracy {_pct(then)} -> {_pct(current)}"
-                + (f"; changed on {', '.join(flips)}" if flips else "; no rating changed")
-                + ("  DRIFT" if flag else ""),
-                file=out,
-            )
-    return drifted
-
-
 # --- the command -----------------------------------------------------------------------------
 
 
 def run(args: argparse.Namespace) -> int:
     from .._logging import configure_logging
-    from ..agreement._calibration import (
-        baseline_record,
-        gold_checks,
-        judge_all,
-        label_ratings,
-        stability,
-    )
-    from ..runner._options import RunOptions, case_source, panel_for
+    from ..runner._calibrate import calibrate_options
+    from ..runner._options import CalibrateOptions
 
     configure_logging(0)
-    if args.passes < 1:
-        raise ConfigError("--passes: must be at least 1")
-    budget = getattr(args, "budget", None)
-    if budget is not None and not args.select:
-        raise ConfigError("--budget: ranks seat sets, so it goes with --select")
-    if budget is not None and not budget > 0:
-        raise ConfigError(f"--budget: {budget:g} USD per 1000 cases; it must be above 0")
-    options = RunOptions.of(args)
-    panel = panel_for(options)
-    source = case_source(options, panel)
-    try:
-        cases = source.load()
-    finally:
-        source.close()
-    if args.labels:
-        from ..adapters._registry import load_rubric
-        from ..runs import with_file_labels
-
-        rubric = load_rubric(panel.rubric, panel.thresholds)
-        cases, said = with_file_labels(cases, args.labels, rubric)
-        for warning in said:
-            print(f"warning: {warning}", file=sys.stderr)
-    out = sys.stdout
-    for warning in panel_warnings(panel):
+    found = run_interruptible(calibrate_options(CalibrateOptions.of(args)))
+    for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.fit or args.select or args.unsupervised or getattr(args, "cascades", False):
-        from ..runner._fit import learn
-
-        return learn(panel, cases, args, out)
-    # A calibration tests the judges on the answers it swaps in; the trace checks of the
-    # cases would only spare the judges it means to test.
-    jury = Jury(panel, checks=None)
-    labelled = [case for case in cases if case.labels]
-    if not any(case.golden_answer for case in cases) and not labelled:
-        raise ConfigError(f"{args.cases}: no case has a golden answer or labels to check with")
-
-    async def go() -> tuple[list[GoldCheck], list[CaseVerdict]]:
-        async with jury:
-            checks = await gold_checks(jury, cases, args.passes)
-            verdicts = await judge_all(jury, labelled)
-        return checks, verdicts
-
-    checks, verdicts = run_interruptible(go())
-    code = 0
-    juror_list = ", ".join(jury.jurors)
+    out = sys.stdout
+    if found.fit_report is not None:
+        out.write(found.fit_report)
+        return found.exit_code
     print(
-        f"Judge check: rubric {jury.rubric.name}, jurors {juror_list}, {args.passes} pass(es)",
+        f"Judge check: rubric {found.rubric}, jurors {', '.join(found.jurors)}, "
+        f"{found.passes} pass(es)",
         file=out,
     )
-    if checks:
-        good, bad, open_ = _report_gold(checks, args.gold_min, args.other_max, out)
-        print(f"{good} of {len(checks)} as expected", file=out)
-        stable, total = stability(checks)
-        if args.passes > 1 and total:
+    if found.gold:
+        _report_gold(found, out)
+        good = found.gold_counts()[0]
+        print(f"{good} of {len(found.gold)} as expected", file=out)
+        stable, total = found.stability()
+        if found.passes > 1 and total:
             print(
                 f"stability: {stable / total:.0%} of juror answers identical in every pass "
                 f"({stable} of {total})",
                 file=out,
             )
-        code = 1 if bad else (3 if open_ else 0)
-    if labelled:
-        from ..agreement._seats import Seats
-
-        table, ignored = label_ratings(labelled, verdicts, jury.rubric)
-        seats = Seats.of_panel(panel, verdicts)
-        agreements = {key: entry.agreement(seats) for key, entry in table.items()}
-        _report_labels(table, agreements, ignored, out)
+    if found.labels:
+        _report_labels(found.labels, found.agreements, set(found.ignored), out)
         if args.json:
-            from ..runner._fit import write_findings
-
-            found = {k: a.model_dump(mode="json") for k, a in agreements.items()}
-            write_findings(args.json, {"seats": seats.record(jury.jurors), "labels": found}, out)
-        record = baseline_record(table, agreements, verdicts, jury.rubric)
+            print(f"findings written to {args.json}", file=out)
         if args.baseline:
-            try:
-                baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:
-                raise ConfigError(f"{args.baseline}: cannot read the baseline: {exc}") from None
             print(f"Drift since the baseline {args.baseline}:", file=out)
-            if compare_baseline(baseline, record, args.drift_tolerance, out):
-                code = 1
+            for line in found.drift:
+                print(f"  {line}", file=out)
         if args.save_baseline:
-            Path(args.save_baseline).write_text(json.dumps(record, indent=2) + "\n", "utf-8")
             print(f"baseline saved to {args.save_baseline}", file=out)
-    return code
+    return found.exit_code

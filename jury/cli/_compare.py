@@ -1,4 +1,6 @@
-"""`jury compare RUN_A RUN_B`: did B regress from A, case by case, beyond the noise?
+"""`jury compare RUN_A RUN_B`: a shell over `jury.compare` (did B regress from A, case by
+case, beyond the noise?): its flags are the rules, its result printed, its exit code the
+comparison's.
 
 Each side may be several runs of the same configuration (``--a RUN RUN ... --b RUN RUN ...``).
 A case that passes in every repeat of A and fails in every repeat of B is a stable
@@ -18,24 +20,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from .._errors import ConfigError, JuryFileError
-from .._problems import problems, read_toml
+from .._errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..agreement._compare import ChangeKind, Comparison
-    from ..panel._panel import CompareRules
+    from ..agreement import ChangeKind, Comparison
 
 __all__ = ["register"]
 
-EXIT_CODES = {"passed": 0, "failed": 1, "undecided": 3}
 CHANGES_SHOWN = 50
+#: The flags that are the rules of `jury.compare`, by their names there.
+RULES = (
+    "significance",
+    "min_effect",
+    "min_score_effect",
+    "noise",
+    "score_noise",
+    "max_regressions",
+    "min_repeats",
+    "cheaper",
+    "cost",
+    "interval",
+    "level",
+)
 
 
 def register(sub: Any) -> None:
@@ -95,89 +105,13 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def rules_from(args: argparse.Namespace) -> CompareRules:
-    """The jury file's ``[compare]`` table, with flags taking precedence."""
-    from ..panel._panel import CompareRules
-
-    table: dict[str, Any] = {}
-    if args.jury:
-        path = Path(args.jury)
-        data = read_toml(path, lambda reason: JuryFileError(str(path), "", reason))
-        found = data.get("compare", {})
-        if not isinstance(found, dict):
-            raise JuryFileError(str(path), "compare", "must be a table")
-        gate = data.get("gate", {})
-        if isinstance(gate, dict):  # the pass rate's interval as the gate shows it
-            table.update({key: gate[key] for key in ("interval", "level") if key in gate})
-        table.update(found)
-    flags = (
-        "significance",
-        "min_effect",
-        "min_score_effect",
-        "noise",
-        "score_noise",
-        "max_regressions",
-        "min_repeats",
-        "cheaper",
-        "cost",
-        "interval",
-        "level",
-    )
-    table.update({f: getattr(args, f) for f in flags if getattr(args, f) is not None})
-    try:
-        return CompareRules.model_validate(table)
-    except ValidationError as exc:
-        found = [(f"compare.{key}", reason) for key, reason in problems(exc, CompareRules)]
-        raise JuryFileError(args.jury or "the flags", found) from None
-
-
-def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
-    if args.runs and (args.a or args.b):
-        raise ConfigError("give the runs either as RUN_A RUN_B or with --a and --b")
-    if args.runs:
-        if len(args.runs) != 2:
-            raise ConfigError(f"expected RUN_A RUN_B, got {len(args.runs)} run(s)")
-        return _repeats([args.runs[0]]), _repeats([args.runs[1]])
-    if not args.a or not args.b:
-        raise ConfigError("give RUN_A RUN_B, or --a RUN ... --b RUN ...")
-    return _repeats(args.a), _repeats(args.b)
-
-
-def _repeats(runs: list[str]) -> list[str]:
-    """The runs of a side, a directory of ``jury run --repeat N`` standing for its repeats."""
-    out: list[str] = []
-    for run in runs:
-        path = Path(run)
-        inner = sorted(path.glob("repeat-*"), key=lambda p: (len(p.name), p.name))
-        if not (path / "manifest.json").exists() and inner:
-            out.extend(str(p) for p in inner if (p / "manifest.json").exists())
-        else:
-            out.append(run)
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..agreement._compare import compare_runs
-    from ..runner._result import Run
-    from ._options import manifest_rubric, rubric_metrics
+    from ..runner._compare import compare, side_runs
 
     a_dirs, b_dirs = _sides(args)
-    rules = rules_from(args)
-    runs_a, runs_b = [Run(Path(d)) for d in a_dirs], [Run(Path(d)) for d in b_dirs]
-    side_a = [{v.case_id: v for v in run.verdicts} for run in runs_a]
-    side_b = [{v.case_id: v for v in run.verdicts} for run in runs_b]
-    name = args.rubric or manifest_rubric(Run.read_manifest(a_dirs[0]))
-    sample = next((v for run in side_a for v in run.values()), None)
-    metrics = rubric_metrics(name, [sample] if sample else [], required=bool(args.rubric))
-    levels = {m.name: m.level for m in metrics} if metrics else None
-    cases = None
-    if rules.cheaper is not None and rules.cost == "agent":
-        cases = (
-            [{c.id: c for c in run.cases()} for run in runs_a],
-            [{c.id: c for c in run.cases()} for run in runs_b],
-        )
-    result = compare_runs(side_a, side_b, rules, levels=levels, cases=cases)
-    code = EXIT_CODES[result.outcome]
+    rules = {flag: getattr(args, flag) for flag in RULES}
+    result = compare(a_dirs, b_dirs, jury=args.jury, rubric=args.rubric, **rules)
+    code = result.exit_code
     if args.json:
         data = result.model_dump(mode="json")
         data["exit"] = code
@@ -186,8 +120,20 @@ def run(args: argparse.Namespace) -> int:
         return code
     from ..report._console import console_for
 
-    render(result, console_for(sys.stdout), a_dirs, b_dirs, code)
+    render(result, console_for(sys.stdout), side_runs(a_dirs), side_runs(b_dirs), code)
     return code
+
+
+def _sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    if args.runs and (args.a or args.b):
+        raise ConfigError("give the runs either as RUN_A RUN_B or with --a and --b")
+    if args.runs:
+        if len(args.runs) != 2:
+            raise ConfigError(f"expected RUN_A RUN_B, got {len(args.runs)} run(s)")
+        return [args.runs[0]], [args.runs[1]]
+    if not args.a or not args.b:
+        raise ConfigError("give RUN_A RUN_B, or --a RUN ... --b RUN ...")
+    return list(args.a), list(args.b)
 
 
 _STYLE = {

@@ -21,7 +21,7 @@ from typing import IO, Any
 from .._errors import ConfigError, JurorUnusable, JuryError, ProviderError
 from ..adapters._account import ModelStatus
 from ..adapters._model import JudgeModel
-from ..adapters._registry import model_status, resolve_model
+from ..adapters._registry import model_status, resolve_model, structured_output
 from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import parse_reply
 from ..panel._lifecycle import today
@@ -90,14 +90,30 @@ class Checkup:
     server: tuple[str, ...] = ()
 
 
-def _structured(reply: JudgeReply) -> str:
+#: What each structured output of a model's profile (`jury.adapters.ModelProfile`) promises.
+_HELD = {
+    "json_schema": "json_schema: the provider holds the reply to the schema",
+    "json_object": "json_object: the provider holds the reply to a JSON object",
+    "none": "none: only the prompt asks for JSON",
+}
+
+
+def _structured(reply: JudgeReply, spec: str) -> str:
+    """Whether the reply is the schema's object, and what the model's profile says of its
+    structured output: a reply off the schema under ``json_schema`` is a setting the server
+    ignored, said as such."""
+    held = structured_output(spec)
     try:
         data = reply.parsed if reply.parsed is not None else parse_reply(reply.text)
     except JuryError as exc:
-        return f"no ({exc})"
-    if isinstance(data.get("ready"), bool) and isinstance(data.get("reason"), str):
-        return "yes"
-    return f"no (keys {sorted(data)})"
+        found = f"no ({exc})"
+    else:
+        if isinstance(data.get("ready"), bool) and isinstance(data.get("reason"), str):
+            return f"yes ({_HELD[held]})"
+        found = f"no (keys {sorted(data)})"
+    if held == "json_schema":
+        return f"{found}: the server ignored the schema it was sent (json_schema)"
+    return f"{found}; {_HELD[held]}"
 
 
 async def check(juror: Juror, panel: Panel, seconds: float) -> Checkup:
@@ -140,7 +156,7 @@ async def check(juror: Juror, panel: Panel, seconds: float) -> Checkup:
     else:
         result.latency = time.perf_counter() - started
         result.reply = reply
-        result.structured = _structured(reply)
+        result.structured = _structured(reply, spec)
         result.price = model.price(reply)
     finally:
         await model.aclose()

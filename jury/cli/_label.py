@@ -4,11 +4,12 @@ The page is served on 127.0.0.1 (a free port unless ``--port``), its address on 
 printed; it shows one case at a time, in the order in which a label teaches most (`--order`),
 and writes each label at once to the labels file (``RUN/labels.jsonl`` unless ``--labels``;
 see `jury.runs.Label` for its lines). Nothing is read from standard input. Ctrl-C (or
-SIGTERM) stops the server; a label already saved is on disk.
+SIGTERM) stops the server; a label already saved is on disk. ``--only pass`` asks for
+pass/fail only, ``--only a,b`` for those metrics (each line records what it was asked).
 
 Exit 0 when stopped; 2 on a usage error: a run without cases, a labels file with a bad line,
-an unknown case or a value off the rubric's scale (the line named), or a labels file another
-`jury label` is writing.
+an unknown case or a value off the rubric's scale (the line named), ``--only`` naming a field
+the rubric lacks, or a labels file another `jury label` is writing.
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ import os
 import signal
 import sys
 from contextlib import suppress
-from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError
-from ..runner._options import RunOptions, subset_from
-from ._options import add_subset_options, manifest_rubric
+from ._options import add_subset_options
 
 __all__ = ["register"]
 
@@ -49,6 +48,12 @@ def register(sub: Any) -> None:
         default="teach",
         help="teach (default): split jurors, then least confidence, then the categories with "
         "the fewest labels; random: an unbiased sample (--seed)",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="FIELDS",
+        help="ask for these fields only, comma-separated: 'pass' (pass/fail only) and/or "
+        "metrics of the rubric (default: pass and every metric); each label line records them",
     )
     parser.add_argument("--rubric", help="rubric name or file (default: the run's manifest)")
     add_subset_options(parser)
@@ -95,49 +100,40 @@ async def _serve(
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..adapters._registry import load_rubric
     from ..report._label_server import label_app
-    from ..runner._result import Run
-    from ..runs import LABELS, LabelQueue, LabelWriter, read_labels, validate_labels
+    from ..runner._label import labelling
 
-    run_dir = Path(args.run)
     labeller = _labeller(args)
-    run = Run(Path(run_dir))
-    cases = list(run.cases())
-    if not cases:
-        raise ConfigError(f"{run_dir}: the run has no cases to label")
-    name = args.rubric or manifest_rubric(Run.read_manifest(run_dir))
-    if not name:
-        raise ConfigError(f"{run_dir}: the manifest names no rubric; give --rubric")
-    rubric = load_rubric(name)
-    verdicts = {verdict.case_id: verdict for verdict in run.verdicts}
-    subset = subset_from(RunOptions.of(args))
-    if not subset.everything:
-        kept = set(subset.select((case.id, case.category) for case in cases))
-        cases = [case for case in cases if case.id in kept]
-    path = Path(args.labels) if args.labels else run_dir / LABELS
-    with LabelWriter(path) as writer:
-        # Read once the file is ours: no other page can append between the read and ours.
-        existing = read_labels(path)
-        by_id = {case.id: case for case in run.cases()}
-        _, warnings = validate_labels(existing, by_id, rubric, path)
-        for warning in warnings:
+    with labelling(
+        args.run,
+        labeller,
+        labels=args.labels,
+        order=args.order,
+        rubric=args.rubric,
+        ids=args.ids,
+        category=args.category,
+        sample=args.sample,
+        limit=args.limit,
+        seed=args.seed,
+        only=None if args.only is None else args.only.split(","),
+    ) as found:
+        for warning in found.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        queue = LabelQueue(
-            cases, verdicts, rubric, labeller, existing, writer, order=args.order, seed=args.seed
-        )
         hosts: set[str] = set()
-        app = label_app(queue, hosts)
-        progress = queue.progress()
+        app = label_app(found.queue, hosts)
+        progress = found.queue.progress()
         out = sys.stdout
+        count = len(found.queue.cases)
         banner = (
-            f"labelling {len(cases)} cases of {run_dir} as {labeller} into {path} "
-            f"({progress['labelled']} labelled, {progress['left']} left); Ctrl-C to stop"
+            f"labelling {count} cases of {found.run} as {labeller} into {found.path}"
+            f"{found.queue.asking()} ({progress['labelled']} labelled, {progress['left']} left); "
+            "Ctrl-C to stop"
         )
         asyncio.run(_serve(app, args.port, args.open, hosts, banner, out))
+        labelled = found.queue.progress()["labelled"]
         print(
-            f"{labeller}: {queue.progress()['labelled']} of {len(cases)} cases labelled "
-            f"({queue.progress()['labelled'] - progress['labelled']} this time) in {path}",
+            f"{labeller}: {labelled} of {count} cases labelled "
+            f"({labelled - progress['labelled']} this time) in {found.path}",
             file=out,
         )
     return 0

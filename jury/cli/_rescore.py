@@ -8,8 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..decide._core import AGGREGATIONS
-from ..runner._rescore import RescoreOptions, rescore_options
+from ..runner._rescore import AGGREGATIONS, RescoreOptions, rescore_options
 
 __all__ = ["register"]
 

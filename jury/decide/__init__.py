@@ -1,3 +1,6 @@
 """Votes to a verdict, pure: reducers, quorum, ties, tiers and learned models (reused by `jury
 rescore`).
 """
+
+# Nothing public here: what a user needs of it is at the front door (`jury`).
+__all__: list[str] = []

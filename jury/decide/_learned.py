@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -239,6 +239,8 @@ class FitFile(BaseModel):
     target_agreement: float | None = Field(default=None, gt=0, lt=1)
     risk: float | None = Field(default=None, gt=0, lt=1)
     target: dict[str, TargetTable] = Field(min_length=1)
+    #: Targets the labels named but `jury calibrate --fit` could not learn, and why.
+    skipped: dict[str, str] = {}
 
 
 class _FirstFormat(Fit):
@@ -260,6 +262,8 @@ class Fits:
     """
 
     fits: tuple[Fit, ...]
+    #: Targets the labels named that could not be learned, and why (their medians decide).
+    skipped: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.fits:
@@ -290,6 +294,18 @@ class Fits:
     def get(self, target: str) -> Fit | None:
         return next((f for f in self.fits if f.target == target), None)
 
+    def skipped_warnings(self, source: str | Path) -> list[str]:
+        """What a run using this fit says of the targets it did not learn (`skipped`)."""
+        return [
+            f"{source}: {target} was not learned ({why}); "
+            + (
+                "the fitted metrics decide the verdict by the rubric's rule"
+                if target == PASS_TARGET
+                else "its median decides"
+            )
+            for target, why in self.skipped.items()
+        ]
+
     def check_panel(self, jurors: Mapping[str, int], rubric: Rubric, source: str) -> None:
         for fit in self.fits:
             fit.check_panel(
@@ -313,7 +329,8 @@ class Fits:
         )
         fields = set(TargetTable.model_fields)
         tables = {f.target: f.model_dump(include=fields, exclude_none=True) for f in self.fits}
-        return {"format": FORMAT, **shared, "target": tables}
+        skipped = {"skipped": dict(self.skipped)} if self.skipped else {}
+        return {"format": FORMAT, **shared, "target": tables, **skipped}
 
 
 def load_fit(path: str | Path) -> Fits:
@@ -333,7 +350,8 @@ def load_fit(path: str | Path) -> Fits:
     assert isinstance(parsed, FitFile)
     shared = parsed.model_dump(include={"rubric", "fingerprint", "target_agreement", "risk"})
     return Fits(
-        tuple(Fit(target=name, **shared, **dict(table)) for name, table in parsed.target.items())
+        tuple(Fit(target=name, **shared, **dict(table)) for name, table in parsed.target.items()),
+        parsed.skipped,
     )
 
 

@@ -296,9 +296,12 @@ class Caller:
             started = time.perf_counter()
             try:
                 # The slot is sized by the request so that a tokens-per-minute limit can
-                # pace it; waiting for it does not count against the attempt's timeout.
-                async with limiter.slot(request), asyncio.timeout(self._timeout):
-                    reply = await model.complete(request)
+                # pace it; waiting for it counts neither against the attempt's timeout nor
+                # in the call's latency.
+                async with limiter.slot(request):
+                    started = time.perf_counter()
+                    async with asyncio.timeout(self._timeout):
+                        reply = await model.complete(request)
             except TimeoutError:
                 error: ProviderError = TransientError(f"no reply within {self._timeout:g}s")
             except Exception as exc:  # every foreign error goes through the classifier

@@ -29,6 +29,7 @@ from ..cases._case import Case
 from ..decide._cascade import Decider
 from ..decide._learned import Fits
 from ..panel._panel import Panel
+from ._deadline import CASE, CaseDeadline
 from ._second_chance import Held, again, settled
 from ._votes import Cast, Seat, Voter
 
@@ -175,20 +176,26 @@ class CaseJudge:
         self, case: Case, prompts: Sequence[Prompt], seats: Sequence[Seat]
     ) -> list[Cast]:
         """Every juror's vote, at once. Votes still missing at the case's deadline are
-        unavailable (a timeout: transient); the ones already cast are kept."""
+        unavailable (a timeout: transient); the ones already cast are kept. The deadline
+        stops while a call waits for its turn at the server (`jury.engine._deadline`)."""
         stats = [CallStats() for _ in seats]
-        timeout = self.panel.case_timeout
         tasks: list[asyncio.Task[Cast]] = []
         try:
-            async with asyncio.timeout(timeout):
-                if len(seats) == 1:
-                    # One juror needs no task of its own.
-                    return [await self.voter.cast(seats[0], case, prompts, stats[0])]
-                async with asyncio.TaskGroup() as group:
-                    tasks.extend(
-                        group.create_task(self.voter.cast(seat, case, prompts, calls))
-                        for seat, calls in zip(seats, stats, strict=True)
-                    )
+            async with asyncio.timeout(self.panel.case_timeout) as scope:
+                deadline = CaseDeadline(scope)
+                set_deadline = CASE.set(deadline)
+                try:
+                    if len(seats) == 1:
+                        # One juror needs no task of its own.
+                        return [await self.voter.cast(seats[0], case, prompts, stats[0])]
+                    async with asyncio.TaskGroup() as group:
+                        tasks.extend(
+                            group.create_task(self.voter.cast(seat, case, prompts, calls))
+                            for seat, calls in zip(seats, stats, strict=True)
+                        )
+                finally:
+                    deadline.open = False
+                    CASE.reset(set_deadline)
         except TimeoutError:
             pass
         votes = []

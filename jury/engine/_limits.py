@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from .._clock import Clock
 from ..adapters._account import ProviderLimits
+from ._deadline import waiting
 
 if TYPE_CHECKING:
     from ..adapters._model import JudgeModel
@@ -229,7 +230,12 @@ class AccountLimiter:
 
     async def acquire(self, tokens: int) -> None:
         if self._semaphore is not None:
-            await self._semaphore.acquire()
+            if self._semaphore.locked():
+                # A wait for a turn: the case's deadline does not run meanwhile.
+                with waiting():
+                    await self._semaphore.acquire()
+            else:
+                await self._semaphore.acquire()
         if not self._paced:
             now = self._clock.monotonic()
             if now >= self._paused_until:
@@ -243,7 +249,8 @@ class AccountLimiter:
                     self._count_from(second)
                 return
         try:
-            await self._wait_turn(tokens)
+            with waiting():
+                await self._wait_turn(tokens)
         except BaseException:
             if self._semaphore is not None:
                 self._semaphore.release()

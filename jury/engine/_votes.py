@@ -18,6 +18,7 @@ from .._logging import Events
 from .._redact import redact
 from .._verdict import Ballot, CallStats, Vote, VoteStatus
 from ..adapters._model import JudgeModel
+from ..adapters._registry import logprobs_asked
 from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import Prompt, Rubric, parse_reply
 from ..adapters._strategy import PLAIN, Strategy
@@ -310,7 +311,7 @@ class Voter:
                 schema_name=prompt.schema_name,
                 temperature=seat.temperature,
                 max_tokens=seat.max_tokens or self.max_tokens,
-                logprobs=seat.juror.logprobs,
+                logprobs=seat.juror.logprobs and logprobs_asked(caller.model.name),
                 seed=sample if seat.samples > 1 else None,
                 effort=seat.effort,
                 text_limit=seat.juror.reason_length,

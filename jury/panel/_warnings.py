@@ -89,10 +89,13 @@ def _named(jurors: list[Juror]) -> str:
 def _live_id(model: str | JudgeModel) -> str | None:
     """The model ID of a live judge, or None for offline, replayed and scripted ones."""
     if isinstance(model, JudgeModel):
-        if model.offline or model.family in _NOT_LLM:
+        # A model whose class names no family takes its provider's (an outside adapter's
+        # model object is as live as the built-ins').
+        family = model.family if model.family != "unknown" else family_of(model.name)
+        if model.offline or family in _NOT_LLM:
             return None
         model = model.name
-    if family_of(model) in _NOT_LLM:
+    elif family_of(model) in _NOT_LLM:
         return None
     return model.partition("/")[2]
 

@@ -16,6 +16,7 @@ from ..cases._case import Case
 
 if TYPE_CHECKING:
     from ..agreement._panel_stats import AgreementSummary
+    from ..agreement._people import PeopleAgreement
     from ..agreement._ratings import Estimate
     from ..agreement._seats import Seats
 
@@ -28,6 +29,7 @@ __all__ = [
     "agreement_rows",
     "estimate_text",
     "manifest_rubric",
+    "people_undefined",
     "rubric_metrics",
     "run_agreement",
 ]
@@ -93,10 +95,11 @@ def run_agreement(
     )
 
 
-def estimate_text(estimate: Estimate, interval: bool = True) -> str:
-    """``0.812 [0.70, 0.93]``, or ``undefined`` (never a 1.0 or 0 in its place)."""
+def estimate_text(estimate: Estimate, interval: bool = True, *, why: bool = False) -> str:
+    """``0.812 [0.70, 0.93]``, or ``undefined`` (never a 1.0 or 0 in its place), with its
+    reason when `why`."""
     if estimate.value is None:
-        return "undefined"
+        return f"undefined ({estimate.reason})" if why and estimate.reason else "undefined"
     text = f"{estimate.value:.3f}"
     if interval and estimate.low is not None and estimate.high is not None:
         text += f" [{estimate.low:.2f}, {estimate.high:.2f}]"
@@ -140,3 +143,25 @@ def agreement_rows(summary: AgreementSummary) -> list[AgreementRow]:
             )
         )
     return rows
+
+
+def people_undefined(people: PeopleAgreement) -> list[str]:
+    """Why each undefined statistic of the labellers' table is undefined, one line per
+    (statistic, reason) naming the label keys it holds for: with one labeller every
+    statistic is undefined for the same reason, said once rather than once a key."""
+    keys_of: dict[tuple[str, str], list[str]] = {}
+    for key, found in people.keys.items():
+        for estimate in (found.cohen_kappa, found.fleiss_kappa, found.alpha):
+            if estimate is None or estimate.value is not None:
+                continue
+            # The column it fills in the people's table (cohen_kappa[linear] is Cohen kappa).
+            name = {"cohen": "Cohen kappa", "fleiss": "Fleiss kappa"}.get(
+                estimate.statistic.split("_")[0], "alpha"
+            )
+            keys_of.setdefault((name, estimate.reason or "no reason given"), []).append(key)
+    every = len(people.keys) > 1
+    return [
+        f"{'every label' if every and len(keys) == len(people.keys) else ', '.join(keys)}: "
+        f"{name} undefined ({reason})"
+        for (name, reason), keys in keys_of.items()
+    ]

@@ -273,9 +273,11 @@ def tradeoff_page(
     title: str,
     errors: SeatErrors | None = None,
     seats: Seats | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> str:
     """A self-contained page for `jury calibrate --html` (`seats`: each seat's model, named
-    in the table of errors shared between seats)."""
+    in the table of errors shared between seats; `skipped`: the targets not learned, and
+    why)."""
     rows = "".join(
         f"<tr><td>{html.escape(j)}</td><td>{pct(s / n)}</td><td>{s} of {n}</td></tr>"
         for j, (s, n) in sorted(consistency.items())
@@ -285,12 +287,19 @@ def tradeoff_page(
     )
     if not rows:
         rows = '<tr><td colspan="3">no juror was asked in two presentation orders</td></tr>'
+    not_learned = "".join(
+        f"<li>{html.escape(target)}: {html.escape(why)}</li>"
+        for target, why in (skipped or {}).items()
+    )
+    if not_learned:
+        not_learned = f"<h2>Not learned</h2><ul>{not_learned}</ul>"
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
         f'<title>{html.escape(title)}</title></head><body style="font: 14px system-ui">'
-        f"<h1>{html.escape(title)}</h1><h2>Accuracy and coverage (held-out cases)</h2>"
+        f"<h1>{html.escape(title)}</h1>{not_learned}"
+        "<h2>Accuracy and coverage (held-out cases)</h2>"
         f"{tradeoff_svg(result.curves)}{worth}{errors_html(errors, seats)}"
         "<h2>Position consistency</h2><table><tr><th>juror</th><th>both orders agree</th>"
         f"<th>cases</th></tr>{rows}</table></body></html>"

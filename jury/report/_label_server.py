@@ -106,7 +106,9 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 def _case_reply(queue: LabelQueue, case_id: str) -> dict[str, Any]:
-    mine = queue.mine().get(case_id)
+    # Done means every field asked here is given: a case labelled pass/fail only, now asked
+    # for a metric too, is not, and its votes stay unsent until it is.
+    mine = queue.done().get(case_id)
     reply: dict[str, Any] = {
         "case": case_view(queue.cases[case_id]),
         "fields": queue.fields(case_id),
@@ -116,7 +118,8 @@ def _case_reply(queue: LabelQueue, case_id: str) -> dict[str, Any]:
         "note": None,
     }
     if mine is not None and mine.labels is not None:
-        reply["label"] = dict(mine.labels)
+        asked = {field["name"] for field in reply["fields"]}
+        reply["label"] = {k: v for k, v in mine.labels.items() if k in asked}
         reply["note"] = mine.note
         reply["jury"] = votes_view(queue.verdicts.get(case_id))
     return reply
@@ -129,6 +132,7 @@ async def _state(request: web.Request) -> web.Response:
             "labeller": queue.labeller,
             "rubric": queue.rubric.name,
             "order": queue.order,
+            "asked": None if queue.only is None else list(queue.only),
             "next": queue.next_case(),
             "progress": queue.progress(),
         }

@@ -4,10 +4,9 @@ write the one fit file (a table per target) that ``aggregation = "learned"`` rea
 
 from __future__ import annotations
 
-import argparse
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +16,13 @@ from ..cases._case import Case
 from ..decide._learned import PASS_TARGET, Fit, Fits
 from ..engine._jury import Jury
 from ..panel._panel import Panel
-from ..runs import run_interruptible
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
+    from ..agreement._evidence import Labelled
     from ..agreement._seats import Seats
     from ..agreement._select import SeatCost
+    from ._options import CalibrateOptions
 
 __all__ = ["learn", "write_findings", "write_fit"]
 
@@ -36,7 +36,8 @@ HEADER = """\
 # tier 1, then of tiers 1-2, ...; each source (a juror, or one presentation order of it) adds,
 # for the value it gave, the listed score to each class of `classes`; softmax gives
 # probabilities, `confidence` maps them to the estimated agreement with the labels, and a
-# verdict stands when that reaches `threshold`.
+# verdict stands when that reaches `threshold`. [skipped] names the targets the labels named
+# that could not be learned, and why (their medians decide, as without a fit).
 """
 
 
@@ -94,7 +95,7 @@ def _targets(cases: Sequence[Case], given: str | None, rubric: Rubric, out: Any)
     return found
 
 
-def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
+async def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVerdict]:
     if run is not None:
         from ..runs._records import read_verdicts
 
@@ -114,15 +115,18 @@ def _votes(panel: Panel, cases: Sequence[Case], run: str | None) -> list[CaseVer
         }
     )
 
-    async def go() -> list[CaseVerdict]:
-        async with Jury(flat, checks=None) as jury:
-            return await judge_all(jury, cases)
-
-    return run_interruptible(go())
+    async with Jury(flat, checks=None) as jury:
+        return await judge_all(jury, cases)
 
 
-def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: Any) -> int:
+async def learn(panel: Panel, cases: Sequence[Case], args: CalibrateOptions, out: Any) -> int:
+    """Fit every target the labels can teach; a target they cannot (too few labels, one
+    value, no juror's value) is skipped with a warning, named in the fit file and the
+    findings. Exit 2 (`ConfigError`) when none can be learned, 1 when a target's agreement
+    guarantee cannot be met."""
     from ..adapters._registry import load_rubric
+    from ..agreement._evidence import labelled_table
+    from ..agreement._fitting import unheard
 
     if args.unsupervised and panel.target_agreement is not None:
         raise ConfigError("target_agreement needs labels to calibrate on: not with --unsupervised")
@@ -134,44 +138,87 @@ def learn(panel: Panel, cases: Sequence[Case], args: argparse.Namespace, out: An
     tiers = {juror.id: juror.tier for juror in panel.jurors}
     if args.unsupervised and max(tiers.values()) > 1:
         raise ConfigError("a cascade learns when to escalate from labels: not --unsupervised")
-    verdicts = _votes(panel, chosen, args.votes)
+    # What the labels cannot teach is known before a juror is asked (and paid).
+    skipped = {} if args.unsupervised else _unlearnable(chosen, rubric, targets)
+    _something_left(targets, skipped)
+    verdicts = await _votes(panel, chosen, args.votes)
+    tables = {
+        target: labelled_table(chosen, verdicts, rubric, target)
+        for target in targets
+        if target not in skipped
+    }
+    for target, table in tables.items():
+        why = unheard(table, labelled_only=not args.unsupervised)
+        if why is not None:
+            skipped[target] = why
+    skipped = {target: skipped[target] for target in targets if target in skipped}
+    _something_left(targets, skipped)
+    learned = [target for target in targets if target not in skipped]
+    for target, why in skipped.items():
+        print(f"warning: skipped {target}: {why}", file=out)
+    if PASS_TARGET in skipped and learned:
+        print(
+            f"note: without a fitted pass, the fitted {', '.join(learned)} decide the verdict "
+            "by the rubric's rule (the others by their medians)",
+            file=out,
+        )
     from ..agreement._seats import Seats
 
     seats = Seats.of_panel(panel, verdicts)
     findings: dict[str, Any] = {}
     fits: list[Fit] = []
     failures: list[str] = []
-    for number, target in enumerate(targets):
+    for number, target in enumerate(learned):
         fit, failure = _learn_target(
             panel,
             rubric,
             chosen,
             verdicts,
-            target,
+            tables[target],
             args,
             out,
             draw=number == 0,
-            decides=target == PASS_TARGET or PASS_TARGET not in targets,
+            decides=target == PASS_TARGET or PASS_TARGET not in learned,
             seats=seats,
             findings=findings,
+            skipped=skipped,
         )
         if fit is not None:
             fits.append(fit)
         if failure is not None:
-            failures.append(failure if len(targets) == 1 else f"{target}: {failure}")
-        if args.html and number == 0 and len(targets) > 1:
+            failures.append(failure if len(learned) == 1 else f"{target}: {failure}")
+        if args.html and number == 0 and len(learned) > 1:
             print(f"(the trade-off page draws the first target only: {target})", file=out)
-    _guarantee_note(panel, targets, tiers, out)
-    if getattr(args, "json", None):
-        write_findings(args.json, {"seats": seats.record(tiers), "targets": findings}, out)
+    _guarantee_note(panel, learned, tiers, out)
+    if args.json:
+        found = {"seats": seats.record(tiers), "targets": findings, "skipped": skipped}
+        write_findings(args.json, found, out)
     if failures:
         print(f"FAILED: {'; '.join(failures)}; no fit written", file=out)
         return 1
     if args.fit and fits:
-        write_fit(Fits(tuple(fits)), args.fit)
-        shown = f" ({len(fits)} targets: {', '.join(targets)})" if len(fits) > 1 else ""
+        write_fit(Fits(tuple(fits), skipped), args.fit)
+        shown = f" ({len(fits)} targets: {', '.join(learned)})" if len(fits) > 1 else ""
+        if skipped:
+            shown += f"; skipped: {', '.join(skipped)}, named in the file under [skipped]"
         print(f"fit written to {args.fit}{shown}", file=out)
     return 0
+
+
+def _unlearnable(cases: Sequence[Case], rubric: Rubric, targets: Sequence[str]) -> dict[str, str]:
+    """Target -> why its labels cannot be learned (too few, one value), for those that cannot."""
+    from ..agreement._evidence import target_labels
+    from ..agreement._fitting import unlearnable
+
+    found = {target: unlearnable(target_labels(cases, rubric, target)) for target in targets}
+    return {target: why for target, why in found.items() if why is not None}
+
+
+def _something_left(targets: Sequence[str], skipped: Mapping[str, str]) -> None:
+    """A fit where no target can be learned stops (exit 2) saying why for each."""
+    if all(target in skipped for target in targets):
+        whys = "; ".join(f"{target}: {why}" for target, why in skipped.items())
+        raise ConfigError(f"nothing can be learned: {whys}")
 
 
 def _guarantee_note(panel: Panel, targets: Sequence[str], tiers: dict[str, int], out: Any) -> None:
@@ -210,23 +257,24 @@ def _learn_target(
     rubric: Rubric,
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
-    target: str,
-    args: argparse.Namespace,
+    table: Labelled,
+    args: CalibrateOptions,
     out: Any,
     *,
     draw: bool,
     decides: bool,
     seats: Seats | None = None,
     findings: dict[str, Any] | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> tuple[Fit | None, str | None]:
     """Fit, report and (--select, --html) measure one target: its fit and why it failed;
     what was found of the seats goes into `findings` (for ``--json``)."""
-    from ..agreement._evidence import consistency, effective, errors, labelled_table
+    from ..agreement._evidence import consistency, effective, errors
     from ..agreement._fitting import fit_jury, fit_unsupervised
     from ..agreement._select import select
     from ..report._calibration import print_fit, print_selection, tradeoff_page
 
-    table = labelled_table(chosen, verdicts, rubric, target)
+    target = table.target
     tiers = {juror.id: juror.tier for juror in panel.jurors}
     jurors = sorted(tiers)
     if args.unsupervised:
@@ -280,21 +328,20 @@ def _learn_target(
                 | {"source": c.source, "model": c.model}
                 for seat, c in costs.items()
             }
-        if getattr(args, "budget", None) is not None:
+        if args.budget is not None:
             from ..agreement._select import within_budget
             from ..report._calibration import print_budget
 
             # A seat's model (a seat is a model and a strategy); an object model is its own.
             models = {j.id: j.model if isinstance(j.model, str) else j.id for j in panel.jurors}
             print_budget(within_budget(ranked, args.budget, models), out)
-    if getattr(args, "cascades", False) and labelled and not args.unsupervised:
+    if args.cascades and labelled and not args.unsupervised:
         if costs is None:
             costs = _seat_costs(panel, rubric, chosen, verdicts, seats)
         _cascades(panel, rubric, chosen, verdicts, table, args, out, costs)
     if args.html and draw:
-        page = tradeoff_page(
-            result, same, worth, f"aiojury calibration · {rubric.name}", shared, seats
-        )
+        title = f"aiojury calibration · {rubric.name} · {target}"
+        page = tradeoff_page(result, same, worth, title, shared, seats, skipped)
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"trade-off drawn in {args.html}", file=out)
     return result.fit, result.failure
@@ -306,7 +353,7 @@ def _cascades(
     chosen: Sequence[Case],
     verdicts: Sequence[CaseVerdict],
     table: Any,
-    args: argparse.Namespace,
+    args: CalibrateOptions,
     out: Any,
     priced: dict[str, SeatCost],
 ) -> None:

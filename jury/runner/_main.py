@@ -240,6 +240,10 @@ def _warnings(
     from ..panel._warnings import panel_warnings
 
     warnings = panel_warnings(panel, agent)
+    if panel.aggregation == "learned" and panel.calibration is not None:
+        from ..decide._learned import load_fit
+
+        warnings += load_fit(panel.calibration).skipped_warnings(panel.calibration)
     # Only the cases this run takes count (--ids, --shard, --limit ... may leave the
     # image cases out).
     if selection.ids is not None:

@@ -28,6 +28,7 @@ from ..panel._panel import Panel, load_panel, thresholds_problem
 from ..report._publish import HTML_CASES, ReportPaths
 
 __all__ = [
+    "CalibrateOptions",
     "Progress",
     "Reporting",
     "RunOptions",
@@ -106,6 +107,62 @@ def given(options: type[Any], namespace: object) -> dict[str, Any]:
     attributes are not options of that kind)."""
     found = (f.name for f in fields(options))
     return {name: getattr(namespace, name) for name in found if hasattr(namespace, name)}
+
+
+@dataclass(slots=True)
+class CalibrateOptions:
+    """The options of a calibration (`jury.calibrate`), named as `jury calibrate`'s flags
+    are: the cases and panel (as a run's), the gold checks, the hand labels and their drift,
+    and the learned jury (`fit` and what goes with it)."""
+
+    cases: str | None = None
+    jury: str | None = None
+    rubric: str | None = None
+    threshold: float | None = None
+    map: Sequence[str] = field(default_factory=list)
+    format: str | None = None
+    root: str | None = None
+    labels: Sequence[str] | None = None
+    passes: int = 1
+    gold_min: float = 0.9
+    other_max: float = 0.2
+    json: str | None = None
+    baseline: str | None = None
+    save_baseline: str | None = None
+    drift_tolerance: float = 0.05
+    fit: str | None = None
+    target: str | None = None
+    model: Literal["auto", "weights", "stacked"] = "auto"
+    unsupervised: bool = False
+    select: bool = False
+    budget: float | None = None
+    cascades: bool = False
+    seed: int = 0
+    folds: int = 5
+    votes: str | None = None
+    html: str | None = None
+
+    @classmethod
+    def of(cls, namespace: object) -> CalibrateOptions:
+        """The options a parsed command line holds, the defaults for the rest."""
+        return cls(**given(cls, namespace))
+
+    @property
+    def learns(self) -> bool:
+        """Whether the calibration fits (or ranks) a learned jury rather than checking."""
+        return bool(self.fit or self.select or self.unsupervised or self.cascades)
+
+    def run_options(self) -> RunOptions:
+        """The cases and the panel, as a run reads them."""
+        return RunOptions(
+            cases=self.cases,
+            jury=self.jury,
+            rubric=self.rubric,
+            threshold=self.threshold,
+            map=self.map,
+            format=self.format,
+            root=self.root,
+        )
 
 
 class Subsetting(Protocol):

@@ -26,6 +26,7 @@ from ..adapters._registry import load_rubric
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import Decider
+from ..decide._core import AGGREGATIONS
 from ..panel._panel import Gate, Panel
 from ..report._publish import HTML_CASES, publish
 from ..runs._records import (
@@ -40,7 +41,7 @@ from ._notices import Notices
 from ._options import given, report_paths, select_verdicts, subset_from
 from ._result import Run
 
-__all__ = ["RescoreOptions", "rescore"]
+__all__ = ["AGGREGATIONS", "RescoreOptions", "rescore"]
 
 
 @dataclass(slots=True)

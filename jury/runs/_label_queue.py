@@ -8,8 +8,15 @@ category gets labels), then file order. The order is worked out again after each
 the counts per category change. Order ``random`` is a shuffle fixed by the seed: an unbiased
 sample of the cases, for estimating how often the jury is right.
 
-A label counts as done for a labeller when it is in force (`current_labels`) and the case has
-not changed since (`case_hash`); a stale label puts the case back in the queue.
+A label counts as done for a labeller when it is in force (`current_labels`), the case has
+not changed since (`case_hash`), and it gives every field the page asks for; a stale label
+puts the case back in the queue.
+
+A page may ask for a subset of the fields (``only``: ``pass`` alone is the pass/fail-only
+mode, or any of the rubric's metrics). Each label line records the fields it was asked
+(``asked``), and keeps the labeller's earlier values of the fields not asked this time, so a
+pass/fail pass over cases labelled in full (or the other way round) loses nothing. A case for
+which the rubric has none of the fields asked is left out of the queue, and counted.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from .._verdict import CaseVerdict, VoteStatus
+from .._errors import ConfigError
+from .._verdict import CaseVerdict, Metric, VoteStatus
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ._labels import (
@@ -27,6 +35,7 @@ from ._labels import (
     LabelWriter,
     case_hash,
     check_label,
+    check_only,
     current_labels,
     label_fields,
     now,
@@ -71,10 +80,21 @@ class LabelQueue:
         *,
         order: Order = "teach",
         seed: int = 0,
+        only: Sequence[str] | None = None,
     ) -> None:
+        #: The fields asked for (None: every field of the rubric), checked against it.
+        self.only = None if only is None else check_only(rubric, cases, only)
+        self.rubric = rubric
+        asked = [case for case in cases if self._fields_of(case)]
+        #: Cases left out because the rubric asks none of the fields `only` names of them.
+        self.left_out = len(cases) - len(asked)
+        if not asked:
+            raise ConfigError(
+                f"--only {','.join(self.only or ())}: no case has these fields to label"
+            )
+        cases = asked
         self.cases = {case.id: case for case in cases}
         self.verdicts = verdicts
-        self.rubric = rubric
         self.labeller = labeller
         self.writer = writer
         self._hashes = {case.id: case_hash(case) for case in cases}
@@ -102,17 +122,36 @@ class LabelQueue:
             if label.case_hash is None or label.case_hash == self._hashes[label.case_id]
         }
 
+    def _fields_of(self, case: Case) -> tuple[Metric, ...]:
+        return label_fields(self.rubric, case, self.only)
+
     def mine(self) -> dict[str, Label]:
         """Case ID -> this labeller's label in force."""
         return {c: label for (c, who), label in self._in_force().items() if who == self.labeller}
+
+    def done(self) -> dict[str, Label]:
+        """Case ID -> this labeller's label in force that gives every field asked here."""
+        return {
+            case_id: label
+            for case_id, label in self.mine().items()
+            if all(m.name in (label.labels or {}) for m in self._fields_of(self.cases[case_id]))
+        }
 
     def stale(self, case_id: str) -> bool:
         """Whether this labeller labelled the case before its content changed."""
         label = current_labels(self._lines).get((case_id, self.labeller))
         return label is not None and label.case_hash not in (None, self._hashes[case_id])
 
+    def asking(self) -> str:
+        """What the page asks for, as the banner says it ("" for every field)."""
+        if self.only is None:
+            return ""
+        what = "pass/fail only" if self.only == ("pass",) else f"{', '.join(self.only)} only"
+        left = f"; {self.left_out} case(s) without these fields left out" if self.left_out else ""
+        return f", asking {what}{left}"
+
     def next_case(self) -> str | None:
-        done = self.mine()
+        done = self.done()
         left = [case_id for case_id in self.cases if case_id not in done]
         if not left:
             return None
@@ -133,7 +172,7 @@ class LabelQueue:
         return min(left, key=teaches)
 
     def progress(self) -> dict[str, Any]:
-        done = self.mine()
+        done = self.done()
         categories: dict[str, dict[str, int]] = {}
         for case_id, case in self.cases.items():
             cell = categories.setdefault(case.category or "(none)", {"labelled": 0, "left": 0})
@@ -149,7 +188,7 @@ class LabelQueue:
     def fields(self, case_id: str) -> list[dict[str, Any]]:
         return [
             {"name": m.name, "level": m.level, "values": list(m.values)}
-            for m in label_fields(self.rubric, self.cases[case_id])
+            for m in self._fields_of(self.cases[case_id])
         ]
 
     def label(self, case_id: str, values: Mapping[str, Any], note: str | None) -> str | None:
@@ -158,20 +197,27 @@ class LabelQueue:
         case = self.cases.get(case_id)
         if case is None:
             return f"case_id: no case with the ID {case_id!r} is being labelled"
-        fields = label_fields(self.rubric, case)
+        fields = self._fields_of(case)
         missing = [m.name for m in fields if m.name not in values]
         if missing:
             return f"labels: {', '.join(missing)} missing"
         problem = check_label(values, fields)
         if problem is not None:
             return problem
+        # The fields not asked this time keep this labeller's values: the latest line wins
+        # whole, so it carries them on.
+        earlier = self.mine().get(case_id)
+        kept = (
+            {k: v for k, v in (earlier.labels or {}).items() if k not in values} if earlier else {}
+        )
         label = Label(
             case_id=case_id,
             labeller=self.labeller,
             time=now(),
-            labels=dict(values),
+            labels={**kept, **values},
             case_hash=self._hashes[case_id],
             note=note or None,
+            asked=tuple(m.name for m in fields),
         )
         self.writer.append(label)
         self._lines.append(label)

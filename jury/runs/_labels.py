@@ -27,7 +27,7 @@ import hashlib
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +47,7 @@ __all__ = [
     "LabelsLockedError",
     "case_hash",
     "check_label",
+    "check_only",
     "current_labels",
     "label_fields",
     "load_labels",
@@ -60,7 +61,7 @@ LABELS = "labels.jsonl"
 #: Label keys that mean the case's verdict rather than one metric.
 VERDICT_KEYS = ("pass", "verdict")
 _PASS = Metric(name="pass", level="nominal", values=(False, True))
-_FIELDS = {"case_id", "labels", "labeller", "time", "case_hash", "note", "withdrawn"}
+_FIELDS = {"case_id", "labels", "labeller", "time", "case_hash", "note", "withdrawn", "asked"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,10 @@ class Label:
     labels: Mapping[str, Any] | None
     case_hash: str | None = None
     note: str | None = None
+    #: The fields the labelling page asked for (a pass/fail-only page asks ``pass`` alone);
+    #: `labels` may hold more, kept from the labeller's earlier label of the case. None in a
+    #: line that does not say (written by hand, or before pages took a subset).
+    asked: tuple[str, ...] | None = None
     #: The line it was read from (0 for a label not read from a file).
     line: int = 0
 
@@ -85,6 +90,8 @@ class Label:
         data.update(labeller=self.labeller, time=self.time)
         if self.case_hash is not None:
             data["case_hash"] = self.case_hash
+        if self.asked is not None:
+            data["asked"] = list(self.asked)
         if self.note:
             data["note"] = self.note
         return data
@@ -129,6 +136,11 @@ def _parse(number: int, text: str) -> tuple[Label | None, str | None]:
     for key in ("case_hash", "note"):
         if data.get(key) is not None and not isinstance(data[key], str):
             return None, f"{key}: must be a string"
+    asked = data.get("asked")
+    if asked is not None and (
+        not isinstance(asked, list) or not asked or not all(isinstance(a, str) for a in asked)
+    ):
+        return None, "asked: a list of the label fields the page asked for is required"
     label = Label(
         case_id=data["case_id"],
         labeller=data["labeller"],
@@ -136,6 +148,7 @@ def _parse(number: int, text: str) -> tuple[Label | None, str | None]:
         labels=labels,
         case_hash=data.get("case_hash"),
         note=data.get("note"),
+        asked=None if asked is None else tuple(asked),
         line=number,
     )
     return label, None
@@ -186,14 +199,31 @@ def current_labels(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
 # --- checking against the cases and the rubric ------------------------------------------------
 
 
-def label_fields(rubric: Rubric, case: Case) -> tuple[Metric, ...]:
+def label_fields(
+    rubric: Rubric, case: Case, only: Collection[str] | None = None
+) -> tuple[Metric, ...]:
     """What a labeller gives for `case`: the pass/fail verdict and each of the rubric's
     metrics; a rubric whose one metric already is the verdict (a criterion's ``pass``, a
-    pairwise ``winner``) asks only for that."""
+    pairwise ``winner``) asks only for that. `only` keeps the fields it names (a
+    pass/fail-only page: ``{"pass"}``), in the rubric's order."""
     metrics = rubric.metrics(case)
-    if len(metrics) == 1 and metrics[0].level == "nominal":
-        return metrics
-    return (_PASS, *(m for m in metrics if m.name != "pass"))
+    fields: tuple[Metric, ...] = metrics
+    if len(metrics) != 1 or metrics[0].level != "nominal":
+        fields = (_PASS, *(m for m in metrics if m.name != "pass"))
+    return fields if only is None else tuple(m for m in fields if m.name in only)
+
+
+def check_only(rubric: Rubric, cases: Iterable[Case], only: Sequence[str]) -> tuple[str, ...]:
+    """The label fields a page asks for, `only` checked against what the rubric asks of
+    these cases: ``pass`` and/or any of its metrics. An unknown name is refused, naming the
+    fields there are."""
+    names = tuple(dict.fromkeys(name.strip() for name in only if name.strip()))
+    known = list(dict.fromkeys(m.name for case in cases for m in label_fields(rubric, case)))
+    unknown = [name for name in names if name not in known]
+    if not names or unknown:
+        what = f"{', '.join(unknown)} is not a label of {rubric.name}" if unknown else "empty"
+        raise ConfigError(f"--only: {what} (it has {', '.join(known)})")
+    return names
 
 
 def _allowed(value: Any, metric: Metric) -> bool:

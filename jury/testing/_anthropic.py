@@ -41,14 +41,21 @@ _ERROR_TYPES = {
 }
 
 #: The shortest prefix each model caches, in tokens; below it a marked prefix is silently not
-#: cached. Claude 4.x: the prompt-caching page as quoted in
-#: https://github.com/anthropics/anthropic-sdk-python/issues/1194; Claude 5 and 4.7/4.8:
-#: https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1. Claude
-#: Haiku 5.5's was in no source read: it is taken to be Haiku 4.5's, the highest.
+#: cached ("Shorter prompts cannot be cached, even if marked with cache_control"). Claude 4.x:
+#: the prompt-caching page as quoted in
+#: https://github.com/anthropics/anthropic-sdk-python/issues/1194. Claude 5, 5.1 and 5.5, and
+#: Haiku 5.5: the page's "Cache limitations" list,
+#: https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "512 tokens for Claude
+#: Fable 5.1, Claude Mythos 5.1, Claude Opus 5.5, Claude Opus 5, Claude Sonnet 5.5, Claude
+#: Fable 5, Claude Mythos 5, and Claude Haiku 5.5" (as quoted, fetched 2026-10-08, in public
+#: research notes found with the search tool), and 1,024 for Sonnet 5 and Opus 4.8. Most
+#: specific pattern first: Sonnet 5.5 caches from 512, Sonnet 5 from 1,024.
 _CACHE_MINIMUM = (
     ("claude-opus-5*", 512),
     ("claude-fable-5*", 512),
     ("claude-mythos-5*", 512),
+    ("claude-sonnet-5-5*", 512),
+    ("claude-haiku-5-5*", 512),
     ("claude-sonnet-5*", 1024),
     ("claude-opus-4-8*", 1024),
     ("claude-opus-4-7*", 2048),
@@ -58,7 +65,6 @@ _CACHE_MINIMUM = (
     ("claude-haiku-3*", 2048),
     ("claude-3-5-haiku*", 2048),
     ("claude-3-haiku*", 2048),
-    ("claude-haiku-5*", 4096),
 )
 _CACHE_DEFAULT = 1024
 _VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")

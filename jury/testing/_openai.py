@@ -39,9 +39,11 @@ _SYSTEM_ROLES = ("system", "developer")
 #: follow GPT-5 (issue 11: it refuses temperature).
 _REASONING = ("o[1-9]*", "gpt-5*", "gpt-6*")
 _NOT_REASONING = ("gpt-5*-chat-latest",)
-#: "Caching is enabled automatically for prompts that are 1024 tokens or longer"
-#: (https://platform.openai.com/docs/guides/prompt-caching).
+#: "Caching is enabled automatically for prompts that are 1024 tokens or longer", "with cache
+#: hits occurring in increments of 128 tokens" (https://developers.openai.com/api/docs/guides/
+#: prompt-caching).
 _CACHE_MINIMUM = 1024
+_CACHE_INCREMENT = 128
 
 
 def _reasoning(model: str) -> bool:
@@ -182,7 +184,10 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
 
     def prompt_parts(self, body: dict[str, Any]) -> tuple[str, str]:
         messages = body.get("messages") or []
-        system = "".join(
+        # "The structured output schema serves as a prefix to the system message and can be
+        # cached" (the prompt-caching guide): it is prompt, counted and cached with the system.
+        schema = self.schema_in(body)
+        system = (json.dumps(schema) if isinstance(schema, dict) else "") + "".join(
             text_of(m.get("content")) for m in messages if m.get("role") in _SYSTEM_ROLES
         )
         rest = "".join(
@@ -237,6 +242,9 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
 
     def cache_minimum(self, model: str) -> int:
         return _CACHE_MINIMUM
+
+    def cache_increment(self) -> int:
+        return _CACHE_INCREMENT
 
     def limit_headers(self, limit: float, remaining: int, reset: float) -> dict[str, str]:
         # https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers

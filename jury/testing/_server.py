@@ -434,8 +434,10 @@ class FakeProviderServer(Addresses):
         if not prefix:
             return 0, 0
         size = estimate_tokens(prefix)
-        if self.strict and size < protocol.cache_minimum(logged.model):
-            return 0, 0
+        if self.strict:
+            if size < protocol.cache_minimum(logged.model):
+                return 0, 0
+            size -= size % protocol.cache_increment()
         key = (protocol.provider, prefix)
         if key in self._seen_prefixes:
             return size, 0

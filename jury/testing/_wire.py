@@ -141,6 +141,11 @@ class WireProtocol(ABC):
         """The shortest prefix, in tokens, the provider caches for `model` (strict mode)."""
         return 0
 
+    def cache_increment(self) -> int:
+        """The steps, in tokens, in which a cached prefix is read (OpenAI's 128): a prefix is
+        cached up to the last whole step."""
+        return 1
+
     def limit_headers(self, limit: float, remaining: int, reset: float) -> dict[str, str]:
         """The rate-limit headers of a reply on an account limited to `limit` requests per
         minute (strict mode); none by default."""

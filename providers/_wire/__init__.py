@@ -208,14 +208,11 @@ class WireModel(JudgeModel):
         return reply
 
     def batches(self) -> BatchAPI | None:
-        """The provider's batch API over the same transport and credentials, built once."""
+        """The batch API the provider's profile names (`jury.providers.BUILTIN`), over the
+        model's transport and credentials: built once, and closed with the model."""
         if self._batches is None:
-            self._batches = self.batch_api()
+            self._batches = super().batches()
         return self._batches
-
-    def batch_api(self) -> BatchAPI | None:
-        """A new batch API for this model (see `jury.providers._batch`); None: it has none."""
-        return None
 
     @property
     def key(self) -> str:

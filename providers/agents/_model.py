@@ -16,8 +16,8 @@ so of its cache key (`jury.adapters.call_key` hashes each image): a rerun pays n
 and a changed image is a new call.
 
 A model that cannot take images must not answer a case that has them: its answer would be a
-guess at what it was not shown, judged as the system's. Which models take images is the
-providers' ``IMAGES`` table (`jury.adapters.images_refusal`), known before a call, so a run
+guess at what it was not shown, judged as the system's. Which models take images is what the
+providers' profiles say (`jury.adapters.images_refusal`), known before a call, so a run
 whose cases have images and whose agent model takes none stops at load with a configuration
 error (exit 2) naming the model and how many cases have images, rather than failing those
 cases one by one at the stage "agent": no case of such a run could be answered, and the fix

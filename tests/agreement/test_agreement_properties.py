@@ -7,13 +7,11 @@ from __future__ import annotations
 import math
 import warnings
 
-import krippendorff
 import numpy as np
 import pytest
+from extras import needs
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from jury.adapters import Level
 from jury.agreement import (
@@ -42,10 +40,13 @@ def tables(
 
 
 def _reference_alpha(rows: list[list[Cell]], level: Level) -> float:
+    import krippendorff
+
     data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float).T
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
 
 
+@needs("test")
 @settings(max_examples=60, deadline=None)
 @given(rows=tables(), level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
 def test_alpha_matches_the_krippendorff_package(rows: list[list[Cell]], level: Level) -> None:
@@ -65,12 +66,15 @@ def test_alpha_matches_the_krippendorff_package(rows: list[list[Cell]], level: L
         assert ours.value == pytest.approx(reference, abs=1e-9)
 
 
+@needs("test")
 @settings(max_examples=60, deadline=None)
 @given(
     rows=tables(max_raters=2),
     weights=st.sampled_from([None, "linear", "quadratic"]),
 )
 def test_cohen_kappa_matches_scikit_learn(rows: list[list[Cell]], weights: str | None) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
     ratings = Ratings.from_rows([row[:2] for row in rows], level="ordinal", values=[1, 2, 3, 4, 5])
     pairs = [(a, b) for a, b in (row[:2] for row in rows) if a is not None and b is not None]
     ours_declared = cohen_kappa(ratings, weights=weights)  # type: ignore[arg-type]
@@ -96,9 +100,12 @@ def test_cohen_kappa_matches_scikit_learn(rows: list[list[Cell]], weights: str |
         assert ours_declared.value == ours_observed.value
 
 
+@needs("test")
 @settings(max_examples=60, deadline=None)
 @given(rows=tables(max_units=30, max_raters=6, missing=False))
 def test_fleiss_kappa_matches_statsmodels_on_complete_data(rows: list[list[Cell]]) -> None:
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
     counts = np.array([[row.count(c) for c in range(1, 6)] for row in rows])
     ours = fleiss_kappa(Ratings.from_rows(rows, values=[1, 2, 3, 4, 5]))
     with np.errstate(all="ignore"):

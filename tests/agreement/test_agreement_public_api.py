@@ -15,15 +15,28 @@ def test_agreement_public_names_are_pinned() -> None:
             "VERDICT",
             "AgreementSummary",
             "Bootstrap",
+            # What `jury.compare` gives (`Comparison`) and is made of.
+            "CaseChange",
             "CaseSpread",
+            "ChangeKind",
+            "Comparison",
+            "CostComparison",
             "EffectiveJudges",
             "Estimate",
+            # What `jury.Calibration` holds: each case's gold checks, each label key's ratings.
+            "GoldCheck",
+            # A pass rate with its confidence interval (`proportion_interval`).
             "Interval",
             "JurorAgreement",
             "JurorStability",
+            # The labellers' agreement (`jury.Agreement.people`), per label key.
+            "KeyAgreement",
             "LabelAgreement",
+            "LabelRatings",
             "MetricAgreement",
             "PairwiseMatrix",
+            "PeopleAgreement",
+            "Quantity",
             "Ratings",
             "as_verdicts",
             "cohen_kappa",

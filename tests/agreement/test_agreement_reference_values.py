@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from extras import needs
 
 from jury.agreement import (
     Ratings,
@@ -100,6 +101,7 @@ def test_quadratic_weighted_kappa_on_the_declared_scale() -> None:
     assert kappa.value == pytest.approx(0.758620689655172, abs=1e-12)
 
 
+@needs("test")
 def test_observed_levels_convention_differs_and_matches_scikit_learn() -> None:
     # The same data with only the observed levels (2 is never used): 1 and 3 become
     # neighbours, which is scikit-learn's cohen_kappa_score convention.

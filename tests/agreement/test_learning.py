@@ -9,8 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
+from extras import needs
 
 from jury.agreement._learn import (
     columns_of,
@@ -29,9 +28,12 @@ def src(juror: str) -> SourceKey:
     return (juror, None)
 
 
+@needs("test")
 @pytest.mark.parametrize("classes", [2, 3, 5])
 @pytest.mark.parametrize("penalty", [0.01, 1.0, 100.0])
 def test_stacked_logistic_regression_is_scikit_learns(classes: int, penalty: float) -> None:
+    from sklearn.linear_model import LogisticRegression
+
     rng = np.random.default_rng(classes)
     x = (rng.random((240, 12)) < 0.3).astype(np.float64)
     y = rng.integers(0, classes, 240)
@@ -110,7 +112,10 @@ def test_dawid_skene_recovers_the_raters_accuracies_without_labels() -> None:
     assert np.allclose(softmax(model.scores(rows)), posterior, atol=1e-6)
 
 
+@needs("test")
 def test_isotonic_steps_are_scikit_learns_fit() -> None:
+    from sklearn.isotonic import IsotonicRegression
+
     rng = np.random.default_rng(1)
     probability = np.round(rng.random(400), 2)
     correct = rng.random(400) < probability * 0.6 + 0.3

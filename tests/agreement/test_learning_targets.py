@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus, load_rubric
-from jury.agreement._evidence import labelled_table
-from jury.agreement._fitting import fit_jury
+from jury import Case, CaseVerdict, ConfigError, Verdict, Vote, VoteStatus, load_rubric
+from jury.agreement._evidence import Labelled, labelled_table
+from jury.agreement._fitting import fit_jury, unheard, unlearnable
 from jury.rubrics._pairwise import PairwiseFile, PairwiseRubric
 
 PAIRWISE = PairwiseRubric(
@@ -87,3 +88,13 @@ def test_a_metric_of_five_values_is_learned_as_five_classes() -> None:
     stage = result.stages[0]
     assert stage.method("stacked").accuracy_all >= stage.method("naive majority").accuracy_all
     assert stage.method("stacked").accuracy_all > 0.85
+
+
+def test_a_target_no_juror_gives_a_value_is_unheard_and_fit_jury_refuses_it() -> None:
+    table = Labelled("winner", ("A", "B"), labels=[0, 1] * 15, rows=[{} for _ in range(30)])
+    assert unlearnable([table.keys[i] for i in table.labels]) is None  # labels enough to learn
+    assert unheard(table) == (
+        "no juror's vote gives it a value on any labelled case (nothing to learn from)"
+    )
+    with pytest.raises(ConfigError, match=r"^winner: no juror's vote gives it a value"):
+        fit_jury(table, {"a": 1}, PAIRWISE)

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import random
 
-import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+from extras import needs
 
 from jury import CaseVerdict, Verdict, Vote, VoteStatus
 from jury.adapters import Metric
@@ -36,7 +33,11 @@ def _two() -> dict[str, dict[str, dict[str, object]]]:
     }
 
 
+@needs("test")
 def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
     found = people_agreement(_two(), {"pass": PASS, "correctness": SCORE})
     kappa = found.keys["pass"].cohen_kappa
     assert kappa is not None
@@ -57,7 +58,12 @@ def test_two_labellers_get_the_kappa_scikit_learn_gives() -> None:
     assert np.isclose(alpha, reference)
 
 
+@needs("test")
 def test_three_labellers_get_fleiss_kappa_and_alpha_with_intervals() -> None:
+    import krippendorff
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     rng = random.Random(3)
     truth = [rng.random() < 0.5 for _ in range(30)]
     table = [[t if rng.random() < 0.8 else not t for _ in range(3)] for t in truth]
@@ -137,3 +143,34 @@ def test_no_labeller_is_named_when_the_judges_disagree_with_them_as_much() -> No
     mixed = [_juror_votes(f"c{n}", n % 2 == 0) for n in range(12)]
     found = people_agreement(labels, {"pass": PASS}, mixed)
     assert found.keys["pass"].outliers == ()
+
+
+def test_one_labeller_leaves_every_statistic_undefined_saying_why() -> None:
+    alone = {
+        f"c{n}": {"ana": {"pass": ANA_PASS[n], "correctness": ANA_SCORE[n]}} for n in range(20)
+    }
+    found = people_agreement(alone, {"pass": PASS, "correctness": SCORE})
+    for key in ("pass", "correctness"):
+        cell = found.keys[key]
+        for estimate in (cell.cohen_kappa, cell.fleiss_kappa, cell.alpha):
+            assert estimate is not None
+            assert estimate.value is None  # never a 1.0 for ana agreeing with herself
+            assert estimate.reason is not None
+            assert estimate.reason.startswith("only ana labelled")
+        assert cell.cases == 0
+    cohen = found.keys["pass"].cohen_kappa
+    assert cohen is not None
+    assert "needs two labellers" in (cohen.reason or "")
+    assert found.majority["c0"] == {"pass": ANA_PASS[0], "correctness": ANA_SCORE[0]}
+
+
+def test_a_key_only_one_of_two_labellers_gave_is_undefined_for_that_key_alone() -> None:
+    labels = _two()
+    for given in labels.values():
+        del given["bo"]["correctness"]
+    found = people_agreement(labels, {"pass": PASS, "correctness": SCORE})
+    assert found.keys["pass"].cohen_kappa is not None
+    assert found.keys["pass"].cohen_kappa.value is not None
+    alpha = found.keys["correctness"].alpha
+    assert alpha.value is None
+    assert alpha.reason == "only ana labelled: alpha needs a case labelled by two or more people"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("jury", "providers", "rubrics")
-#: The repository's top-level folders that are subpackages of `jury` (through the links
-#: jury/providers and jury/rubrics, which the scan does not follow: each file is read once).
+#: The repository's top-level folders that are subpackages of `jury` (the build maps them in:
+#: pyproject.toml's force-include, hatch_build.py for an editable install).
 SUBPACKAGES = ("providers", "rubrics")
 
 

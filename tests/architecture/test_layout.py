@@ -126,6 +126,26 @@ def test_the_commands_parse_and_print_and_reach_no_engine_runs_or_batch_internal
     assert {name: found for name, found in reaching.items() if found} == {}
 
 
+#: The commands that are shells over a library function of the runner (`jury.run`,
+#: `jury.rescore`, `jury.merge`, `jury.compare`, `jury.measure_agreement`, `jury.calibrate`,
+#: the labelling of a run).
+SHELLS = {
+    f"jury.cli._{name}"
+    for name in ("run", "rescore", "merge", "compare", "agreement", "calibrate", "label")
+}
+
+
+def test_the_library_commands_reach_no_statistics_panel_or_case_internal() -> None:
+    # Their pipelines are the library's: a shell may name public modules (`jury.agreement`
+    # for the types it prints), the runner it calls and the reports it prints with.
+    graph = import_graph()
+    inside = ("jury.agreement._", "jury.panel", "jury.cases.", "jury.decide", "jury.checks")
+    reaching = {
+        name: sorted(t for t in graph[name] if t.startswith(inside)) for name in sorted(SHELLS)
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
 #: The packages of the built-in adapters and rubric kinds, inside `jury` but reached by the
 #: engine only by name.
 IMPLEMENTERS = ("jury.providers", "jury.rubrics")
@@ -183,11 +203,17 @@ def test_providers_and_rubrics_import_their_own_modules_relatively() -> None:
     assert named == {}
 
 
-def test_the_links_make_the_folders_subpackages_of_jury() -> None:
-    for folder in ("providers", "rubrics"):
-        link = ROOT / "jury" / folder
-        assert link.is_symlink()
-        assert link.resolve() == (ROOT / folder).resolve()
+def test_the_folders_are_subpackages_of_jury_without_a_link_inside_it() -> None:
+    # The build maps them (pyproject.toml's force-include; hatch_build.py for an editable
+    # install): jury/ holds no link, so a checkout needs no symbolic links.
+    import jury.providers
+    import jury.rubrics
+
+    for folder, package in (("providers", jury.providers), ("rubrics", jury.rubrics)):
+        assert not (ROOT / "jury" / folder).exists()
+        assert package.__file__ is not None
+        assert Path(package.__file__).resolve() == (ROOT / folder / "__init__.py").resolve()
+    assert [path for path in ROOT.joinpath("jury").rglob("*") if path.is_symlink()] == []
 
 
 #: The folder allowed past the module size limit: the statistics core (coefficients and

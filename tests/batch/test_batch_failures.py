@@ -23,6 +23,7 @@ from batch_helpers import (
     run_batches,
     script_jurors,
 )
+from extras import needs
 from test_batch_wire import batches_of, entries, outcomes
 
 from jury import Juror, Panel, RetrySettings, Verdict, VoteStatus
@@ -313,6 +314,7 @@ async def test_archived_results_fall_back_online_or_leave_the_case_inconclusive_
 # --- Gemini over the SDK ---------------------------------------------------------------
 
 
+@needs("google")
 @pytest.mark.parametrize("fail", [False, True])
 async def test_gemini_statuses_keep_batch_stats_and_the_operations_error_over_both_transports(
     server: FakeProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: bool
@@ -337,6 +339,7 @@ async def test_gemini_statuses_keep_batch_stats_and_the_operations_error_over_bo
         assert failure is None
 
 
+@needs("openai")
 def test_the_fake_words_the_token_limit_as_the_api_does() -> None:
     # The shape the SDK reads (``Batch.errors.data[]``: code, line, message, param).
     from openai.types import Batch

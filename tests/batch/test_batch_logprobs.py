@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from batch_helpers import model_id, run_batches
+from extras import needs_sdk
 
 from jury import Juror, Panel, RetrySettings, VoteStatus, load_cases, load_rubric
 from jury.adapters import JudgeRequest, Message
@@ -50,6 +51,7 @@ def asked(spec: str, body: dict[str, Any]) -> bool:
     return body.get("logprobs") is True and body.get("top_logprobs") == 5
 
 
+@needs_sdk()
 @pytest.mark.parametrize("transport", ["direct", "sdk"])
 @pytest.mark.parametrize("spec", [OPENAI, GEMINI])
 async def test_a_batched_juror_reads_its_probability_from_the_batch_result_as_online(

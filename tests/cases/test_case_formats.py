@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from extras import needs
 
 from jury import Case, CaseFileError, ConfigError, iter_cases, load_cases
 from jury.cases import CaseSource, content_id
@@ -26,10 +27,18 @@ def reference() -> list[Case]:
     return load_cases(FORMATS / "cases.jsonl")
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["cases.json", "array.json", "cases.csv", "cases.tsv", "cases.yaml", "cases.parquet"],
-)
+#: The sample in every format beside cases.jsonl (Parquet read with the parquet extra).
+SAMPLES = [
+    "cases.json",
+    "array.json",
+    "cases.csv",
+    "cases.tsv",
+    "cases.yaml",
+    pytest.param("cases.parquet", marks=needs("parquet")),
+]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
 def test_every_format_of_the_sample_loads_to_the_same_cases(name: str) -> None:
     assert load_cases(FORMATS / name) == reference()
 
@@ -48,8 +57,10 @@ def test_the_sample_holds_what_each_format_must_carry() -> None:
     assert made.id == content_id(made)
 
 
+@needs("datasets")
 def test_a_dataset_object_loads_to_the_same_cases(tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+    import datasets
+
     # Built locally, as `load_dataset` builds a JSON dataset: no hub access.
     dataset = datasets.Dataset.from_json(
         str(FORMATS / "cases.jsonl"), cache_dir=str(tmp_path / "cache")
@@ -57,8 +68,8 @@ def test_a_dataset_object_loads_to_the_same_cases(tmp_path: Path) -> None:
     assert load_cases(dataset) == reference()
 
 
+@needs("datasets")
 def test_a_hugging_face_dataset_by_name_runs_from_the_command_line(tmp_path: Path) -> None:
-    pytest.importorskip("datasets")
     # `load_dataset("acme/support")` reads a local folder of that name before the hub; the
     # hub is kept offline so that nothing leaves the machine.
     folder = tmp_path / "acme" / "support"
@@ -102,18 +113,7 @@ def test_standard_input_is_read_once_and_judged(
     assert "1 of 3 cases have no id" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "cases.jsonl",
-        "cases.json",
-        "array.json",
-        "cases.csv",
-        "cases.tsv",
-        "cases.yaml",
-        "cases.parquet",
-    ],
-)
+@pytest.mark.parametrize("name", ["cases.jsonl", *SAMPLES])
 def test_the_same_bytes_from_standard_input_give_the_same_cases(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

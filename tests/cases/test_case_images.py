@@ -3,6 +3,7 @@ each marked in the text where it was by its number (`jury.cases._images`)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 from images_helpers import JPEG, PNG, PNG_URI, URL
 
-from jury import Case, load_cases
+from jury import Case, CaseFileError, load_cases
 from jury.cases import CaseSource
 from jury.cli import main
 
@@ -170,3 +171,54 @@ def test_the_source_names_the_lines_with_images_and_says_where_they_go(tmp_path:
         f"{path}: 1 case has images: line 1; each is marked where it was ([image 1]) and sent "
         "to the jurors whose models take images (the others abstain)"
     ) in source.notices
+
+
+def _inspect_sample(image: str) -> dict[str, Any]:
+    """An Inspect sample whose image is named as Inspect's own tests name theirs."""
+    asked = [
+        {"type": "text", "text": "What is in this picture?"},
+        {"type": "image", "image": image},
+    ]
+    return {"id": "i", "input": [{"role": "user", "content": asked}], "target": "balloons"}
+
+
+def test_an_inspect_image_named_relative_to_its_dataset_is_read_from_that_folder(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "dataset"
+    (folder / "images").mkdir(parents=True)
+    (folder / "images" / "ballons.png").write_bytes(base64.b64decode(PNG))
+    (case,) = _load(folder, _inspect_sample("images/ballons.png"))
+    assert case.question == "What is in this picture?\n[image 1]"
+    assert [(i.media_type, i.data) for i in case.images] == [("image/png", PNG)]
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("../secret.png", "'../secret.png' is outside the dataset's folder"),
+        ("/etc/secret.png", "'/etc/secret.png' is outside the dataset's folder"),
+        ("link.png", "'link.png' is outside the dataset's folder"),
+        ("missing.png", "'missing.png' cannot be read in"),
+        ("notes.txt", "'notes.txt' is not an image file"),
+    ],
+)
+def test_an_inspect_image_outside_its_dataset_folder_or_not_there_stops_the_file(
+    tmp_path: Path, name: str, reason: str
+) -> None:
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    (tmp_path / "secret.png").write_bytes(base64.b64decode(PNG))
+    (folder / "link.png").symlink_to(tmp_path / "secret.png")
+    (folder / "notes.txt").write_text("not an image")
+    path = folder / "cases.jsonl"
+    path.write_text(json.dumps(_inspect_sample(name)) + "\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as raised:
+        load_cases(path)
+    assert "line 1" in str(raised.value)
+    assert reason in str(raised.value)
+
+
+def test_an_inspect_image_by_name_outside_any_folder_says_what_to_give() -> None:
+    with pytest.raises(ValueError, match="come from no folder to find it in"):
+        Case.model_validate(_asked({"type": "image", "image": "ballons.png"}))

@@ -6,16 +6,20 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from anthropic.types import ContentBlockParam, MessageParam
-from google.genai import types as genai
-from openai.types.chat import ChatCompletionMessageParam
-from openai.types.responses import ResponseInputItemParam
+from extras import needs
 
 from jury import Case, CaseFileError, Turn, load_cases
 from jury.checks import CheckSuite
+
+if TYPE_CHECKING:
+    # The SDKs' own message types check the literal messages below (mypy runs with every
+    # extra); at run time they are plain lists of dicts.
+    from anthropic.types import ContentBlockParam, MessageParam
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.responses import ResponseInputItemParam
 
 ORDER = {"order_id": "ORD-102"}
 
@@ -121,8 +125,11 @@ def test_anthropic_messages_load_with_an_error_marked_by_is_error() -> None:
     assert [t.role for t in case.turns] == ["user", "assistant", "assistant"]
 
 
+@needs("google")
 @pytest.mark.parametrize("by_alias", [True, False], ids=["rest", "python-sdk"])
 def test_gemini_contents_load_with_output_and_error_responses(by_alias: bool) -> None:
+    from google.genai import types as genai
+
     contents = [
         genai.Content(role="user", parts=[genai.Part(text="Where are ORD-1 and ORD-2?")]),
         genai.Content(

@@ -4,10 +4,11 @@ listed, in the project's words, and no run directory written as if the run had h
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from extras import needs
 
 from jury.cli import main
 
@@ -29,6 +30,8 @@ class Bad:
     expect: tuple[str, ...]
     argv: tuple[str, ...] = ("cases.jsonl",)
     extra_files: dict[str, str | bytes] = field(default_factory=dict)
+    #: The optional extra that reads the input (tests/extras.py), when one does.
+    extra: str | None = None
 
 
 def cases(text: str | bytes, name: str = "cases.jsonl", *expect: str, **kw: object) -> Bad:
@@ -173,7 +176,10 @@ BAD = [
         "promptfooconfig.yaml",
         "tests: file://tests.csv: no such file",
     ),
-    cases(b"PAR1 not really parquet", "cases.parquet", "not a Parquet file that can be read"),
+    replace(
+        cases(b"PAR1 not really parquet", "cases.parquet", "not a Parquet file that can be read"),
+        extra="parquet",
+    ),
     Bad("missing cases file", {}, ("absent.jsonl: No such file or directory",), ("absent.jsonl",)),
     Bad("a folder as cases", {"folder/x": ""}, ("folder: Is a directory",), ("folder",)),
     cases(
@@ -314,7 +320,10 @@ def run(argv: list[str]) -> int:
         return int(exc.code or 0)
 
 
-@pytest.mark.parametrize("bad", BAD, ids=[bad.name for bad in BAD])
+@pytest.mark.parametrize(
+    "bad",
+    [pytest.param(bad, id=bad.name, marks=needs(bad.extra) if bad.extra else ()) for bad in BAD],
+)
 def test_a_bad_input_is_refused_cleanly(
     bad: Bad, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs
 
 from jury import Case
 from jury.cases import CaseSource
@@ -117,6 +118,7 @@ def said(case: Case) -> list[tuple[str, str | None]]:
     return [(t.role, t.content) for t in case.turns]
 
 
+@needs("tool-files")
 def test_genai_evaluate_rows_logged_by_log_table_load_field_by_field(written: Path) -> None:
     path = written / "genai_rows.json"
     assert json.loads(path.read_text())["columns"] == ["inputs", "outputs", "expectations", "tags"]
@@ -144,6 +146,7 @@ def test_genai_evaluate_rows_logged_by_log_table_load_field_by_field(written: Pa
     ) in notices
 
 
+@needs("tool-files")
 def test_an_mlflow_evaluate_table_of_inputs_outputs_and_expected_has_answers_and_goldens(
     written: Path,
 ) -> None:
@@ -158,6 +161,7 @@ def test_an_mlflow_evaluate_table_of_inputs_outputs_and_expected_has_answers_and
     assert f"{path}: read 2 of 2 as MLflow evaluation rows" in notices
 
 
+@needs("tool-files")
 @pytest.mark.parametrize("name", ["dataset.jsonl", "dataset.csv", "records.json"])
 def test_an_evaluation_datasets_records_load_with_their_ids_and_expectations(
     written: Path, name: str

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs
 
 from jury import Case, CheckOutcome, ExpectedToolCall, load_cases
 from jury.cases import CaseSource
@@ -16,6 +17,8 @@ from jury.checks import CheckSuite
 
 RAGAS = Path(__file__).parents[1] / "data" / "tools" / "ragas"
 FORMATS = ("jsonl", "csv", "parquet")
+#: The same, Parquet read with pyarrow (the parquet extra).
+READ = ("jsonl", "csv", pytest.param("parquet", marks=needs("parquet")))
 
 
 def records(name: str) -> list[dict[str, Any]]:
@@ -33,7 +36,7 @@ def loaded(name: str, fmt: str) -> tuple[list[Case], list[str]]:
         source.close()
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", READ)
 def test_ragas_single_turn_samples_load_field_by_field(fmt: str) -> None:
     cases, notices = loaded("single_turn", fmt)
     path = RAGAS / f"single_turn.{fmt}"
@@ -58,7 +61,7 @@ def test_ragas_single_turn_samples_load_field_by_field(fmt: str) -> None:
     }
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", READ)
 def test_ragas_multi_turn_samples_load_with_their_several_reference_tool_calls(
     fmt: str,
 ) -> None:
@@ -107,6 +110,7 @@ def test_ragas_multi_turn_samples_load_with_their_several_reference_tool_calls(
     }
 
 
+@needs("parquet")
 @pytest.mark.parametrize("name", ["single_turn", "multi_turn"])
 def test_ragas_csv_and_parquet_give_the_cases_its_jsonl_gives(name: str) -> None:
     # RAGAS's to_csv writes a list or table cell as Python's str() of it; its Parquet file

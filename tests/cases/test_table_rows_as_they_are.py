@@ -78,9 +78,9 @@ def collects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of records read with the unseen-part collector set, in a list of one."""
     calls = [0]
 
-    def counting(found: list[str]) -> Any:
+    def counting(found: list[str], folder: Path | None = None) -> Any:
         calls[0] += 1
-        return collect(found)
+        return collect(found, folder)
 
     monkeypatch.setattr("jury.cases._source.collect", counting)
     return calls

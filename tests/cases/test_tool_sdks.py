@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs
 
 from jury.cases import CaseSource
 
@@ -123,6 +124,7 @@ def _braintrust_rows(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]
     return [row for body in posted for row in body["rows"]]
 
 
+@needs("tool-files")
 def test_braintrust_logged_rows_keep_their_own_keys_in_metadata(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,6 +181,7 @@ def _langsmith_examples() -> list[dict[str, object]]:
     return [example.model_dump(mode="json") for example in examples]
 
 
+@needs("tool-files")
 def test_langsmith_dataset_examples_load_with_the_outputs_as_reference(tmp_path: Path) -> None:
     records = _langsmith_examples()
     source = CaseSource(_written(tmp_path / "examples.jsonl", records))

@@ -19,6 +19,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from extras import needs
+
 from jury import Case
 from jury.cases import CaseSource
 
@@ -152,6 +154,8 @@ SAID = [
 ]
 
 
+# The agent calls the fake through the OpenAI SDK, instrumented by OpenTelemetry's own code.
+@needs("tool-files", "openai", "test")
 def test_otel_genai_spans_exported_a_span_a_line_load_as_one_conversation(
     tmp_path: Path,
 ) -> None:
@@ -191,6 +195,7 @@ def test_otel_genai_spans_exported_a_span_a_line_load_as_one_conversation(
     assert f"{path}: read 1 of 1 as OpenTelemetry traces" in source.notices
 
 
+@needs("tool-files", "openai")
 def test_an_mlflow_trace_saved_by_to_json_loads_with_its_expectation_and_info(
     tmp_path: Path,
 ) -> None:

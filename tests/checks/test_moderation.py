@@ -9,8 +9,8 @@ import random
 import time
 from typing import Any
 
-import openai
 import pytest
+from extras import needs
 
 from conftest import FAKE_KEY, scores
 from jury import Case, CheckOutcome, Juror, Jury, Panel, Verdict
@@ -35,9 +35,12 @@ def flag_insults(logged: LoggedRequest) -> str:
 # --- the fake serves the endpoint as the SDK expects it -------------------------------------
 
 
+@needs("openai")
 async def test_the_fake_answers_the_sdk_with_one_result_per_input(
     server: FakeProviderServer,
 ) -> None:
+    import openai
+
     server.script(MODEL, flag_insults)
     async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key=FAKE_KEY) as client:
         response = await client.moderations.create(model=MODEL, input=[POLITE, INSULT])
@@ -60,15 +63,18 @@ async def test_the_fake_answers_the_sdk_with_one_result_per_input(
         ({"input": [{"type": "audio"}]}, "an array holds strings, or text and image_url"),
     ],
 )
+@needs("openai")
 async def test_the_fake_refuses_what_the_api_refuses(
     server: FakeProviderServer, body: dict[str, Any], says: str
 ) -> None:
+    import openai
+
     async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key=FAKE_KEY) as client:
         with pytest.raises(openai.BadRequestError, match=says):
             await client.post("/moderations", body=body, cast_to=dict)
 
 
-@pytest.mark.parametrize("transport", ["direct", "sdk"])
+@pytest.mark.parametrize("transport", ["direct", pytest.param("sdk", marks=needs("openai"))])
 async def test_both_transports_read_the_same_results(
     server: FakeProviderServer, transport: str
 ) -> None:

@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from extras import needs
+
+# The recipes are YAML files: read with PyYAML.
+pytestmark = needs("test")
 
 ROOT = Path(__file__).parents[2]
 RECIPES = ROOT / "examples" / "ci"
@@ -25,6 +28,8 @@ KEY_VARIABLES = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMIN
 
 
 def _load(name: str) -> dict[str, Any]:
+    import yaml
+
     data = yaml.safe_load((RECIPES / name).read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data

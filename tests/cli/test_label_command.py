@@ -247,3 +247,35 @@ def test_without_a_name_the_labeller_is_asked_for_not_prompted(
     monkeypatch.delenv("USER", raising=False)
     assert main(["label", str(run)]) == 2
     assert "--labeller: give your name (USER is not set)" in capsys.readouterr().err
+
+
+def test_agreement_with_one_labeller_says_why_each_statistic_is_undefined(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(_line(f"c{n}", "ana", **{"pass": n % 2 == 1}) + "\n" for n in range(10)),
+        encoding="utf-8",
+    )
+    assert main(["agreement", str(run), "--labels", str(labels), "--bootstrap", "0"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert "Agreement between people (1: ana)" in out
+    assert "pass: Cohen kappa undefined (only ana labelled: Cohen's kappa needs two" in out
+    assert "pass: Fleiss kappa undefined (only ana labelled: Fleiss' kappa needs three" in out
+    assert "pass: alpha undefined (only ana labelled: alpha needs a case labelled by two" in out
+    assert main(["agreement", str(run), "--labels", str(labels), "--json"]) == 0
+    people = json.loads(capsys.readouterr().out)["people"]["keys"]["pass"]
+    for name in ("cohen_kappa", "fleiss_kappa", "alpha"):
+        assert people[name]["value"] is None
+        assert people[name]["reason"].startswith("only ana labelled")
+
+
+def test_a_field_to_ask_that_the_rubric_lacks_is_refused_before_the_page_is_served(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["label", str(run), "--labeller", "ana", "--labels", str(tmp_path / "l.jsonl")]
+    assert main([*argv, "--only", "pass,tone"]) == 2
+    captured = capsys.readouterr()
+    assert "--only: tone is not a label of five-metric (it has pass, relevance," in captured.err
+    assert "Traceback" not in captured.err
+    assert "http://" not in captured.out

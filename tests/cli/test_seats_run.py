@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from browser import browser_page, chromium
+from extras import needs
 
 from jury.cli import main
 from jury.testing import LoggedRequest, valid_reply
@@ -186,6 +187,7 @@ def test_the_prompt_page_shows_each_seat_the_texts_jury_prompts_pins_for_it(
     assert "<code>own_answer</code>" in card
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 async def test_a_strategy_seats_prompt_link_opens_its_own_texts_in_a_browser(
     served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]

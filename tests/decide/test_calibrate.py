@@ -14,7 +14,7 @@ import pytest
 from conftest import scores
 from jury import load_cases, load_rubric
 from jury.adapters import JudgeRequest
-from jury.adapters._registry import _PROVIDERS
+from jury.adapters._profile import factories
 from jury.cli import main
 from jury.rubrics._points import PointsRubric
 from jury.testing import ScriptedModel
@@ -76,7 +76,7 @@ def judges(monkeypatch: pytest.MonkeyPatch) -> dict[str, Judge]:
         # Looked up at call time, so a test can swap a juror's behaviour between runs.
         return ScriptedModel(lambda request: table[name](request), name=spec)  # noqa: PLW0108
 
-    monkeypatch.setitem(_PROVIDERS, "scripted", create)
+    monkeypatch.setitem(factories(), "scripted", create)
     return table
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, open_page
+from extras import needs
 from learned_helpers import scenario
 
 from jury import (
@@ -191,8 +192,8 @@ def test_a_target_no_threshold_can_meet_fails_calibration_and_writes_nothing(
 @pytest.mark.parametrize(
     ("cases", "labels", "message"),
     [
-        (10, None, "10 case(s) labelled on pass: a fit needs at least 20"),
-        (40, True, "every label of pass is PASS: a fit needs two classes"),
+        (10, None, "nothing can be learned: pass: 10 case(s) labelled (a fit needs at least 20)"),
+        (40, True, "nothing can be learned: pass: every label is PASS (a fit needs two different"),
     ],
 )
 def test_a_fit_refuses_too_few_labels_or_one_class(
@@ -305,6 +306,7 @@ def test_a_learned_cascade_asks_the_later_tier_only_below_its_threshold(
     assert summary["tier_calls_saved"] == 2 * len(early)
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(
     chromium() is None,
     reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",

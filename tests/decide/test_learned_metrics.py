@@ -364,3 +364,75 @@ def test_target_chooses_which_labels_are_learned(
         assert verdict.reasons[0].startswith("learned jury (")  # one target: as before
         said = sorted(v.scores["correctness"] for v in verdict.votes)
         assert verdict.metrics["correctness"].value == said[1]  # correctness by its median
+
+
+def _relabel(cases: Path, labels: Any) -> None:
+    """Rewrite each case's labels: `labels(n, own)` gives the n-th case's from its own."""
+    lines = [json.loads(line) for line in cases.read_text("utf-8").splitlines()]
+    for n, line in enumerate(lines):
+        line["labels"] = labels(n, line["labels"])
+    cases.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+
+
+def test_a_target_the_labels_cannot_teach_is_skipped_and_named_while_the_others_are_learned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury, _ = metric_scenario(tmp_path)
+    # Every relevance label is 4, and only five cases have a helpfulness label.
+    _relabel(cases, lambda n, own: {**own, "relevance": 4} | ({"helpfulness": 2} if n < 5 else {}))
+    fit, found, page = tmp_path / "fit.toml", tmp_path / "found.json", tmp_path / "fit.html"
+    argv = ["calibrate", str(cases), "--jury", str(jury), "--fit", str(fit), "--json", str(found)]
+    assert main([*argv, "--html", str(page)]) == 0
+    out = capsys.readouterr().out
+    relevance = "every label is 4 (a fit needs two different labels)"
+    helpfulness = "5 case(s) labelled (a fit needs at least 20)"
+    assert f"warning: skipped relevance: {relevance}" in out
+    assert f"warning: skipped helpfulness: {helpfulness}" in out
+    assert "Target: relevance" not in out
+    assert "(2 targets: correctness, faithfulness); skipped: relevance, helpfulness" in out
+    fits = load_fit(fit)
+    assert fits.targets == LEARNED_METRICS
+    assert dict(fits.skipped) == {"relevance": relevance, "helpfulness": helpfulness}
+    assert tomllib.loads(fit.read_text("utf-8"))["skipped"]["relevance"] == relevance
+    findings = json.loads(found.read_text("utf-8"))
+    assert findings["skipped"] == {"relevance": relevance, "helpfulness": helpfulness}
+    assert set(findings["targets"]) == set(LEARNED_METRICS)
+    drawn = page.read_text("utf-8")
+    assert "five-metric · correctness</title>" in drawn  # the first target learned
+    assert "<h2>Not learned</h2><ul><li>relevance: every label is 4 (a fit needs two" in drawn
+    # A run with the fit says so too.
+    (tmp_path / "learned.toml").write_text(LEARNED + jury.read_text("utf-8"), "utf-8")
+    run(tmp_path)
+    said = f"{fit.name}: relevance was not learned ({relevance}); its median decides"
+    assert said in " ".join(capsys.readouterr().err.split())
+
+
+def test_without_a_learnable_pass_the_metrics_are_learned_and_said_to_decide(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury, _ = metric_scenario(tmp_path)
+    _relabel(cases, lambda n, own: {**own, "pass": True})
+    fit = tmp_path / "fit.toml"
+    assert main(["calibrate", str(cases), "--jury", str(jury), "--fit", str(fit)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: skipped pass: every label is PASS (a fit needs two different labels)" in out
+    assert "without a fitted pass, the fitted correctness, faithfulness decide the verdict" in out
+    assert load_fit(fit).targets == LEARNED_METRICS
+
+
+def test_a_fit_where_nothing_can_be_learned_stops_before_a_juror_is_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases, jury, _ = metric_scenario(tmp_path)
+    _relabel(cases, lambda n, own: {"correctness": 3, "faithfulness": 5} if n < 30 else {})
+    fit = tmp_path / "fit.toml"
+    # Votes from a run that does not exist: reading them would be the error, were they read.
+    argv = ["calibrate", str(cases), "--jury", str(jury), "--fit", str(fit)]
+    assert main([*argv, "--votes", str(tmp_path / "no-run")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "nothing can be learned: correctness: every label is 3 (a fit needs two different "
+        "labels); faithfulness: every label is 5 (a fit needs two different labels)"
+    ) in " ".join(err.split())
+    assert "Traceback" not in err
+    assert not fit.exists()

@@ -29,13 +29,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from sybil import Example, Sybil
-from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
+from extras import require
 
 from jury import Case, load_cases, load_rubric
 from jury.cli._main import build_parser
 from jury.panel._panel import panel_from_mapping
+
+# Sybil finds the blocks (its parser is subclassed below) and PyYAML reads the YAML ones.
+require("test")
+import yaml  # noqa: E402
+from sybil import Example, Sybil  # noqa: E402
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser  # noqa: E402
 
 ROOT = Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

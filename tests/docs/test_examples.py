@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from jury import Case, Jury, Panel, ProviderLimits, Verdict, VoteStatus, load_cases
-from jury.adapters import _registry
+from jury.adapters import _profile, _registry
 from jury.engine._limits import limits_for
 from jury.panel._panel import panel_from_mapping
 from jury.testing import FakeClock
@@ -107,9 +107,11 @@ async def test_the_extension_examples_judge_cases_together(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The examples register a provider and a rubric kind: only for this test.
-    monkeypatch.setattr(_registry, "_PROVIDERS", dict(_registry._PROVIDERS))
+    monkeypatch.setattr(_profile, "_FACTORIES", dict(_profile._FACTORIES))
+    monkeypatch.setattr(_profile, "_PROFILES", dict(_profile._PROFILES))
     monkeypatch.setattr(_registry, "_RUBRIC_KINDS", dict(_registry._RUBRIC_KINDS))
     # The tables are filled on first use: that use must not outlive the test's copies.
+    monkeypatch.setattr(_profile, "_loaded", list(_profile._loaded))
     monkeypatch.setattr(_registry, "_loaded", set(_registry._loaded))
     judge_model = block("extending.md", "## A judge model of your own", "python")
     rubric_kind = block("extending.md", "## A rubric kind of your own", "python")

@@ -21,11 +21,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from extras import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Building and installing take seconds, more on a loaded machine; the default 60 covers a test.
-pytestmark = pytest.mark.timeout(240)
+# The wheel is built with the test environment's hatchling (the test extra).
+pytestmark = [pytest.mark.timeout(240), needs("test")]
 
 
 class Installed:

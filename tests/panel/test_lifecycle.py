@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jury import ConfigError, Juror, Jury, Panel, load_panel
-from jury.adapters import ModelStatus, register_provider
+from jury.adapters import ModelProfile, ModelStatus, register_provider
 from jury.adapters._registry import model_status
 from jury.cli import main
 from jury.panel._lifecycle import lifecycle_warnings, today
@@ -309,7 +309,7 @@ def aging_provider() -> object:
     register_provider(
         "aging",
         lambda spec: ScriptedModel([{"reason": "ok", "pass": True}], name=spec),
-        lifecycle=lifecycle,
+        ModelProfile(lifecycle=lifecycle),
     )
     yield lifecycle
     register_provider("aging", lambda spec: ScriptedModel([{}], name=spec))
@@ -344,7 +344,7 @@ pytest_plugins = ["pytester"]
 PLUGIN_CONFTEST = """
 from datetime import date
 
-from jury.adapters import ModelStatus, register_provider
+from jury.adapters import ModelProfile, ModelStatus, register_provider
 from jury.testing import ScriptedModel
 
 
@@ -359,7 +359,7 @@ def lifecycle(model, day):
 REPLY = {"reason": "ok", "relevance": 5, "correctness": 5, "faithfulness": 5,
          "helpfulness": 5, "hallucinationFree": 5}
 register_provider(
-    "aging", lambda spec: ScriptedModel([REPLY], name=spec), lifecycle=lifecycle
+    "aging", lambda spec: ScriptedModel([REPLY], name=spec), ModelProfile(lifecycle=lifecycle)
 )
 """
 

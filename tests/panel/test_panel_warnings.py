@@ -93,10 +93,12 @@ def test_offline_replayed_and_scripted_jurors_are_not_llm_families() -> None:
 
 
 def test_a_registered_provider_can_declare_the_family_of_every_model_it_serves() -> None:
-    from jury.adapters import family_of, register_provider
+    from jury.adapters import ModelProfile, family_of, register_provider
     from jury.testing import ScriptedModel
 
-    register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec), family="acme")
+    register_provider(
+        "acme-gw", lambda spec: ScriptedModel([{}], name=spec), ModelProfile(family="acme")
+    )
     try:
         assert family_of("acme-gw/whatever-model") == "acme"
         register_provider("acme-gw", lambda spec: ScriptedModel([{}], name=spec))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from extras import needs_sdk
 from provider_helpers import ANTHROPIC, GOOGLE, judge, model_id, panel, run_cli
 
 from conftest import FAKE_KEY
@@ -21,6 +22,7 @@ def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     return str(request.param)
 
 
+@needs_sdk("google")
 async def test_a_gemini_key_google_refuses_stops_the_run_naming_google_api_key(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -34,6 +36,7 @@ async def test_a_gemini_key_google_refuses_stops_the_run_naming_google_api_key(
     assert [r.status for r in server.requests] == [400]
 
 
+@needs_sdk("google")
 async def test_a_refused_key_read_from_gemini_api_key_names_that_variable(
     server: FakeProviderServer, transport: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -45,6 +48,7 @@ async def test_a_refused_key_read_from_gemini_api_key_names_that_variable(
     assert caught.value.variable == "GEMINI_API_KEY"
 
 
+@needs_sdk("anthropic")
 @pytest.mark.parametrize(
     ("which", "status", "words"),
     [

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from extras import sdk_params
 from images_helpers import PNG, PNG_URI, URL
 from provider_helpers import ANTHROPIC, COMPATIBLE, GOOGLE, OPENAI, judge, model_id, panel
 
@@ -65,7 +66,7 @@ EXPECTED = {
 PROVIDER = {ANTHROPIC: "anthropic", OPENAI: "openai", GOOGLE: "google"}
 
 
-@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
+@pytest.mark.parametrize("spec", sdk_params(ANTHROPIC, OPENAI, GOOGLE))
 async def test_each_adapter_sends_the_images_in_its_protocols_shape_on_both_transports(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
@@ -106,7 +107,7 @@ def _request(*images: Image) -> JudgeRequest:
     )
 
 
-@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
+@pytest.mark.parametrize("spec", sdk_params(ANTHROPIC, OPENAI, GOOGLE))
 def test_a_body_with_images_validates_against_the_sdks_request_types(
     server: FakeProviderServer, spec: str
 ) -> None:
@@ -123,14 +124,17 @@ def test_a_body_with_images_validates_against_the_sdks_request_types(
             assert parsed.parts[4].file_data is not None
             assert parsed.parts[4].file_data.file_uri == URL
         return
-    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
     from pydantic import TypeAdapter
 
-    params: Any = {
-        "openai": CompletionCreateParamsNonStreaming,
-        "anthropic": MessageCreateParamsNonStreaming,
-    }[model.wire.provider]
+    params: Any
+    if model.wire.provider == "openai":
+        from openai.types.chat import completion_create_params
+
+        params = completion_create_params.CompletionCreateParamsNonStreaming
+    else:
+        from anthropic.types import message_create_params
+
+        params = message_create_params.MessageCreateParamsNonStreaming
     # A part the SDK's types do not know is dropped by validation, and shows as a difference.
     # Kept while the lazy iterables are read: they validate with the adapter's schema.
     adapter: TypeAdapter[Any] = TypeAdapter(params)

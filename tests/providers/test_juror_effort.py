@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from extras import needs
 from provider_helpers import judge, model_id, panel
 
 from jury import Juror, JuryFileError, VoteStatus, load_panel
@@ -63,6 +64,7 @@ def test_every_juror_with_an_effort_its_model_does_not_take_is_named(tmp_path: P
         ("google/gemini-3.5-flash-lite", "minimal", "MINIMAL"),
     ],
 )
+@needs("google")
 async def test_a_gemini_3_juror_thinks_at_its_own_effort_on_both_transports(
     server: FakeProviderServer,
     monkeypatch: pytest.MonkeyPatch,

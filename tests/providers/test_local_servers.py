@@ -161,6 +161,42 @@ async def test_a_one_slot_server_gets_one_call_at_a_time(monkeypatch: pytest.Mon
     assert all(b - a >= 0.045 for a, b in itertools.pairwise(starts))
 
 
+async def test_the_case_deadline_stops_while_its_call_waits_for_the_one_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 32 on a busy machine: sixty cases queued at a one-slot server, 50 ms a call, a
+    # case deadline of 2 s. Judging a case takes 50 ms; the queue, 3 s at the least, is not
+    # judging.
+    cases = [CASE.model_copy(update={"id": f"c{i}"}) for i in range(60)]
+    async with FakeProviderServer(
+        compatible="llama-cpp-python", models=[MODEL], latency=0.05
+    ) as server:
+        point(monkeypatch, server)
+        panel = Panel(jurors=(Juror(model=JUROR),), concurrency=60, case_timeout=2.0)
+        async with Jury(panel) as j:
+            verdicts = [v async for v in j.evaluate(cases)]
+    starts = sorted(r.received for r in chats(server))
+    assert starts[-1] - starts[0] > 2.0  # the last case waited longer than its deadline
+    assert [v.votes[0].status for v in verdicts] == [VoteStatus.VALID] * 60
+    # The latency is the server's, not the queue's.
+    assert max(v.votes[0].calls.latency_s for v in verdicts) < 2.0
+
+
+async def test_a_case_still_runs_out_of_time_when_its_own_call_is_slow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with FakeProviderServer(
+        compatible="llama-cpp-python", models=[MODEL], latency=0.6
+    ) as server:
+        point(monkeypatch, server)
+        panel = Panel(jurors=(Juror(model=JUROR),), case_timeout=0.3)
+        async with Jury(panel) as j:
+            verdict = await j.judge(CASE)
+    (vote,) = verdict.votes
+    assert vote.status is VoteStatus.UNAVAILABLE
+    assert "ran out of time (0.3s)" in (vote.error or "")
+
+
 async def test_a_server_that_says_its_slots_gets_that_many_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from extras import needs, needs_sdk, sdk_params
 from provider_helpers import COMPATIBLE, OLLAMA, OPENAI, judge, model_id, panel
 from test_request_shape import case_for, validate
 
@@ -54,6 +55,7 @@ def _asked(spec: str, body: dict[str, object]) -> bool:
     return body.get("logprobs") is True and body.get("top_logprobs") == 5
 
 
+@needs_sdk()
 @pytest.mark.parametrize("transport", ["sdk", "direct"])
 @pytest.mark.parametrize("spec", OFFERING)
 async def test_a_juror_asking_for_logprobs_votes_with_the_probability_of_its_verdict(
@@ -117,6 +119,7 @@ async def test_a_pairwise_juror_gets_its_distribution_from_both_orders_through_t
     assert sum(vote.distribution.values()) == pytest.approx(1.0)
 
 
+@needs_sdk()
 @pytest.mark.parametrize("transport", ["sdk", "direct"])
 @pytest.mark.parametrize("spec", [OPENAI_REASONING, GEMINI_25, GEMINI_35])
 async def test_a_model_that_cannot_give_logprobs_is_not_asked_and_its_vote_still_counts(
@@ -218,6 +221,7 @@ async def test_the_fake_refuses_logprobs_where_the_gemini_api_does(
     assert words in text
 
 
+@needs("openai")
 async def test_the_fake_serves_chat_completions_logprobs_in_the_sdks_shape(
     server: FakeProviderServer,
 ) -> None:
@@ -236,6 +240,7 @@ async def test_the_fake_serves_chat_completions_logprobs_in_the_sdks_shape(
     assert all(len(t.top_logprobs) <= 2 and t.bytes == list(t.token.encode()) for t in tokens)
 
 
+@needs("google")
 async def test_the_fake_serves_gemini_logprobs_in_the_sdks_shape(
     server: FakeProviderServer,
 ) -> None:
@@ -273,7 +278,7 @@ def test_a_body_that_asks_for_logprobs_validates_against_the_sdks_request_types(
     validate(model.wire.provider, body)
 
 
-@pytest.mark.parametrize("spec", [OPENAI, GEMINI_LOGPROBS])
+@pytest.mark.parametrize("spec", sdk_params(OPENAI, GEMINI_LOGPROBS))
 async def test_both_transports_send_the_same_body_when_asking_for_logprobs(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:

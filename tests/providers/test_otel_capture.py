@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from extras import needs
+
 ROOT = Path(__file__).parents[2]
 
 SCRIPT = textwrap.dedent(
@@ -67,6 +69,8 @@ SCRIPT = textwrap.dedent(
 )
 
 
+# The application's own OpenTelemetry: the API (the otel extra) and the SDK (the test extra).
+@needs("otel", "test")
 def test_each_calls_genai_spans_become_its_own_trace_and_nothing_else() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT],

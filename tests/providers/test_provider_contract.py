@@ -3,11 +3,12 @@ transport, against the fake server: same request bytes, same vote."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 
-import anthropic.lib._parse._transform as anthropic_schema
 import pytest
+from extras import needs, needs_sdk, sdk_params
 from provider_helpers import (
     ALL_SPECS,
     ANTHROPIC,
@@ -36,7 +37,7 @@ def compatible_env(server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("OLLAMA_BASE_URL", server.openai_base_url)
 
 
-@pytest.mark.parametrize("spec", ALL_SPECS)
+@pytest.mark.parametrize("spec", sdk_params(*ALL_SPECS))
 async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
@@ -64,6 +65,7 @@ async def test_sdk_and_direct_send_the_same_body_and_give_the_same_vote(
     assert votes["direct"].calls.input_tokens > 0
 
 
+@needs_sdk("openai")
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_openai_asks_for_a_strict_json_schema(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
@@ -86,10 +88,13 @@ async def test_openai_asks_for_a_strict_json_schema(
     assert body["max_completion_tokens"] == 1024
 
 
+@needs("anthropic")  # the SDK's own rule for the schema, on either transport
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
 ) -> None:
+    import anthropic.lib._parse._transform as anthropic_schema
+
     monkeypatch.setenv("JURY_TRANSPORT", transport)
     await judge(panel(ANTHROPIC))
     body = server.requests[0].body
@@ -108,6 +113,7 @@ async def test_anthropic_asks_for_structured_output_and_caches_the_rubric(
     assert body["thinking"] == {"type": "disabled"}
 
 
+@needs_sdk("google")
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_gemini_asks_for_a_response_json_schema(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, transport: str
@@ -151,10 +157,22 @@ async def test_a_compatible_server_without_schema_support_gets_only_the_prompt(
 
 
 #: A rubric's system prompt past every model's minimum cacheable prefix (4,096 tokens for the
-#: longest, Claude Haiku's), as a long rubric with worked examples is.
+#: longest, Claude Haiku 4.5's), as a long rubric with worked examples is.
 LONG_SYSTEM = PROMPT.system + "\n\nWorked example: " + "a judged case and its scores. " * 600
 
 
+def cached_prefix(spec: str, system: str) -> int:
+    """The tokens each provider reads from its cache for a prompt whose static part is
+    `system` (the fake's estimate: 4 characters a token). OpenAI's prefix is the reply's
+    schema, then the system message, read in steps of 128 tokens (its prompt-caching guide);
+    the others' the system text."""
+    if spec == OPENAI:
+        size = (len(json.dumps(PROMPT.schema)) + len(system)) // 4
+        return size - size % 128
+    return len(system) // 4
+
+
+@needs_sdk()
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_cached_tokens_are_reported_past_the_models_minimum_prefix(
@@ -170,20 +188,51 @@ async def test_cached_tokens_are_reported_past_the_models_minimum_prefix(
     second = await judge(panel(spec))
     assert first.votes[0].calls.cached_tokens == 0
     # The rubric (system) was seen before: the provider reads it from its cache.
-    assert second.votes[0].calls.cached_tokens == len(LONG_SYSTEM) // 4
+    assert second.votes[0].calls.cached_tokens == cached_prefix(spec, LONG_SYSTEM)
     assert second.votes[0].calls.input_tokens >= second.votes[0].calls.cached_tokens
 
 
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI, GOOGLE])
 async def test_a_rubric_shorter_than_the_minimum_prefix_is_never_cached(
-    server: FakeProviderServer, spec: str
+    server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch, spec: str
 ) -> None:
-    # The five-metric rubric is some 900 tokens: under Claude Haiku's 4,096, OpenAI's and
-    # Gemini Flash's 1,024. The providers cache nothing, silently; so must the fake.
-    assert len(PROMPT.system) // 4 < 1024
+    # Some 250 tokens (with OpenAI's schema, some 530): under Claude Haiku 5.5's 512, OpenAI's
+    # and Gemini Flash's 1,024. The providers cache nothing, silently; so must the fake.
+    short = replace(PROMPT, system=PROMPT.system[:1000])
+    rubric = load_rubric("five-metric")
+    monkeypatch.setattr(type(rubric), "prompts", lambda self, case: (short,))
     await judge(panel(spec))
     second = await judge(panel(spec))
     assert second.votes[0].calls.cached_tokens == 0
+
+
+@pytest.mark.parametrize(("spec", "cached"), [(ANTHROPIC, True), (OPENAI, True), (GOOGLE, False)])
+async def test_the_five_metric_rubric_is_cached_where_the_models_minimum_allows_it(
+    server: FakeProviderServer, spec: str, cached: bool
+) -> None:
+    # The rubric is some 1,019 tokens, its schema some 275: past Claude Haiku 5.5's 512 and,
+    # schema first, past OpenAI's 1,024; under Gemini Flash's 1,024, where only the system
+    # instruction is the prefix.
+    assert 512 < len(PROMPT.system) // 4 < 1024
+    await judge(panel(spec))
+    second = await judge(panel(spec))
+    expected = cached_prefix(spec, PROMPT.system) if cached else 0
+    assert second.votes[0].calls.cached_tokens == expected
+
+
+@pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI])
+async def test_a_second_case_reads_the_whole_static_prefix_from_the_cache(
+    server: FakeProviderServer, spec: str
+) -> None:
+    # Two different cases: the rubric (and, on OpenAI, its schema) is the prefix both share,
+    # read from the cache the second time; the case after it is paid in full.
+    other = CASE.model_copy(update={"id": "kettle-2", "question": "And the toaster?"})
+    first = await judge(panel(spec))
+    second = await judge(panel(spec), case=other)
+    assert first.votes[0].calls.cached_tokens == 0
+    calls = second.votes[0].calls
+    assert calls.cached_tokens == cached_prefix(spec, PROMPT.system)
+    assert calls.input_tokens - calls.cached_tokens >= len(PROMPT.user) // 4 - 64
 
 
 async def test_a_reasoning_model_is_not_sent_a_temperature(server: FakeProviderServer) -> None:

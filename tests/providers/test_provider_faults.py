@@ -8,11 +8,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from extras import needs_sdk
 from provider_helpers import CASE, FIRST_PARTY, TRANSPORTS, judge, model_id, panel
 
 from conftest import FAKE_KEY
 from jury import AuthenticationError, JurorUnusable, Jury, RetrySettings, Verdict, VoteStatus
 from jury.testing import FakeClock, FakeProviderServer, Fault, retry_after_date
+
+# Through the SDK transport, each test needs its provider's SDK.
+pytestmark = needs_sdk()
 
 
 @pytest.fixture(params=TRANSPORTS)
@@ -119,10 +123,10 @@ async def test_retry_after_is_honoured(
     assert clock.sleeps[-1] <= max(expected, 1.0)
 
 
+@pytest.mark.parametrize("spec", [FIRST_PARTY[1]])
 async def test_retry_after_as_an_http_date_is_honoured(
-    server: FakeProviderServer, transport: str
+    server: FakeProviderServer, spec: str, transport: str
 ) -> None:
-    spec = FIRST_PARTY[1]
     server.inject(Fault.http(429, retry_after=retry_after_date(30)), model=model_id(spec))
     clock = FakeClock()
     vote = (await judge(panel(spec), clock)).votes[0]

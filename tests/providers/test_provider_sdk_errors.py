@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from extras import needs
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
 from jury import AuthenticationError, ProviderError
@@ -98,7 +99,7 @@ def build(
 
 
 def check(model: WireModel, exc: Exception, status: int | None) -> ProviderError:
-    error = model.classify_sdk_error(exc)
+    error: ProviderError | None = model.classify_sdk_error(exc)
     assert error is not None, f"{type(exc).__qualname__} is not mapped"
     assert model.classify_error(exc) is not None
     if status is not None:
@@ -119,6 +120,7 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JURY_TRANSPORT", "sdk")
 
 
+@needs("anthropic")
 def test_every_anthropic_exception_maps_to_a_project_error() -> None:
     import anthropic
     from anthropic._error_classes import ERROR_CLASSES, make_status_error
@@ -151,6 +153,7 @@ def test_every_anthropic_exception_maps_to_a_project_error() -> None:
             assert isinstance(error, TransientError)
 
 
+@needs("openai")
 def test_every_openai_exception_maps_to_a_project_error() -> None:
     import openai
 
@@ -184,6 +187,7 @@ def test_every_openai_exception_maps_to_a_project_error() -> None:
             assert isinstance(error, TransientError)
 
 
+@needs("google")
 def test_every_google_genai_exception_maps_to_a_project_error() -> None:
     from google.genai import errors
 

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI
 
-from jury import AuthenticationError, ConfigError, Jury, MissingCredentialError, load_panel
+from jury import (
+    AuthenticationError,
+    ConfigError,
+    Jury,
+    MissingCredentialError,
+    ProviderError,
+    load_panel,
+)
 from jury.adapters import InvalidRequestError, RateLimitedError, TransientError
 from jury.adapters._registry import resolve_model
 from jury.providers._wire import WireModel, error_for_status, parse_retry_after
@@ -86,6 +93,7 @@ def test_retry_after_as_an_http_date() -> None:
 def test_statuses_map_to_the_error_tree(status: int, kind: type[Exception]) -> None:
     error = error_for_status(status, "m", headers={"retry-after": "4"}, variable="X_API_KEY")
     assert type(error) is kind
+    assert isinstance(error, ProviderError)
     assert error.status == status
     if isinstance(error, RateLimitedError):
         assert error.retry_after == 4.0

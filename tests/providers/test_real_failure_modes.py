@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from extras import needs, needs_sdk
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel, run_cli
 
 from jury import QuotaExhaustedError, VoteStatus
@@ -24,6 +25,7 @@ def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     return str(request.param)
 
 
+@needs("google")  # google-auth finds Vertex's credentials
 async def test_vertex_is_called_at_an_api_version_vertex_serves(
     server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -47,6 +49,7 @@ async def test_vertex_is_called_at_an_api_version_vertex_serves(
     assert request.path.startswith("/v1beta1/projects/proj/locations/us-central1/publishers/")
 
 
+@needs_sdk("google")
 async def test_gemini_3_is_sent_no_temperature_and_gemini_2_5_is_told_not_to_think(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -63,6 +66,7 @@ async def test_gemini_3_is_sent_no_temperature_and_gemini_2_5_is_told_not_to_thi
     assert "thoughtsTokenCount" not in str(server.requests[1].body)
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", [ANTHROPIC, GOOGLE, OPENAI])
 async def test_an_empty_reply_is_asked_again_without_an_empty_turn(
     server: FakeProviderServer, transport: str, spec: str
@@ -76,6 +80,7 @@ async def test_an_empty_reply_is_asked_again_without_an_empty_turn(
     assert "could not be used" in str(server.requests[1].body)
 
 
+@needs_sdk("openai")
 async def test_a_gpt_6_model_is_sent_no_temperature(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -88,6 +93,7 @@ async def test_a_gpt_6_model_is_sent_no_temperature(
     assert body["max_completion_tokens"] > 1024
 
 
+@needs_sdk("google")
 async def test_a_reply_cut_at_the_limit_is_an_invalid_vote_that_says_so(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -116,6 +122,7 @@ def test_thinking_that_ate_the_budget_is_read_from_the_reply() -> None:
     assert reply.usage.thinking_tokens == reply.usage.output_tokens == 1024
 
 
+@needs_sdk("google")
 async def test_a_gemini_429_waits_the_delay_its_body_gives(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -128,6 +135,7 @@ async def test_a_gemini_429_waits_the_delay_its_body_gives(
     assert clock.sleeps[-1] >= 45.8
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", [OPENAI, GOOGLE, ANTHROPIC])
 async def test_a_quota_no_retry_clears_stops_the_run_at_once(
     server: FakeProviderServer, transport: str, spec: str
@@ -165,7 +173,7 @@ async def test_an_anthropic_cache_write_costs_more_than_plain_input(
     def cost(usage: Usage) -> float:
         found = model.price(JudgeReply(text="", model="claude-haiku-5-5", usage=usage))
         assert found is not None
-        return found
+        return float(found)
 
     input_rate = (cost(Usage(5100, 10)) - cost(Usage(100, 10))) / 5000
     # The 5,000 tokens written cost 1.25 times the input rate (genai-prices' rate).

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs, require
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel
 
 from jury import Case, VoteStatus, load_cases, load_rubric
@@ -19,7 +20,17 @@ from jury.adapters._registry import builtin_rubrics, resolve_model
 from jury.providers._wire import WireModel
 from jury.testing import FakeProviderServer
 
-SDK = {name: metadata.version(name) for name in ("anthropic", "openai", "google-genai")}
+#: Each SDK's distribution, and the extra that installs it.
+SDK = {"anthropic": "anthropic", "openai": "openai", "google-genai": "google"}
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not-installed"
+
+
 #: Each adapter with models of its families that are sent different settings: the defaults,
 #: a reasoning OpenAI model, a Gemini 2.5 model (thinking budget) and a Gemini 3 Flash.
 MODELS = {
@@ -28,7 +39,7 @@ MODELS = {
     "google-genai": (GOOGLE, "google/gemini-2.5-flash", "google/gemini-3.8-flash"),
 }
 SPECS = [
-    pytest.param(spec, id=f"{sdk}-{SDK[sdk]}-{spec.partition('/')[2]}")
+    pytest.param(spec, id=f"{sdk}-{_version(sdk)}-{spec.partition('/')[2]}", marks=needs(SDK[sdk]))
     for sdk, specs in MODELS.items()
     for spec in specs
 ]
@@ -62,19 +73,25 @@ def materialized(value: Any) -> Any:
 
 
 def validate(provider: str, body: dict[str, Any]) -> None:
+    """The body as the provider's SDK's request types read it."""
     if provider in ("openai", "anthropic"):
-        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-        from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
         from pydantic import TypeAdapter
 
-        params = {
-            "openai": CompletionCreateParamsNonStreaming,
-            "anthropic": MessageCreateParamsNonStreaming,
-        }[provider]
+        require(provider)
+        params: Any
+        if provider == "openai":
+            from openai.types.chat import completion_create_params
+
+            params = completion_create_params.CompletionCreateParamsNonStreaming
+        else:
+            from anthropic.types import message_create_params
+
+            params = message_create_params.MessageCreateParamsNonStreaming
         # Kept while the lazy iterables are read: they validate with the adapter's schema.
         adapter: TypeAdapter[Any] = TypeAdapter(params)
         assert materialized(adapter.validate_python(body)) == body
     else:
+        require("google")
         from google.genai import types
 
         assert set(body) == {"contents", "systemInstruction", "generationConfig"}

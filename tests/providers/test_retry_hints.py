@@ -5,6 +5,7 @@ retry, obey"). Their adapters do the same on both transports; an account stop st
 from __future__ import annotations
 
 import pytest
+from extras import needs_sdk
 from provider_helpers import ANTHROPIC, GOOGLE, OPENAI, judge, model_id, panel
 
 from jury import AuthenticationError, VoteStatus
@@ -17,6 +18,7 @@ def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     return str(request.param)
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI])
 async def test_a_server_error_the_server_says_not_to_retry_is_asked_once(
     server: FakeProviderServer, transport: str, spec: str
@@ -28,6 +30,7 @@ async def test_a_server_error_the_server_says_not_to_retry_is_asked_once(
     assert "x-should-retry: false" in str(vote.error)
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", [ANTHROPIC, OPENAI])
 async def test_a_refusal_the_server_says_to_retry_is_asked_again(
     server: FakeProviderServer, transport: str, spec: str
@@ -38,6 +41,7 @@ async def test_a_refusal_the_server_says_to_retry_is_asked_again(
     assert [r.status for r in server.requests] == [400, 200]
 
 
+@needs_sdk("google")
 async def test_gemini_whose_sdk_reads_no_such_header_retries_by_status(
     server: FakeProviderServer, transport: str
 ) -> None:
@@ -46,6 +50,7 @@ async def test_gemini_whose_sdk_reads_no_such_header_retries_by_status(
     assert vote.calls.attempts == 3
 
 
+@needs_sdk("anthropic")
 async def test_a_rejected_key_stops_the_run_even_when_the_server_says_to_retry(
     server: FakeProviderServer, transport: str
 ) -> None:

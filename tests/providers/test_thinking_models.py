@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import require, sdk
 from provider_helpers import judge, model_id, panel
 from pydantic import ValidationError
 
@@ -31,6 +32,7 @@ HAIKU = "anthropic/claude-haiku-5-5"
 
 def validate(body: dict[str, Any]) -> None:
     """The body as the SDK's request type reads it: a key or value it does not know fails."""
+    require("anthropic")
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
     from pydantic import TypeAdapter
 
@@ -44,6 +46,7 @@ async def both_transports(
     """The vote of `juror` through each transport; the bodies the fake received, which must be
     the same; the last vote."""
     spec = juror if isinstance(juror, str) else str(juror.model)
+    require(sdk(spec))
     sent = {}
     votes = {}
     for transport in ("sdk", "direct"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from extras import needs_sdk
 from provider_helpers import ALL_SPECS, FIRST_PARTY, judge, model_id, panel
 
 from conftest import FAKE_KEY
@@ -39,6 +40,7 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", ALL_SPECS)
 async def test_nothing_listening_is_unreachable_and_stops_the_run_through_either_transport(
     spec: str, transport: str, monkeypatch: pytest.MonkeyPatch
@@ -60,6 +62,7 @@ async def test_nothing_listening_is_unreachable_and_stops_the_run_through_either
     assert VARIABLES[spec.split("/", 1)[0]] in error.fix
 
 
+@needs_sdk()
 @pytest.mark.parametrize("spec", FIRST_PARTY)
 async def test_a_model_the_api_does_not_have_stops_the_run_in_the_providers_own_words(
     spec: str, server: FakeProviderServer, transport: str

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from browser import chromium, open_page
+from extras import needs
 
 from jury.cli import main
 from served import JURORS, ServerThread
@@ -88,6 +89,7 @@ def test_every_output_of_a_run_against_the_fake_labels_it_fake_and_prices_it_at_
     assert summary["fake"] is True
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 def test_the_html_report_of_a_run_against_the_fake_shows_fake_in_a_browser(
     served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]

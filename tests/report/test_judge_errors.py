@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from browser import chromium, open_page
+from extras import needs
 
 from jury.cli import main
 from jury.testing import Fault, LoggedRequest, valid_reply
@@ -164,6 +165,7 @@ def test_a_bad_require_every_juror_is_named_with_exit_2(
     assert "Traceback" not in err
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 def test_the_lost_juror_is_shown_in_the_html_report_in_a_browser(
     served: ServerThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]

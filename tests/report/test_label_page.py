@@ -11,14 +11,18 @@ from pathlib import Path
 
 import pytest
 from browser import Page, browser_page, chromium
+from extras import needs
 from labelling import label_server, recorded_run
 
 from jury.cli import main
 
-pytestmark = pytest.mark.skipif(
-    chromium() is None,
-    reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",
-)
+pytestmark = [
+    needs("test"),  # websockets drives the browser
+    pytest.mark.skipif(
+        chromium() is None,
+        reason="chromium is not installed (.ci/run installs Debian's chromium when run as root)",
+    ),
+]
 
 SHOWN = "!document.getElementById('case').hidden && document.getElementById('case-id').textContent"
 JURY_SHOWN = (
@@ -156,3 +160,59 @@ async def test_undo_and_back_by_keyboard_reopen_a_case_with_its_votes_hidden_aga
         (second, False),
         (second, True),
     ]
+
+
+FIELDS = "[...document.querySelectorAll('#fields .field')].map((f) => f.dataset.field).join(',')"
+
+
+async def _label_fields(page: Page, shown: str, keys: Callable[[str], str]) -> list[str]:
+    """Label every case a page asks for, one key each (the only field shown), then Enter
+    to save and Enter to go on; the cases in the order labelled."""
+    seen: list[str] = []
+    while True:
+        case_id = await page.wait_for(f"!document.getElementById('done').hidden || ({SHOWN})")
+        if case_id is True:  # the done message
+            return seen
+        assert await page.evaluate(FIELDS) == shown
+        assert await page.evaluate("document.getElementById('jury').hidden")
+        await page.press(keys(str(case_id)))
+        await page.press("Enter")  # save: the votes come with the reply
+        assert await page.wait_for(JURY_SHOWN) == 3
+        seen.append(str(case_id))
+        await _next(page, str(case_id))
+
+
+async def test_a_pass_fail_only_page_then_a_metric_page_label_one_field_each_and_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = await asyncio.to_thread(recorded_run, tmp_path, 3)
+    labels = tmp_path / "labels.jsonl"
+    args = ("--labeller", "ana", "--labels", str(labels))
+    with label_server(run, *args, "--only", "pass") as server:
+        assert "asking pass/fail only (0 labelled, 3 left)" in server.banner
+        async with browser_page(server.url) as page:
+            await page.wait_for(SHOWN)
+            who = await page.evaluate("document.getElementById('who').textContent")
+            assert who.endswith("· asking pass/fail only")
+            odd = {case_id: int(case_id[1:]) % 2 == 1 for case_id in ("c0", "c1", "c2")}
+            first = await _label_fields(page, "pass", lambda c: "p" if odd[c] else "f")
+            assert page.errors == []
+    with label_server(run, *args, "--only", "correctness") as server:
+        # Labelled pass/fail only, so not yet done for a page that asks for correctness.
+        assert "asking correctness only (0 labelled, 3 left)" in server.banner
+        async with browser_page(server.url) as page:
+            second = await _label_fields(page, "correctness", lambda c: "2")
+            assert page.errors == []
+    assert sorted(first) == sorted(second) == ["c0", "c1", "c2"]
+    lines = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
+    assert [line["asked"] for line in lines] == [["pass"]] * 3 + [["correctness"]] * 3
+    assert [line["labels"] for line in lines[:3]] == [{"pass": odd[c]} for c in first]
+    # The metric page's lines carry each case's pass/fail label on: nothing is lost.
+    assert [line["labels"] for line in lines[3:]] == [
+        {"pass": odd[c], "correctness": 2} for c in second
+    ]
+    calibrate = ["calibrate", str(run / "cases.jsonl"), "--labels", str(labels)]
+    assert await asyncio.to_thread(main, calibrate) in (0, 1)
+    out = capsys.readouterr().out
+    assert "offline/facts · pass: accuracy" in out
+    assert "offline/facts · correctness: accuracy" in out

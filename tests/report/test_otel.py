@@ -3,18 +3,26 @@ exporter."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from extras import needs
 
 from conftest import case, panel_of, scores, scripted
 from jury import Jury
 from jury.adapters import TransientError
 from jury.report._otel_events import EVENT, VerdictEvents
 
+if TYPE_CHECKING:
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
+
+# The events go through opentelemetry-api (the otel extra), read back with the SDK's exporter.
+pytestmark = needs("otel", "test")
+
 
 def _events() -> tuple[VerdictEvents, InMemoryLogRecordExporter]:
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+
     exporter = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
     provider = LoggerProvider()
     provider.add_log_record_processor(SimpleLogRecordProcessor(exporter))

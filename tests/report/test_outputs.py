@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import needs
 from report_run import CASES, record_run
 
 from jury.cli import main
@@ -41,6 +42,7 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
+@needs("parquet")
 def test_export_writes_the_same_table_in_every_format(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from browser import browser_page, chromium
+from extras import needs
 from report_run import record_run
 
 from conftest import scores
@@ -192,6 +193,7 @@ def test_the_terminal_failure_list_says_it_in_one_line(recorded: tuple[Path, str
     assert "plain" not in failed.split("Disagreement")[0]
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 async def test_the_turns_are_shown_in_a_browser_and_fit_a_phone(
     recorded: tuple[Path, str], record_property: Callable[[str, object], None]

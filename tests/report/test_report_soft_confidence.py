@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from browser import browser_page, chromium
+from extras import needs
 from report_run import record_run
 
 from conftest import case, scores, scripted
@@ -160,6 +161,7 @@ def test_the_terminal_and_junit_say_how_sure_a_juror_was(run_dir: Path) -> None:
     assert f"{PLAIN}: FAIL [" in junit
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 async def test_the_browser_shows_the_probability_in_the_vote_card(run_dir: Path) -> None:
     async with browser_page(run_dir / "report.html") as page:
@@ -210,6 +212,7 @@ def test_the_comparison_shows_each_votes_probability_as_the_run_report_does(
         assert "confidence" not in votes[PLAIN]
 
 
+@needs("test")  # websockets drives the browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed")
 async def test_the_browser_shows_the_probability_on_both_sides_of_a_comparison(
     compare_page: Path,

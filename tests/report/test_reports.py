@@ -12,8 +12,8 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-import xmlschema
 from browser import browser_page, chromium
+from extras import needs
 from report_run import ATTACK, CASES, record_run
 
 from jury.cli import main
@@ -26,7 +26,10 @@ def run_dir(tmp_path: Path) -> Path:
     return record_run(tmp_path / "run", tmp_path / "cases.jsonl")
 
 
+@needs("test")
 def test_junit_validates_and_maps_verdicts(run_dir: Path) -> None:
+    import xmlschema
+
     text = (run_dir / "junit.xml").read_text(encoding="utf-8")
     xmlschema.XMLSchema(XSD).validate(text)  # raises on any violation
     root = ET.fromstring(text)
@@ -52,7 +55,10 @@ def test_junit_validates_and_maps_verdicts(run_dir: Path) -> None:
     assert "\x01" not in text
 
 
+@needs("test")
 def test_junit_schema_rejects_a_broken_file() -> None:
+    import xmlschema
+
     # The schema is strict enough to catch what a CI parser would choke on.
     schema = xmlschema.XMLSchema(XSD)
     assert not schema.is_valid('<testsuites><testsuite name="x"/></testsuites>')
@@ -185,6 +191,7 @@ def _png_width(path: Path) -> int:
     return int.from_bytes(data[16:20], "big")
 
 
+@needs("test")  # websockets drives the browser
 @pytestmark_browser
 async def test_the_report_is_explored_in_a_real_browser(
     run_dir: Path, tmp_path: Path, record_property: Callable[[str, object], None]
@@ -279,6 +286,7 @@ async def test_the_report_is_explored_in_a_real_browser(
         assert page.errors == []
 
 
+@needs("test")  # websockets drives the browser
 @pytestmark_browser
 async def test_the_page_policy_refuses_a_script_that_slipped_in(run_dir: Path) -> None:
     # Were the escaping ever broken, the policy would still refuse the script: simulate it.

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import case
-from jury import CaseVerdict, Verdict, Vote, VoteStatus, load_rubric
+from jury import CaseVerdict, ConfigError, Verdict, Vote, VoteStatus, load_rubric
 from jury.runs._label_queue import LabelQueue, confidence, split
 from jury.runs._labels import LabelWriter, current_labels, read_labels
 
@@ -139,3 +141,50 @@ def test_a_case_changed_since_its_label_is_back_in_the_queue(tmp_path: Path) -> 
     changed = _queue(tmp_path, [case("c1", answer="Something else")], {})
     assert changed.stale("c1")
     assert changed.next_case() == "c1"
+
+
+def test_a_pass_fail_only_page_asks_pass_alone_and_its_lines_say_so(tmp_path: Path) -> None:
+    cases = [case("a"), case("b")]
+    queue = _queue(tmp_path, cases, {}, only=["pass"])
+    assert [field["name"] for field in queue.fields("a")] == ["pass"]
+    assert queue.asking() == ", asking pass/fail only"
+    # A metric is not asked here, so it is refused rather than written.
+    assert queue.label("a", {"pass": True, "relevance": 4}, None) is not None
+    assert queue.label("a", {"pass": True}, None) is None
+    assert queue.next_case() == "b"
+    assert queue.progress()["labelled"] == 1
+    (line,) = read_labels(tmp_path / "labels.jsonl")
+    assert line.labels == {"pass": True}
+    assert line.asked == ("pass",)
+
+
+def test_a_subset_of_metrics_keeps_the_labellers_earlier_values_of_the_others(
+    tmp_path: Path,
+) -> None:
+    cases = [case("a")]
+    first = _queue(tmp_path, cases, {}, only=["pass"])
+    assert first.label("a", {"pass": False}, None) is None
+    first.writer.close()
+    # A later page asks for two metrics: the case labelled pass/fail only is not done yet.
+    second = _queue(tmp_path, cases, {}, only=["correctness", "relevance"])
+    assert [field["name"] for field in second.fields("a")] == ["relevance", "correctness"]
+    assert second.next_case() == "a"
+    assert second.done() == {}
+    assert second.label("a", {"relevance": 5, "correctness": 2}, None) is None
+    assert second.next_case() is None
+    lines = read_labels(tmp_path / "labels.jsonl")
+    assert lines[-1].labels == {"pass": False, "relevance": 5, "correctness": 2}
+    assert lines[-1].asked == ("relevance", "correctness")
+    (in_force,) = current_labels(lines).values()
+    assert in_force.labels == {"pass": False, "relevance": 5, "correctness": 2}
+
+
+def test_a_field_the_rubric_does_not_have_is_refused_naming_the_ones_it_has(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ConfigError) as raised:
+        _queue(tmp_path, [case("a")], {}, only=["pass", "relevanse"])
+    assert str(raised.value) == (
+        "--only: relevanse is not a label of five-metric (it has pass, relevance, correctness, "
+        "faithfulness, helpfulness, hallucinationFree)"
+    )

@@ -96,6 +96,8 @@ def test_every_malformed_line_is_named(tmp_path: Path) -> None:
                 json.dumps({"case_id": "c1", "labeller": "ana", "time": "t"}),
                 json.dumps({"case_id": "c1", "labels": {"x": 1}, "labeller": "", "time": "t"}),
                 json.dumps({**_label("c1", correctness=4).record(), "colour": "red"}),
+                json.dumps({**_label("c1", correctness=4).record(), "asked": "correctness"}),
+                json.dumps({**_label("c1", correctness=4).record(), "asked": ["correctness"]}),
             ]
         )
         + "\n",
@@ -108,7 +110,9 @@ def test_every_malformed_line_is_named(tmp_path: Path) -> None:
     assert f"{path}:3: labels:" in message
     assert f"{path}:4: labeller:" in message
     assert f"{path}:5: unknown field colour" in message
+    assert f"{path}:6: asked: a list of the label fields the page asked for" in message
     assert f"{path}:1" not in message
+    assert f"{path}:7" not in message  # "asked", as the page writes it
 
 
 def test_an_unknown_case_and_a_value_off_the_scale_are_refused_with_their_lines(

@@ -131,6 +131,54 @@ async def test_anthropic_reads_the_prompt_cache_only_where_the_request_marks_it(
     assert read[2]["input_tokens"] == read[3]["input_tokens"] == read[0]["input_tokens"] - prefix
 
 
+@pytest.mark.parametrize(
+    ("model", "cached"),
+    [
+        # 512 tokens: "Claude Opus 5.5, ..., Claude Sonnet 5.5, ..., and Claude Haiku 5.5"
+        # (the prompt-caching page's cache limitations); 1,024 for Sonnet 5, 4,096 for Haiku 4.5.
+        ("claude-haiku-5-5", True),
+        ("claude-sonnet-5-5", True),
+        ("claude-sonnet-5", False),
+        ("claude-haiku-4-5-20251001", False),
+    ],
+)
+async def test_claude_5_5_caches_a_marked_prefix_of_600_tokens_and_older_models_do_not(
+    model: str, cached: bool
+) -> None:
+    rubric = "rubric. " * 300  # 2,400 characters: 600 tokens by the fake's count
+    body = {
+        **ANTHROPIC_BODY,
+        "model": model,
+        "system": [{"type": "text", "text": rubric, "cache_control": {"type": "ephemeral"}}],
+    }
+    async with FakeProviderServer() as server:
+        usages = [
+            json.loads((await post(server, "/v1/messages", body))[2])["usage"] for _ in range(2)
+        ]
+    assert usages[1]["cache_read_input_tokens"] == (600 if cached else 0)
+    assert usages[0]["cache_creation_input_tokens"] == (600 if cached else 0)
+
+
+async def test_openai_reads_its_cache_in_steps_of_128_tokens_schema_first() -> None:
+    # The schema is a prefix of the system message, and a hit is 1,024 + 128 n tokens
+    # (https://developers.openai.com/api/docs/guides/prompt-caching).
+    system = "r" * 4600  # 1,150 tokens, with the schema's few more
+    body = {
+        **OPENAI_BODY,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": "case"}],
+    }
+    async with FakeProviderServer() as server:
+        usages = [
+            json.loads((await post(server, "/v1/chat/completions", body))[2])["usage"]
+            for _ in range(2)
+        ]
+    prefix = (len(json.dumps(SCHEMA)) + len(system)) // 4
+    assert 1152 <= prefix < 1280
+    assert usages[1]["prompt_tokens_details"]["cached_tokens"] == 1152
+    # The schema is prompt: counted in the input like the messages.
+    assert usages[1]["prompt_tokens"] == prefix + len("case") // 4
+
+
 async def test_a_body_the_protocol_refuses_is_answered_400_in_its_shape(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

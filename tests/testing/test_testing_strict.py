@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from extras import needs
 
 from conftest import FAKE_HEADERS
 from jury.testing import FakeProviderServer, Fault
@@ -70,135 +71,153 @@ async def post(server: FakeProviderServer, path: str, body: Any) -> tuple[int, d
         return response.status, headers, json.loads(await response.read())
 
 
+REFUSED: list[tuple[str, dict[str, Any], int, dict[str, Any]]] = [
+    # A key the provider's request type (read from the installed SDK) does not have.
+    (
+        OPENAI,
+        openai_body(reasoning={"effort": "low"}),
+        400,
+        {"message": "Unrecognized request argument supplied: reasoning"},
+    ),
+    (
+        ANTHROPIC,
+        anthropic_body(temperature=0.0),
+        400,
+        {
+            "type": "invalid_request_error",
+            "message": "temperature: Extra inputs are not permitted",
+        },
+    ),
+    (
+        gemini(),
+        gemini_body(candidateCount=1, seedling=3),
+        400,
+        {"status": "INVALID_ARGUMENT"},
+    ),
+    # A key it requires.
+    (
+        ANTHROPIC,
+        {"model": "claude-haiku-4-5-20251001", "messages": []},
+        400,
+        {"message": "max_tokens: Field required"},
+    ),
+    (OPENAI, {"model": "gpt-4.1-mini"}, 400, {"code": "missing_required_parameter"}),
+    # An empty message.
+    (
+        ANTHROPIC,
+        anthropic_body(
+            messages=[
+                {"role": "user", "content": "case"},
+                {"role": "assistant", "content": ""},
+                {"role": "user", "content": "again"},
+            ]
+        ),
+        400,
+        {"type": "invalid_request_error"},
+    ),
+    (
+        gemini(),
+        gemini_body(
+            {"role": "user", "parts": [{"text": "case"}]},
+            {"role": "model", "parts": [{"text": ""}]},
+            {"role": "user", "parts": [{"text": "again"}]},
+        ),
+        400,
+        {"status": "INVALID_ARGUMENT"},
+    ),
+    # A sampling setting the model refuses.
+    (
+        OPENAI,
+        openai_body("gpt-6-luna", temperature=0.0),
+        400,
+        {"param": "temperature", "code": "unsupported_value"},
+    ),
+    (OPENAI, openai_body("o4-mini", temperature=0.0), 400, {"code": "unsupported_value"}),
+    (
+        gemini("gemini-3.5-flash-lite"),
+        gemini_body(frequencyPenalty=0.5),
+        400,
+        {"status": "INVALID_ARGUMENT"},
+    ),
+    (
+        gemini("gemini-2.5-pro"),
+        gemini_body(thinkingConfig={"thinkingBudget": 0}),
+        400,
+        {"status": "INVALID_ARGUMENT"},
+    ),
+    # A path with an API version the surface does not serve.
+    (vertex("v1beta"), gemini_body(), 404, {"status": "NOT_FOUND"}),
+    (gemini(version="v1beta1"), gemini_body(), 404, {"status": "NOT_FOUND"}),
+    # A schema keyword structured outputs refuse.
+    (
+        OPENAI,
+        openai_body(
+            response_format={
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "v",
+                    "strict": True,
+                    "schema": {**SCHEMA, "additionalProperties": True},
+                },
+            }
+        ),
+        400,
+        {"code": "invalid_json_schema", "param": "response_format"},
+    ),
+    (
+        ANTHROPIC,
+        anthropic_body(
+            output_config={
+                "format": {
+                    "type": "json_schema",
+                    "schema": {
+                        **SCHEMA,
+                        "properties": {"score": {"type": "integer", "minimum": 1}},
+                        "required": ["score"],
+                    },
+                }
+            }
+        ),
+        400,
+        {"type": "invalid_request_error"},
+    ),
+]
+REFUSED_IDS = [
+    "openai-unknown-key",
+    "anthropic-unknown-key",
+    "gemini-unknown-key",
+    "anthropic-missing-key",
+    "openai-missing-key",
+    "anthropic-empty-turn",
+    "gemini-empty-text",
+    "openai-gpt-6-temperature",
+    "openai-o-series-temperature",
+    "gemini-3.5-penalty",
+    "gemini-2.5-pro-no-thinking",
+    "vertex-v1beta",
+    "gemini-v1beta1",
+    "openai-schema-open-object",
+    "anthropic-schema-minimum",
+]
+#: The refusals the fake reads from an installed SDK (its request types, its schema rule),
+#: by the extra that installs it.
+FROM_THE_SDK = {
+    "openai-unknown-key": "openai",
+    "anthropic-unknown-key": "anthropic",
+    "gemini-unknown-key": "google",
+    "anthropic-missing-key": "anthropic",
+    "openai-missing-key": "openai",
+    "anthropic-schema-minimum": "anthropic",
+}
+
+
 @pytest.mark.parametrize(
     ("path", "body", "status", "error"),
     [
-        # A key the provider's request type (read from the installed SDK) does not have.
-        (
-            OPENAI,
-            openai_body(reasoning={"effort": "low"}),
-            400,
-            {"message": "Unrecognized request argument supplied: reasoning"},
-        ),
-        (
-            ANTHROPIC,
-            anthropic_body(temperature=0.0),
-            400,
-            {
-                "type": "invalid_request_error",
-                "message": "temperature: Extra inputs are not permitted",
-            },
-        ),
-        (
-            gemini(),
-            gemini_body(candidateCount=1, seedling=3),
-            400,
-            {"status": "INVALID_ARGUMENT"},
-        ),
-        # A key it requires.
-        (
-            ANTHROPIC,
-            {"model": "claude-haiku-4-5-20251001", "messages": []},
-            400,
-            {"message": "max_tokens: Field required"},
-        ),
-        (OPENAI, {"model": "gpt-4.1-mini"}, 400, {"code": "missing_required_parameter"}),
-        # An empty message.
-        (
-            ANTHROPIC,
-            anthropic_body(
-                messages=[
-                    {"role": "user", "content": "case"},
-                    {"role": "assistant", "content": ""},
-                    {"role": "user", "content": "again"},
-                ]
-            ),
-            400,
-            {"type": "invalid_request_error"},
-        ),
-        (
-            gemini(),
-            gemini_body(
-                {"role": "user", "parts": [{"text": "case"}]},
-                {"role": "model", "parts": [{"text": ""}]},
-                {"role": "user", "parts": [{"text": "again"}]},
-            ),
-            400,
-            {"status": "INVALID_ARGUMENT"},
-        ),
-        # A sampling setting the model refuses.
-        (
-            OPENAI,
-            openai_body("gpt-6-luna", temperature=0.0),
-            400,
-            {"param": "temperature", "code": "unsupported_value"},
-        ),
-        (OPENAI, openai_body("o4-mini", temperature=0.0), 400, {"code": "unsupported_value"}),
-        (
-            gemini("gemini-3.5-flash-lite"),
-            gemini_body(frequencyPenalty=0.5),
-            400,
-            {"status": "INVALID_ARGUMENT"},
-        ),
-        (
-            gemini("gemini-2.5-pro"),
-            gemini_body(thinkingConfig={"thinkingBudget": 0}),
-            400,
-            {"status": "INVALID_ARGUMENT"},
-        ),
-        # A path with an API version the surface does not serve.
-        (vertex("v1beta"), gemini_body(), 404, {"status": "NOT_FOUND"}),
-        (gemini(version="v1beta1"), gemini_body(), 404, {"status": "NOT_FOUND"}),
-        # A schema keyword structured outputs refuse.
-        (
-            OPENAI,
-            openai_body(
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": "v",
-                        "strict": True,
-                        "schema": {**SCHEMA, "additionalProperties": True},
-                    },
-                }
-            ),
-            400,
-            {"code": "invalid_json_schema", "param": "response_format"},
-        ),
-        (
-            ANTHROPIC,
-            anthropic_body(
-                output_config={
-                    "format": {
-                        "type": "json_schema",
-                        "schema": {
-                            **SCHEMA,
-                            "properties": {"score": {"type": "integer", "minimum": 1}},
-                            "required": ["score"],
-                        },
-                    }
-                }
-            ),
-            400,
-            {"type": "invalid_request_error"},
-        ),
-    ],
-    ids=[
-        "openai-unknown-key",
-        "anthropic-unknown-key",
-        "gemini-unknown-key",
-        "anthropic-missing-key",
-        "openai-missing-key",
-        "anthropic-empty-turn",
-        "gemini-empty-text",
-        "openai-gpt-6-temperature",
-        "openai-o-series-temperature",
-        "gemini-3.5-penalty",
-        "gemini-2.5-pro-no-thinking",
-        "vertex-v1beta",
-        "gemini-v1beta1",
-        "openai-schema-open-object",
-        "anthropic-schema-minimum",
+        pytest.param(
+            *row, id=name, marks=[needs(FROM_THE_SDK[name])] if name in FROM_THE_SDK else []
+        )
+        for row, name in zip(REFUSED, REFUSED_IDS, strict=True)
     ],
 )
 async def test_what_the_real_api_refuses_is_refused_in_its_shape(

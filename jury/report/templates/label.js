@@ -242,7 +242,8 @@
 
   async function start() {
     const data = await call('/api/state');
-    $('who').textContent = 'labeller ' + data.labeller + ' · rubric ' + data.rubric + ' · order ' + data.order;
+    const asked = data.asked ? ' · asking ' + (data.asked.length === 1 && data.asked[0] === 'pass' ? 'pass/fail only' : data.asked.join(', ') + ' only') : '';
+    $('who').textContent = 'labeller ' + data.labeller + ' · rubric ' + data.rubric + ' · order ' + data.order + asked;
     showProgress(data.progress);
     await openNext(data.next, data.progress);
   }

@@ -1,0 +1,134 @@
+"""`jury compare`, `jury agreement` and `jury calibrate` are shells over library functions
+(issue 33): `jury.compare`, `jury.measure_agreement` and `jury.calibrate` give what the command
+prints, with its exit code, and print nothing themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+import jury
+from jury import ConfigError
+from jury.cli import main
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
+KRIPPENDORFF = ROOT / "tests" / "data" / "agreement" / "krippendorff_2011.csv"
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No keys: the default panel is the offline one, as on a fresh machine."""
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def printed_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, object]:
+    capsys.readouterr()
+    code = main([*args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_stricter_rescore_compared_by_the_library_is_what_the_command_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
+    jury.rescore("a", out="b", threshold=5)  # every metric must be 5: more cases fail
+    capsys.readouterr()
+    found = jury.compare("a", "b")
+    said = capsys.readouterr()
+    assert (said.out, said.err) == ("", "")
+    assert found.outcome == "failed"
+    assert found.exit_code == 1
+    assert not found.passed
+    assert found.regressions  # cases that passed in A and fail in B
+    assert all(change.kind == "regression" for change in found.regressions)
+    code, data = printed_json(capsys, "compare", "a", "b")
+    assert code == found.exit_code
+    assert data == {**found.model_dump(mode="json"), "exit": 1}
+    # The rules as the command's flags: tolerating every regression passes the gate.
+    tolerant = jury.compare(["a"], ["b"], max_regressions=len(found.regressions))
+    assert tolerant.exit_code == main(
+        ["compare", "a", "b", "--max-regressions", str(len(found.regressions))]
+    )
+
+
+def test_rules_given_to_compare_are_checked_as_the_jury_files_are() -> None:
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True, limit=3))
+    with pytest.raises(jury.JuryFileError, match=r"compare\.significance"):
+        jury.compare("a", "a", significance=2)
+
+
+def test_agreement_on_krippendorffs_table_is_his_published_alpha_in_the_library_and_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    found = jury.measure_agreement(KRIPPENDORFF, level="ordinal", bootstrap=200)
+    (metric,) = found.summary.metrics.values()
+    assert metric.alpha.value == pytest.approx(0.815, abs=5e-4)  # Krippendorff (2011)
+    assert found.exit_code == 0
+    code, data = printed_json(
+        capsys, "agreement", str(KRIPPENDORFF), "--level", "ordinal", "--bootstrap", "200"
+    )
+    assert (code, data) == (0, found.to_json())
+
+
+def test_the_agreement_gate_of_the_library_fails_below_the_bar_as_the_command_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    found = jury.measure_agreement(KRIPPENDORFF, level="ordinal", bootstrap=0, fail_under=0.9)
+    assert found.exit_code == 1
+    assert not found.passed
+    assert found.below == ("krippendorff_2011",)
+    capsys.readouterr()
+    args = [str(KRIPPENDORFF), "--level", "ordinal", "--bootstrap", "0", "--fail-under", "0.9"]
+    assert main(["agreement", *args]) == 1
+    assert "Gate FAILED" in capsys.readouterr().out
+
+
+def test_agreement_of_a_run_through_the_library_matches_the_command_and_names_a_typo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
+    capsys.readouterr()
+    found = jury.measure_agreement("a", bootstrap=50, metric=["correctness"])
+    said = capsys.readouterr()
+    assert (said.out, said.err) == ("", "")
+    assert found.rubric == "five-metric"
+    assert set(found.summary.metrics) == {"correctness"}
+    code, data = printed_json(
+        capsys, "agreement", "a", "--bootstrap", "50", "--metric", "correctness"
+    )
+    assert (code, data) == (found.exit_code, found.to_json())
+    with pytest.raises(ConfigError, match="fail_unde"):
+        jury.measure_agreement("a", fail_unde=0.5)
+
+
+def test_calibrate_through_the_library_gives_the_commands_checks_and_exit_code(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    found = asyncio.run(jury.calibrate(EXAMPLE))
+    said = capsys.readouterr()
+    assert (said.out, said.err) == ("", "")
+    good, bad, undecided = found.gold_counts()
+    assert good + bad + undecided == len(found.gold) == 24
+    # The offline jurors fail some golden answers of the example: the check fails (exit 1).
+    assert bad > 0
+    assert found.exit_code == 1
+    assert not found.passed
+    assert main(["calibrate", str(EXAMPLE)]) == found.exit_code
+    out = capsys.readouterr().out
+    assert f"{good} of 24 as expected" in out
+    for check, runs in found.gold_outcomes():
+        if any(outcome is False for _, _, outcome in runs):
+            assert f"✗ {check.case_id}:" in out
+
+
+def test_calibrate_names_a_typo_and_stops_a_budget_without_select() -> None:
+    with pytest.raises(ConfigError, match="gold_mn"):
+        asyncio.run(jury.calibrate(EXAMPLE, gold_mn=0.5))
+    with pytest.raises(ConfigError, match="--budget"):
+        asyncio.run(jury.calibrate(EXAMPLE, budget=10.0))
