@@ -8,9 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from extras import needs
 from scipy.stats import binomtest
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize, samplesize_confint_proportion
 
 from jury.agreement import Interval, proportion_interval
 from jury.agreement._power import (
@@ -127,7 +126,10 @@ def test_a_rate_on_the_bar_is_never_decided_by_more_cases() -> None:
 @pytest.mark.parametrize("rate", [0.5, 0.8, 0.9, 0.98])
 @pytest.mark.parametrize("width", [0.01, 0.03, 0.05, 0.1])
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+@needs("test")
 def test_cases_for_a_width_are_statsmodels(rate: float, width: float, level: float) -> None:
+    from statsmodels.stats.proportion import samplesize_confint_proportion
+
     reference = samplesize_confint_proportion(rate, width, alpha=1 - level)
     assert cases_for_width(rate, width, level=level) == math.ceil(reference)
 
@@ -162,9 +164,13 @@ def test_near_one_the_normal_approximation_asks_too_few_cases() -> None:
 @pytest.mark.parametrize(("rate", "drop"), [(0.9, 0.05), (0.5, 0.05), (0.95, 0.1), (0.7, 0.02)])
 @pytest.mark.parametrize("level", [0.9, 0.95])
 @pytest.mark.parametrize("power", [0.8, 0.9])
+@needs("test")
 def test_cases_for_a_drop_in_separate_sets_are_statsmodels(
     rate: float, drop: float, level: float, power: float
 ) -> None:
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
     reference = NormalIndPower().solve_power(
         effect_size=proportion_effectsize(rate, rate - drop),
         alpha=1 - level,

@@ -7,8 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize, samplesize_confint_proportion
+from extras import needs
 
 import jury
 from jury.agreement._power import cases_for_paired_drop, detectable_drop
@@ -31,7 +30,10 @@ def _row(out: str, question: str) -> list[str]:
     return line.split()
 
 
+@needs("test")
 def test_plan_for_a_width_prints_statsmodels_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    from statsmodels.stats.proportion import samplesize_confint_proportion
+
     assert main(["plan", "--pass-rate", "0.9", "--width", "0.05"]) == 0
     out = capsys.readouterr().out
     reference = math.ceil(samplesize_confint_proportion(0.9, 0.05, alpha=0.05))
@@ -44,6 +46,7 @@ def test_plan_for_a_width_prints_statsmodels_figure(capsys: pytest.CaptureFixtur
     assert "drop" not in out  # only what was asked
 
 
+@needs("test")
 def test_plan_for_a_drop_prints_statsmodels_and_the_exact_mcnemar_figures(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -51,6 +54,9 @@ def test_plan_for_a_drop_prints_statsmodels_and_the_exact_mcnemar_figures(
     out = capsys.readouterr().out
     # No pass rate given: 50%, the rate that needs the most cases.
     assert "pass rate 50.0% (none given)" in out
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
     separate = NormalIndPower().solve_power(
         effect_size=proportion_effectsize(0.5, 0.45), alpha=0.05, power=0.8
     )

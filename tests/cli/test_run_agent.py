@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import xmlschema
+from extras import needs
 
 from jury.cli import main
 
@@ -333,9 +333,12 @@ def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
     assert len(calls(tmp_path)) == 6
 
 
+@needs("test")
 def test_the_reports_asked_of_repeats_are_the_rules_not_the_last_repeats(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import xmlschema
+
     _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
     command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3", "--out", "r"]
     reports = ["--junit", "out/junit.xml", "--json", "out/stability.json", "--html", "out/r.html"]
