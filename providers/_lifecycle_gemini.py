@@ -36,12 +36,23 @@ _1_0_RETIRED = (
     "(availability of Gemini 1.0 Pro 001 extended to April 9, 2025, then ended)"
 )
 
+#: Gemini 4: listed by google-genai as Google's newest models, no shutdown date in any source
+#: read (Google's deprecations page as read on 2026-11-30 predates them).
+_GEMINI_4 = (
+    "https://github.com/googleapis/python-genai google/genai/_gaos/types/interactions/model.py "
+    "as released in google-genai 3.6.1 (listed: 'Gemini 4 Argon - Our new frontier model', "
+    "Carbon, Hydrogen, Neon)"
+)
+_GEMINI_4_MODELS = ("gemini-4-argon", "gemini-4-carbon", "gemini-4-hydrogen", "gemini-4-neon")
+_NO_DATE = "no shutdown date known: no source read names one, nor a notice period"
+
 #: Gemini models by what Google announced (google-genai ships no lifecycle data). "No
 #: shutdown date announced" (retires None) is what the page says; it does not promise a date
 #: later than any other. Not listed, as the sources read disagree: gemini-2.5-flash-lite
 #: (Google's page of December 2025 gave July 22, 2026; the notice of November 2026 above says
 #: it "remains available until further notice").
 GEMINI: tuple[Row, ...] = (
+    *(Row(model, None, None, _GEMINI_4, SDKS_READ, _NO_DATE) for model in _GEMINI_4_MODELS),
     Row("gemini-3.8-flash", None, None, _DEPRECATIONS, _READ),
     Row("gemini-3.7-flash", None, None, _DEPRECATIONS, _READ),
     Row("gemini-3.6-flash", None, None, _DEPRECATIONS, _READ),

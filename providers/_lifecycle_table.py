@@ -257,9 +257,33 @@ _O_SDK = (
     f"shutdown date: ...'; {_O_DEPRECATIONS})"
 )
 
+#: Models the SDK lists without a shutdown note: none announced. OpenAI's own page is not read
+#: here (rendered client-side); GET /v1/models says a model's `shutdown_date` when one is set,
+#: which `jury doctor` reads (`jury.providers._openai_models`).
+_O_SDK_LISTED = (
+    "openai SDK 3.60.0 types/shared/chat_model.py (listed; no 'Announced shutdown date' note)"
+)
+_O_NOTICE = "none announced; OpenAI gives generally available models at least 6 months' notice"
+_O_CURRENT = (
+    "gpt-6-astra",
+    "gpt-6.2-astra",
+    "gpt-6-sol",
+    "gpt-6.1-sol",
+    "gpt-6.2-sol",
+    "gpt-6.1-terra",
+    "gpt-5.6-sol",
+    "gpt-5.6-terra",
+    "gpt-5.6-luna",
+    "gpt-5.5",
+    "gpt-5.5-2026-04-23",
+    "gpt-5.4",
+    "gpt-5.4-mini",
+)
+
 OPENAI: tuple[Row, ...] = (
     Row("gpt-5.4-mini-2026-03-17", None, None, _GPT_5_4_MINI, _READ),
     Row("gpt-6-luna", None, None, _GPT_6_LUNA, _TODAY),
+    *(Row(model, None, None, _O_SDK_LISTED, SDKS_READ, _O_NOTICE) for model in _O_CURRENT),
     *(
         Row(model, date(2027, 1, 14), "gpt-6-luna", _GPT_4, _TODAY)
         for model in (

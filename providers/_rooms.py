@@ -7,7 +7,7 @@ reads (`google.Family.room`, added to ``maxOutputTokens`` whatever the juror's e
 
 from __future__ import annotations
 
-from .google import family
+from ._gemini_family import family
 
 __all__ = ["google"]
 

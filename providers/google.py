@@ -10,13 +10,14 @@ The reply is constrained with ``responseJsonSchema`` and ``responseMimeType:
 application/json``; the rubric is the system instruction, first, so that Gemini's implicit
 prompt caching applies (``usageMetadata.cachedContentTokenCount``).
 
-What a model takes depends on its family (`FAMILIES`): Gemini 2.5 thinks by default and its
-thinking counts against ``maxOutputTokens`` (an empty or cut reply, ``finishReason:
-MAX_TOKENS``), so it is told how little to think; Gemini 3 ignores a custom temperature, which
-is therefore not sent. A reply cut at the limit or stopped by a safety filter (a candidate's
-``finishReason``, or the prompt's ``promptFeedback.blockReason``) says so in
-`JudgeReply.finish`. A 429 carries its delay in the body (``google.rpc.RetryInfo``), and a
-per-day ``QuotaFailure`` is a quota no retry clears today: it stops the run.
+What a model takes depends on its family (`FAMILIES`, in `jury.providers._gemini_family`):
+Gemini 2.5 thinks by default and its thinking counts against ``maxOutputTokens`` (an empty or
+cut reply, ``finishReason: MAX_TOKENS``), so it is told how little to think; Gemini 3 and 4
+ignore a custom temperature, which is therefore not sent, and think at a level. A reply cut
+at the limit or stopped by a safety filter (a candidate's ``finishReason``, or the prompt's
+``promptFeedback.blockReason``) says so in `JudgeReply.finish`. A 429 carries its delay in
+the body (``google.rpc.RetryInfo``), and a per-day ``QuotaFailure`` is a quota no retry clears
+today: it stops the run.
 
 The Gemini API is reached at ``v1beta``; Vertex AI at ``v1beta1``, the SDK's own choice
 (Vertex serves ``v1`` and ``v1beta1``, never ``v1beta``).
@@ -29,8 +30,6 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any
 
 from jury import AuthenticationError, ProviderError, ProviderLimits, QuotaExhaustedError
@@ -46,6 +45,7 @@ from jury.adapters import (
     Usage,
 )
 
+from ._gemini_family import FAMILIES, Family, effort_refusal, family
 from ._google_batch import sdk_config
 from ._google_logprobs import logprobs_refusal, token_logprobs, vertex
 from ._images import gemini_parts
@@ -77,82 +77,6 @@ API_VERSION = "v1beta"
 VERTEX_API_VERSION = "v1beta1"
 KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 VERTEX_VARIABLE = "GOOGLE_APPLICATION_CREDENTIALS"
-
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    """What a family of Gemini models takes: a custom `temperature` (Gemini 3 ignores one),
-    the `thinking` configuration sent (``generationConfig.thinkingConfig``), and the output
-    tokens added for the thinking that cannot be turned off (it counts against
-    ``maxOutputTokens``).
-
-    `thinking` is written as google-genai writes it on the wire (field names as in the proto,
-    enum values by name), so that both transports send the same bytes; the API reads proto
-    JSON, which takes either spelling of a field (https://protobuf.dev/programming-guides/
-    json/)."""
-
-    pattern: str
-    temperature: bool
-    thinking: dict[str, Any] | None = None
-    room: int = 0
-    sources: tuple[str, ...] = field(default=())
-
-
-_THINKING = "https://ai.google.dev/gemini-api/docs/thinking"
-_GEMINI_3 = "https://ai.google.dev/gemini-api/docs/gemini-3"
-#: Gemini families by name pattern, the first match winning.
-FAMILIES: tuple[Family, ...] = (
-    # 2.5 Flash and Flash-Lite can stop thinking (a budget of 0); 2.5 Pro cannot (128 least).
-    Family("gemini-2.5-flash*", True, {"thinking_budget": 0}, 0, (_THINKING,)),
-    Family("gemini-2.5-pro*", True, {"thinking_budget": 128}, 128, (_THINKING,)),
-    # Gemini 3 ignores a custom temperature, top-k and top-p and thinks at a level (Flash-Lite
-    # least at "minimal", its default; 3.x Flash takes low, medium and high).
-    Family(
-        "gemini-3*-flash-lite*",
-        False,
-        {"thinking_level": "MINIMAL"},
-        1024,
-        (
-            _GEMINI_3,
-            "https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/gemini/3-5-flash-lite",
-        ),
-    ),
-    Family(
-        "gemini-3*",
-        False,
-        {"thinking_level": "LOW"},
-        2048,
-        (
-            _GEMINI_3,
-            "https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/guides/gemini-3-8-flash",
-        ),
-    ),
-)
-#: Earlier models (2.0, 1.5) think not at all and take the classic settings.
-_CLASSIC = Family("*", True)
-
-
-def family(model: str) -> Family:
-    """The family of a Gemini model (by `FAMILIES`)."""
-    return next((f for f in FAMILIES if fnmatchcase(model, f.pattern)), _CLASSIC)
-
-
-#: The thinking levels Gemini 3 takes as a juror's `effort` (the thinking page); 3.7 and 3.8
-#: Flash take low, medium or high only (the 3.8 Flash developer's guide, in `FAMILIES`).
-LEVELS = ("minimal", "low", "medium", "high")
-_NO_MINIMAL = ("gemini-3.7-flash", "gemini-3.8-flash")
-
-
-def effort_refusal(model: str, effort: str) -> str | None:
-    """Why a Gemini model does not take a juror's `effort` as its thinking level (None when
-    it does): Gemini 3 thinks at a level; 2.5 and earlier take a budget, not a level."""
-    thinking = family(model).thinking
-    if thinking is None or "thinking_level" not in thinking:
-        return "it thinks by a budget, not at a level"
-    if effort not in LEVELS or (effort == "minimal" and model in _NO_MINIMAL):
-        taken = [lv for lv in LEVELS if lv != "minimal" or model not in _NO_MINIMAL]
-        return f"it thinks at {', '.join(taken)}"
-    return None
 
 
 #: Finish reasons of a filter, not the model (google-genai FinishReason); the output limit.
@@ -424,3 +348,5 @@ def create(spec: str, *, transport: str | None = None) -> GoogleJudge:
 
 # Defined beside the log-probability reading; public here, as the provider's LOGPROBS entry.
 logprobs_refusal.__module__ = __name__
+# Defined beside the other families' rules (`_gemini_family`); public here, one door.
+Family.__module__ = family.__module__ = __name__

@@ -40,7 +40,9 @@ from jury.adapters import (
 
 from ._grammar import grammar_schema
 from ._images import openai_content
+from ._openai_efforts import default_effort, efforts
 from ._openai_sdk import OpenAISdkTransport, sdk_message
+from ._openai_shutdown import shutdown_said
 from ._servers import Server
 from ._wire import (
     MalformedReplyError,
@@ -91,9 +93,6 @@ FAMILIES: tuple[Family, ...] = (
     Family("chatgpt-*", True, False, "openai SDK types/chat/completion_create_params.py"),
 )
 _NEWEST = Family("*", False, True, "assumed for a model of no known family")
-#: The effort asked of a reasoning judge: every reasoning family takes "low" (o1 takes only
-#: low, medium and high; gpt-5.1 dropped "minimal"), and a verdict needs little.
-REASONING_EFFORT = "low"
 #: Output tokens added for a reasoning model's reasoning, on top of the reply's own budget.
 REASONING_ROOM = 2048
 
@@ -119,17 +118,15 @@ def logprobs_refusal(model: str) -> str | None:
     return None
 
 
-#: The efforts ``reasoning_effort`` takes (the SDK's types/shared/reasoning_effort.py).
-EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-
-
 def effort_refusal(model: str, effort: str) -> str | None:
     """Why an OpenAI model does not take a juror's `effort` (None when it does): only the
-    reasoning models take ``reasoning_effort``, and only OpenAI's values."""
+    reasoning models take ``reasoning_effort``, and each only its own values
+    (`jury.providers._openai_efforts`)."""
     if not family(model).reasoning:
         return "it is not a reasoning model"
-    if effort not in EFFORTS:
-        return f"OpenAI takes {', '.join(EFFORTS)}"
+    taken = efforts(model)
+    if effort not in taken:
+        return f"{model} takes {', '.join(taken)}"
     return None
 
 
@@ -227,7 +224,7 @@ class OpenAIWire(Wire):
             kind = family(model)
             settings.append(f"temperature={'sent' if kind.temperature else 'not-sent'}")
             if kind.reasoning:
-                settings.append(f"reasoning_effort={REASONING_EFFORT}+{REASONING_ROOM}")
+                settings.append(f"reasoning_effort={default_effort(model)}+{REASONING_ROOM}")
             if logprobs_refusal(model) is not None:
                 settings.append("logprobs=not-sent")
         return Endpoint(self.base_url, " ".join(settings))
@@ -245,9 +242,9 @@ class OpenAIWire(Wire):
         if request.temperature is not None and (kind is None or kind.temperature):
             body["temperature"] = request.temperature
         if kind is not None and kind.reasoning:
-            # The juror's own effort, when it sets one ("none" to "xhigh": the SDK's
-            # types/shared/reasoning_effort.py).
-            body["reasoning_effort"] = request.effort or REASONING_EFFORT
+            # The juror's own effort, when it sets one (checked against the model's values when
+            # the jury file loads), else the least of "low" and above the model takes.
+            body["reasoning_effort"] = request.effort or default_effort(model)
         if request.seed is not None:
             body["seed"] = request.seed
         # Compatible servers (vLLM; Ollama from 0.12.11) take them for any model; OpenAI's
@@ -352,6 +349,19 @@ def _schema_name(name: str) -> str:
 class OpenAIJudge(WireModel):
     sdk = OpenAISdkTransport
     default_limits = ProviderLimits(concurrency=32)
+    #: What OpenAI said of the model's shutdown before its first call (`prepare`).
+    said: tuple[str, ...] = ()
+    _asked = False
+
+    async def prepare(self) -> None:
+        """Ask OpenAI for the model's ``shutdown_date`` once (`_openai_shutdown`)."""
+        if not self._asked:
+            self._asked = True
+            self.said = await shutdown_said(self)
+
+    @property
+    def learned(self) -> tuple[str, ...]:
+        return self.said
 
     def classify_sdk_error(self, exc: Exception) -> ProviderError | None:
         errors = sys.modules.get("openai._exceptions")

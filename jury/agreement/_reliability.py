@@ -60,6 +60,8 @@ Convention = Literal["declared", "observed"]
 _DENSE_CELLS = 20_000_000
 #: Bound on the floats of one chunk of bootstrap work (counts or summed statistics).
 _CHUNK_FLOATS = 4_000_000
+#: Resamples whose unit counts are made at once (a small block of the chunk's count matrix).
+_COUNT_ROWS = 64
 #: Relative size below which a chance disagreement counts as zero (all values alike).
 _TINY = 1e-12
 
@@ -125,12 +127,27 @@ def _resample(
     rng = np.random.default_rng(boot.seed)
     chunk = max(1, min(boot.resamples, _CHUNK_FLOATS // max(units, width, 1)))
     out: list[NDArray[np.float64]] = []
-    offsets = np.arange(chunk, dtype=np.int64)[:, None] * units
+    # A chunk's counts are made a block of resamples at a time, from 32-bit draws: below 2**32
+    # units they are the very numbers one 64-bit draw of the whole chunk gives (one algorithm,
+    # and the half of a 64-bit word a draw leaves is kept in the generator's state between
+    # calls), so no draw of the whole chunk is ever held beside its counts (issue 36: this
+    # was a run's peak memory). The results are the same to the bit: the same draws, the
+    # same matrix product.
+    small = units < 2**32
+    step = _COUNT_ROWS if small else chunk
     for start in range(0, boot.resamples, chunk):
         size = min(chunk, boot.resamples - start)
-        draws = rng.integers(0, units, size=(size, units)) + offsets[:size]
-        counts = np.bincount(draws.ravel(), minlength=size * units).reshape(size, units)
-        out.append(finish(_sums(per_unit, counts.astype(np.float64))))
+        counts = np.empty((size, units), dtype=np.float64)
+        for row in range(0, size, step):
+            rows = min(step, size - row)
+            draws = rng.integers(0, units, (rows, units), dtype=np.uint32 if small else np.int64)
+            offsets = np.arange(rows, dtype=np.intp)[:, None] * units
+            flat = (draws.astype(np.intp, copy=False) + offsets).ravel()
+            counts[row : row + rows] = np.bincount(flat, minlength=rows * units).reshape(
+                rows, units
+            )
+        out.append(finish(_sums(per_unit, counts)))
+        del counts
     values = np.concatenate(out)
     return values, int(np.isnan(values).sum())
 

@@ -26,6 +26,7 @@ from ..adapters._request import JudgeReply, JudgeRequest, Message
 from ..adapters._rubric import parse_reply
 from ..panel._lifecycle import today
 from ..panel._panel import Juror, Panel
+from ..panel._probability import probability_source
 from ..runner._options import RunOptions, panel_for
 from ..runs import run_interruptible
 
@@ -88,6 +89,8 @@ class Checkup:
     fallbacks: list[tuple[str, ModelStatus | None]] = field(default_factory=list)
     #: What the model learned of its server before the call (`JudgeModel.learned`).
     server: tuple[str, ...] = ()
+    #: Where the juror's probability comes from (`jury.panel._probability`).
+    probability: str = ""
 
 
 #: What each structured output of a model's profile (`jury.adapters.ModelProfile`) promises.
@@ -121,6 +124,7 @@ async def check(juror: Juror, panel: Panel, seconds: float) -> Checkup:
     day = today()
     spec = juror.model.name if isinstance(juror.model, JudgeModel) else juror.model
     result = Checkup(juror.id, spec, status=model_status(spec, day))
+    result.probability = probability_source(juror, panel.samples_for(juror)).why
     for fallback in juror.fallbacks:
         name = fallback.name if isinstance(fallback, JudgeModel) else fallback
         result.fallbacks.append((name, model_status(name, day)))
@@ -181,12 +185,13 @@ def _print(result: Checkup, out: IO[str]) -> None:
             ("price per call", price),
             ("rate limits", limits or "no rate-limit header"),
         ]
-    rows += [("server", line.split(": ", 1)[-1]) for line in result.server]
+    rows += [(_label(line), line.split(": ", 1)[-1]) for line in result.server]
     if result.problem is not None:
         rows.append(("cannot serve", result.problem))
     if result.fix is not None:
         rows.append(("fix", result.fix))
     if not result.offline:
+        rows.append(("probability", result.probability))
         rows.append(("lifecycle", lifecycle))
     rows += [
         ("fallback", f"{name}: {status.describe() if status else 'not known'} (not called)")
@@ -194,6 +199,12 @@ def _print(result: Checkup, out: IO[str]) -> None:
     ]
     for label, value in rows:
         print(f"  {label:<15}{value}", file=out)
+
+
+def _label(learned: str) -> str:
+    """What a line the model learned before its call is about: the provider's word on its
+    lifecycle (OpenAI's ``shutdown_date``), or its server."""
+    return "announced" if "shutdown_date" in learned else "server"
 
 
 def run(args: argparse.Namespace) -> int:

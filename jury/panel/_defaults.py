@@ -17,6 +17,10 @@ What the sources can and cannot settle (read 2026-11-30):
   deprecation note, and absent from OpenAI's deprecations page. OpenAI gives generally
   available models at least six months' notice, so none can retire before 2027-05-30.
   A reasoning model: it is sent no temperature (see `jury.providers.openai.FAMILIES`).
+  Chosen again on 2026-12-04 by price (benchmarks/default_juror.py): the cheapest dated
+  snapshot with no retirement announced. ``gpt-6-luna`` (8.3 times cheaper a verdict) and
+  ``gpt-5.6-luna`` are aliases, no dated form listed; the cheaper dated ones retire
+  (``gpt-5.4-nano-2026-03-17`` on 2027-04-01). tests/panel/test_default_juror.py holds it.
 - ``google/gemini-3.5-flash-lite``: Google's stable Flash-Lite, the recommended replacement
   for gemini-2.5-flash (retired 2026-12-01). Google publishes no dated form of its stable IDs
   and names no shutdown date for it ("No shutdown date announced"); no source read states a

@@ -11,7 +11,7 @@ from ..adapters._model import JudgeModel
 
 __all__ = ["Effort", "Juror"]
 
-#: The effort levels the providers name (Anthropic: low to max; OpenAI: none to xhigh).
+#: The effort levels the providers name (Anthropic: low to max; OpenAI: none to max).
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -48,7 +48,7 @@ class Juror(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     #: How hard a thinking model thinks (overrides its adapter's choice, "low" for most):
     #: Anthropic's ``output_config.effort`` (low to max), OpenAI's ``reasoning_effort``
-    #: (none to xhigh). None: the adapter's choice.
+    #: (none to max, each model its own). None: the adapter's choice.
     effort: Effort | None = None
     #: Ask the judge for its reply's token log-probabilities, from which the vote's
     #: `probability` is read (OpenAI models that take ``logprobs``, Gemini models that offer

@@ -32,7 +32,7 @@ from ._views import ErrorGroups
 
 if TYPE_CHECKING:
     from ..agreement._tally import AgreementTally
-    from ._terminal import CaseLine
+    from ._lines import CaseLine
 
 __all__ = ["HTML_CASES", "JudgedCases", "Published", "ReportPaths", "print_published", "publish"]
 
@@ -101,7 +101,7 @@ def publish(
     name when the caller does not hold it (then the reports load it from the manifest).
     `judged` is the cases judged by the caller, while they are still in memory.
     """
-    from ._terminal import ReportHeader
+    from ._lines import ReportHeader
 
     paths = paths or ReportPaths()
     loaded = None if isinstance(rubric, str) else rubric
@@ -270,7 +270,7 @@ def _gather(
 ) -> _Gathered:
     from ..agreement._tally import AgreementTally  # numpy: only when a run is published
     from ._conversation import conversation_line
-    from ._terminal import CaseLine
+    from ._lines import CaseLine
 
     listed = index.listed()
     passing = [e for e in listed if e.verdict is Verdict.PASS]

@@ -4,7 +4,6 @@ disagreement with each dissenting juror's reason, and each juror's record."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from rich import box
@@ -13,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
+from .._verdict import Verdict
 from ..checks._pii import scrub
 from ..panel._panel import Gate
 from ._grid import grid as _grid
@@ -21,6 +20,7 @@ from ._grid import table_width as _table_width
 from ._judge_errors import family_lines, judge_error_lines
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
+from ._lines import CaseLine, ReportHeader
 from ._progress import sources_text
 from ._summary import RunSummary, batch_line
 from ._uncertainty import bounds_text, interval_heading
@@ -36,77 +36,10 @@ _EXIT_TEXT = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ReportHeader:
-    rubric: str
-    jurors: Sequence[str]
-    offline_jurors: Sequence[str]
-    #: The checks run before the judges: empty when they were turned off, None when the
-    #: report does not know (nothing is said about them).
-    checks: Sequence[str] | None = None
-    judge_all: bool = False
-    #: Tell how to get real judges: only when the panel was the default one (no jury file).
-    offline_hint: bool = False
-    #: Jurors (and model checks) some of whose replies came from `jury.testing`'s fake.
-    fake_jurors: Sequence[str] = ()
-
-
 def _safe(text: str) -> str:
     """Text a judge or an agent wrote, masked (a judge may quote a leaked card or key) and
     escaped for rich markup."""
     return escape(scrub(text, ("api_key", "card", "ssn")))
-
-
-def _checks_cell(checks: Sequence[CheckResult]) -> str:
-    """Checks in a few characters: ``✓7`` when all that applied passed; otherwise the first
-    failure by name (✗ required, ! advisory) and how many more failed. Not-applicable checks
-    are left out; the failure list below names every failed check."""
-    failed = [c for c in checks if c.outcome is CheckOutcome.FAIL]
-    if not failed:
-        passed = sum(1 for c in checks if c.outcome is CheckOutcome.PASS)
-        return f"✓{passed}" if passed else ""
-    failed.sort(key=lambda c: not c.required)
-    first = ("✗ " if failed[0].required else "! ") + failed[0].name
-    return first + (f" +{len(failed) - 1}" if len(failed) > 1 else "")
-
-
-@dataclass(frozen=True, slots=True)
-class CaseLine:
-    """One row of the per-case table (kept for small runs only)."""
-
-    case_id: str
-    category: str | None
-    verdict: Verdict
-    #: The aggregated metric values, in the rubric's order (names in `metrics`).
-    scores: tuple[str, ...]
-    metrics: tuple[str, ...]
-    note: str
-    checks: str = ""
-    #: Where a failed case first went wrong.
-    stage: str = ""
-    score: str = ""
-    spared: bool = False
-
-    @classmethod
-    def of(cls, verdict: CaseVerdict) -> CaseLine:
-        reasons = list(verdict.reasons)
-        note = reasons[0] if reasons else ""
-        if len(reasons) > 1:
-            note += f" (+{len(reasons) - 1} more)"
-        if verdict.disagreement:
-            note = (note + "; " if note else "") + "jurors disagree"
-        return cls(
-            case_id=verdict.case_id,
-            category=verdict.category,
-            verdict=verdict.verdict,
-            scores=tuple(_number(r.value) for r in verdict.metrics.values()),
-            metrics=tuple(verdict.metrics),
-            note=note,
-            checks=_checks_cell(verdict.checks),
-            stage=verdict.failed_stage or "",
-            score="" if verdict.score is None else f"{verdict.score:.2f}",
-            spared=verdict.judges_spared,
-        )
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -208,12 +141,6 @@ def _case_lines(cases: Sequence[CaseLine], scores: Sequence[str], console: Conso
             line.case_id, "  ", (line.verdict.value, _STYLE[line.verdict]), f"{checks}  {score}"
         )
         console.print(text, overflow="fold")
-
-
-def _number(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:g}" if value.is_integer() else f"{value:.2f}".rstrip("0")
-    return "?" if value is None else str(value)
 
 
 def _pct(value: float | None) -> str:

@@ -49,6 +49,7 @@ from ..adapters._strategy import Strategy, strategy_named
 from ..cases._case import Case
 from ..panel._images import image_refusal, images_shown
 from ..panel._panel import Juror, Panel
+from ..panel._probability import SUGGESTED_SAMPLES, ProbabilitySource, probability_source
 from ._seat_price import SeatPrice, seat_price
 
 __all__ = [
@@ -115,6 +116,10 @@ class JurorEstimate:
     thinking_room: int = 0
     #: Cases its strategy cannot judge (a reply that is not a JSON object): no call.
     refused: int = 0
+    #: Where its votes' probability comes from: "logprobs", "samples" or "none"
+    #: (`jury.panel._probability`), and the samples a case it is priced at.
+    probability: str = "none"
+    samples: int = 1
 
     def add(self, cost: float | None, max_cost: float | None) -> None:
         self.cost = _plus(self.cost, cost)
@@ -263,6 +268,38 @@ def _count(
         row.add_batch(_times(least_batch, samples), _times(most_batch, samples))
 
 
+def _usd(value: float | None) -> str:
+    return "an unknown cost" if value is None else f"${value:,.4f}"
+
+
+def _probability_note(row: JurorEstimate, source: ProbabilitySource) -> str | None:
+    """What the seat's probability costs: its samples past the first, or what sampling for
+    one would cost where its model gives no log-probabilities."""
+    row.probability, row.samples = source.kind, source.samples
+    n = source.samples
+    if source.kind == "samples":
+        extra = None if row.cost is None else row.cost * (n - 1) / n
+        return (
+            f"{row.juror}: its probability is the share of its {n} samples ({n} calls a case): "
+            f"{_usd(extra)} of its {_usd(row.cost)} is the {n - 1} sample(s) past the first"
+        )
+    # A model that gives log-probabilities gives a probability at no extra call (`jury
+    # doctor` says so): only sampling is priced here.
+    if (
+        source.kind == "logprobs"
+        or row.offline
+        or row.calls == 0
+        or "logprobs = true" in source.why
+    ):
+        return None
+    k = SUGGESTED_SAMPLES
+    sampled = None if row.cost is None else row.cost * k / n
+    return (
+        f"{row.juror}: its votes carry no probability (its model gives no log-probabilities); "
+        f"samples = {k} gives one for about {_usd(sampled)} instead of {_usd(row.cost)}"
+    )
+
+
 def estimate(
     panel: Panel,
     cases: Iterable[Case],
@@ -311,6 +348,10 @@ def estimate(
                 seat.row.refused += 1
                 continue
             _count(seat, case, applied, prompts, typical, rounds)
+    for seat, juror in zip(seats, panel.jurors, strict=True):
+        note = _probability_note(seat.row, probability_source(juror, seat.samples))
+        if note:
+            result.notes.append(note)
     for row in result.jurors:
         if row.refused:
             result.notes.append(

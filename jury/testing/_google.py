@@ -7,6 +7,7 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ._google_models import DEFAULT_LEVELS, thinking_refusal
 from ._images import google_images
 from ._logprobs import tokens_of
 from ._wire import (
@@ -63,6 +64,7 @@ _DEFAULT_LEVEL = (
     ("gemini-3*-flash-lite*", "minimal"),
     ("gemini-3*-flash*", "medium"),
     ("gemini-3*-pro*", "high"),
+    *DEFAULT_LEVELS,
 )
 #: 2.5 Pro cannot stop thinking: "Budget 0 is invalid. This model only works in thinking mode"
 #: (the thinking page: 2.5 Pro's budget runs from 128).
@@ -242,6 +244,9 @@ class GeminiGenerateContent(WireProtocol):
             if contents and contents[-1].get("role") == "model":
                 return Refusal("The last turn of the request must not be from the model.")
         settings = {_camel(k): v for k, v in (config.get("thinkingConfig") or {}).items()}
+        refused_thinking = thinking_refusal(settings, model)
+        if refused_thinking is not None:
+            return refused_thinking
         level = str(settings.get("thinkingLevel") or "").lower()
         if level == "minimal" and model in _NO_MINIMAL:
             return Refusal(f"Thinking level MINIMAL is not supported for {model}.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._images import openai_images
 from ._logprobs import tokens_of
+from ._openai_models import FIRST_PARTY, model_refusal
 from ._wire import (
     THINKING,
     Ending,
@@ -123,11 +123,6 @@ def _token_logprobs(logged: LoggedRequest, text: str) -> list[dict[str, Any]]:
     ]
 
 
-#: Model names only OpenAI serves: a call to one must carry OpenAI's key. Compatible servers
-#: (Ollama, vLLM), served on the same route, take none.
-_FIRST_PARTY = re.compile(r"^(gpt-|o\d|chatgpt-|omni-moderation|text-moderation)")
-
-
 class _OpenAIAuth:
     """OpenAI's credential: "Authorization: Bearer OPENAI_API_KEY"
     (https://platform.openai.com/docs/api-reference/authentication)."""
@@ -136,7 +131,7 @@ class _OpenAIAuth:
         return bearer(headers)
 
     def header_refusal(self, headers: Mapping[str, str], model: str) -> Refusal | None:
-        if bearer(headers) or not _FIRST_PARTY.match(model):
+        if bearer(headers) or not FIRST_PARTY.match(model):
             return None
         return Refusal(
             "You didn't provide an API key. You need to provide your API key in an "
@@ -215,7 +210,11 @@ class OpenAIChatCompletions(_OpenAIAuth, WireProtocol):
                 param="temperature",
                 code="unsupported_value",
             )
-        refused = _logprobs_refusal(body, logged.model) or openai_images(body, logged.model)
+        refused = (
+            _logprobs_refusal(body, logged.model)
+            or openai_images(body, logged.model)
+            or model_refusal(body, logged.model, _reasoning(logged.model))
+        )
         if refused is not None:
             return refused
         fmt = body.get("response_format") or {}

@@ -28,6 +28,7 @@ from ._compatible import COMPATIBLE, add_compatible_routes, compatible_refusal, 
 from ._error_replies import error_headers, error_response
 from ._faults import MALFORMED_BODY, Fault, Injections, ScriptReply, spoil, valid_reply
 from ._log import LoggedRequest, redacted
+from ._openai_models import add_model_route
 from ._protocols import PROTOCOLS
 from ._wire import Ending, Tokens, WireProtocol, estimate_tokens, gate
 
@@ -96,6 +97,8 @@ class FakeProviderServer(Addresses):
         self.slots = slots
         #: The models the server serves (any other answers 404 in its API's words); None: all.
         self.models = None if models is None else set(models)
+        #: OpenAI's ``shutdown_date`` by model ("YYYY-MM-DD"), as GET /v1/models/{model} says.
+        self.shutdowns: dict[str, str] = {}
         self.latency = latency
         self.rpm = dict(rpm or {})
         self.window = window
@@ -161,6 +164,8 @@ class FakeProviderServer(Addresses):
         self.batches.add_routes(app, BATCH_PROTOCOLS)
         if self.compatible is not None:
             add_compatible_routes(app, self.compatible, lambda: self.models, self.slots)
+        else:
+            add_model_route(app, self.shutdowns)
         app.on_response_prepare.append(self._mark_fake)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=0.1

@@ -183,3 +183,31 @@ def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one() -> None:
     assert (first.low, first.high) != (other.low, other.high)
     assert first.resamples == 300
     assert first.confidence == 0.95
+
+
+@pytest.mark.parametrize(
+    ("units", "resamples"), [(1, 5), (2, 7), (37, 1000), (1000, 1000), (4001, 3), (5001, 1000)]
+)
+def test_the_bootstrap_made_in_blocks_draws_the_resamples_one_draw_of_all_gives(
+    units: int, resamples: int
+) -> None:
+    # Issue 36 made the bootstrap's memory smaller (32-bit draws, a few resamples at a
+    # time); the resamples, and so every interval, must stay those of the plain recipe: one
+    # 64-bit draw of every unit index per chunk, counted, times the per-unit quantities
+    # (5001 units: a chunk of 799 resamples, so the stream must carry over between chunks).
+
+    from jury.agreement._reliability import _CHUNK_FLOATS, Bootstrap, _resample
+
+    per_unit = np.random.default_rng(7).random((units, 3))
+    boot = Bootstrap(resamples, seed=11)
+    found, _ = _resample(per_unit, lambda sums: sums[:, 0] / sums[:, 1], boot)
+    rng = np.random.default_rng(11)
+    chunk = max(1, min(resamples, _CHUNK_FLOATS // units))
+    expected = []
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        draws = rng.integers(0, units, size=(size, units)) + np.arange(size)[:, None] * units
+        counts = np.bincount(draws.ravel(), minlength=size * units).reshape(size, units)
+        sums = counts.astype(np.float64) @ per_unit
+        expected.append(sums[:, 0] / sums[:, 1])
+    assert np.array_equal(found, np.concatenate(expected))

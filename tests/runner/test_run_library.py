@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,22 @@ def test_a_recorded_run_is_rescored_and_shards_merged_by_the_library(tmp_path: P
         v.case_id: v.verdict for v in base.verdicts
     }
     assert merged.exit_code == base.exit_code
+
+
+def test_a_run_that_prints_nothing_never_imports_the_terminal_code(tmp_path: Path) -> None:
+    # Issue 36: a harness that runs the gate inside its own process pays for the report
+    # code only when something prints (rich is the terminal's, not the run's).
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys, jury; "
+        f"run = asyncio.run(jury.run({str(EXAMPLE)!r}, out={str(tmp_path / 'run')!r}, "
+        f"cache_dir={str(tmp_path / 'cache')!r})); "
+        "print(run.finished, 'rich' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split() == ["True", "False"]
