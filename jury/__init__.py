@@ -67,6 +67,7 @@ from .runner._calibrate import Calibration, calibrate
 from .runner._compare import compare
 from .runner._main import run
 from .runner._merge import merge
+from .runner._plan import Plan, plan
 from .runner._rescore import rescore
 from .runner._result import Run
 
@@ -96,6 +97,7 @@ __all__ = [
     "MissingCredentialError",
     "MustFind",
     "Panel",
+    "Plan",
     "Point",
     "ProviderError",
     "ProviderLimits",
@@ -122,6 +124,7 @@ __all__ = [
     "load_rubric",
     "measure_agreement",
     "merge",
+    "plan",
     "rescore",
     "run",
     "summarize",

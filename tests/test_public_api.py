@@ -39,6 +39,8 @@ PUBLIC = {
     "MissingCredentialError",
     "MustFind",
     "Panel",
+    # How many cases a decision needs (`jury plan`): `jury.plan` returns one.
+    "Plan",
     "Point",
     "ProviderError",
     "ProviderLimits",
@@ -66,6 +68,7 @@ PUBLIC = {
     "load_rubric",
     "measure_agreement",
     "merge",
+    "plan",
     "rescore",
     "run",
     "summarize",

@@ -27,8 +27,10 @@ Conventions
   scale (7 on 1-5, "MAYBE" on FAIL/PASS), raise `ValueError`, never a new category.
 - Fleiss' kappa and AC1 with missing ratings follow Gwet (2014): agreement over cases with
   two or more ratings, prevalence over every rated case.
-- Intervals are percentile bootstraps over cases (units), with a fixed default seed so that
-  the same run gives the same interval; ``Bootstrap(method="bca")`` (``jury agreement
+- A pass rate's interval (`proportion_interval`, the gate's) is Wilson's score interval or
+  Clopper-Pearson's, as SciPy's ``binomtest(k, n).proportion_ci`` gives them.
+- Agreement intervals are percentile bootstraps over cases (units), with a fixed default seed
+  so that the same run gives the same interval; ``Bootstrap(method="bca")`` (``jury agreement
   --interval bca``) gives bias-corrected and accelerated ones, which cover better on small
   samples (coverage measured in ``benchmarks/bootstrap_coverage.py``).
 
@@ -60,6 +62,7 @@ from ._panel_stats import (
     summarize_agreement,
 )
 from ._people import KeyAgreement, PeopleAgreement
+from ._proportion import Interval, proportion_interval
 from ._ratings import VERDICT, Estimate, Ratings
 from ._reliability import (
     Bootstrap,
@@ -85,6 +88,7 @@ __all__ = [
     "EffectiveJudges",
     "Estimate",
     "GoldCheck",
+    "Interval",
     "JurorAgreement",
     "JurorStability",
     "KeyAgreement",
@@ -108,6 +112,7 @@ __all__ = [
     "metric_of",
     "pairwise",
     "percent_agreement",
+    "proportion_interval",
     "read_scores",
     "stability",
     "summarize_agreement",

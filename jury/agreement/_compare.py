@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -50,6 +50,7 @@ from ._changes import (
     number,
     weaknesses,
 )
+from ._proportion import Interval, proportion_interval
 
 __all__ = [
     "CaseChange",
@@ -92,6 +93,9 @@ class Quantity(BaseModel):
     moved_between_repeats: int | None = None
     call: Call
     why: str
+    #: The pass rate's: each side's with its interval (the rules' `interval` and `level`).
+    interval_a: Interval | None = None
+    interval_b: Interval | None = None
 
 
 class Comparison(BaseModel):
@@ -271,7 +275,12 @@ def _quantity(
         name = "McNemar (exact)" if pass_rate and len(side_a) == len(side_b) == 1 else "sign test"
     else:
         name = "Wilcoxon signed-rank"
-    common = {"name": read.name, "test": name, "noise": noise, "noise_source": source}
+    common: dict[str, Any] = {
+        "name": read.name,
+        "test": name,
+        "noise": noise,
+        "noise_source": source,
+    }
     if not pairs:
         return Quantity(
             **common,
@@ -289,11 +298,20 @@ def _quantity(
     p_value = _sign_test(up, down) if test == "sign" else _wilcoxon(differences)
     effect = sum(differences) / len(differences)
     call, why = _call(effect, p_value, noise, source, moved, minimum, rules.significance)
+    sums = (sum(x for _, x, _ in pairs), sum(y for _, _, y in pairs))
+    if pass_rate:
+        # Each side's pass rate over the paired cases, a case's share of passing repeats
+        # counted as its part of a pass (inconclusive verdicts are left out, as the test
+        # leaves them out).
+        common["interval_a"], common["interval_b"] = (
+            proportion_interval(total, len(pairs), method=rules.interval, level=rules.level)
+            for total in sums
+        )
     return Quantity(
         **common,
         cases=len(pairs),
-        a=sum(x for _, x, _ in pairs) / len(pairs),
-        b=sum(y for _, _, y in pairs) / len(pairs),
+        a=sums[0] / len(pairs),
+        b=sums[1] / len(pairs),
         effect=effect,
         improved=up,
         worsened=down,

@@ -43,6 +43,8 @@ RULES = (
     "min_repeats",
     "cheaper",
     "cost",
+    "interval",
+    "level",
 )
 
 
@@ -92,6 +94,12 @@ def register(sub: Any) -> None:
         help="whose cost --cheaper compares: the judge calls' (default) or the agent's "
         "(each case's metadata.cost_usd)",
     )
+    parser.add_argument(
+        "--interval",
+        choices=("wilson", "exact"),
+        help="the interval around each side's pass rate: Wilson's (default) or Clopper-Pearson's",
+    )
+    parser.add_argument("--level", type=float, help="that interval's level (default 0.95)")
     parser.add_argument("--rubric", help="rubric name or file, for the metrics' levels")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.set_defaults(handler=run)
@@ -228,3 +236,9 @@ def _aggregates(result: Comparison, console: Console) -> None:
     console.print(table)
     for q in result.quantities:
         console.print(f"  {escape(q.name)}: {q.call} — {escape(q.why)}")
+        if q.interval_a is not None and q.interval_b is not None:
+            console.print(
+                f"    A {q.interval_a.estimate or 0:.1%} ({q.interval_a.text()}), "
+                f"B {q.interval_b.estimate or 0:.1%} ({q.interval_b.text()}) over "
+                f"{q.cases} case(s); inconclusive verdicts left out, as the test leaves them"
+            )

@@ -32,6 +32,7 @@ COMMANDS = (
     "jury.cli._doctor",
     "jury.cli._merge",
     "jury.cli._label",
+    "jury.cli._plan",
 )
 
 EXIT_USAGE = 2

@@ -44,6 +44,17 @@ def register(sub: Any) -> None:
         help="hold INCONCLUSIVE a case on which a juror has no valid vote "
         "([gate] require_every_juror)",
     )
+    parser.add_argument(
+        "--gate-on",
+        choices=("estimate", "lower_bound"),
+        help="hold --min-pass-rate by the pass rate, or by its interval's lower bound ([gate] on)",
+    )
+    parser.add_argument(
+        "--interval",
+        choices=("wilson", "exact"),
+        help="the pass rate's interval: Wilson's or Clopper-Pearson's ([gate] interval)",
+    )
+    parser.add_argument("--level", type=float, help="the interval's level ([gate] level)")
     parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
     add_subset_options(parser)
     add_output_arguments(parser)

@@ -146,6 +146,13 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
         help="call the agent N times per case and judge each answer (RUN/repeat-1 ... N); "
         "the report gives each case's stability",
     )
+    agent.add_argument(
+        "--require",
+        type=int,
+        metavar="K",
+        help="with --repeat N: a case passes only when at least K of its N answers pass, and "
+        "the gate decides on those verdicts ([gate] require)",
+    )
 
 
 def _say(kind: Kind, text: str) -> None:
@@ -174,7 +181,8 @@ def _interrupted(stop: Interrupted, options: RunOptions) -> str:
     where = Path(options.resume or options.out or ".")
     said = f"interrupted ({stop.name})"
     if options.repeat:
-        return f"{said}; `jury run ... --repeat {options.repeat} --out {where}` continues"
+        require = f" --require {options.require}" if options.require else ""
+        return f"{said}; `jury run ... --repeat {options.repeat}{require} --out {where}` continues"
     try:
         recorded = Run.open(where)
         count = recorded.manifest.get("cases", {}).get("count")

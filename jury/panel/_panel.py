@@ -22,6 +22,7 @@ from .._verdict import TiePolicy
 from ..adapters._account import ProviderLimits
 from ..checks._settings import CheckSettings
 from ._batch_settings import BatchSettings
+from ._gate import CompareRules, Gate
 from ._juror import Juror
 
 __all__ = [
@@ -56,55 +57,6 @@ class RetrySettings(BaseModel):
     #: Seconds between such a vote's failure and its second asking: an outage of a few
     #: seconds to a minute is over by then, and a long run has usually waited longer anyway.
     cool_down: float = Field(default=30.0, ge=0)
-
-
-class Gate(BaseModel):
-    """When a run passes as a release gate."""
-
-    model_config = _STRICT
-
-    #: The share of cases that must pass. Inconclusive cases count as neither.
-    min_pass_rate: float = Field(default=1.0, ge=0, le=1)
-    #: A case on which a configured juror has no valid vote (unavailable or invalid; an
-    #: abstention is a juror that cannot measure, and does not count) is INCONCLUSIVE, even
-    #: when the others meet the quorum: for gates that must not decide without a family.
-    require_every_juror: StrictBool = False
-
-
-class CompareRules(BaseModel):
-    """How `jury compare` decides whether a change is real, written down before any result.
-
-    The gate fails on a stable regression (a case that passes in every repeat of A and
-    fails in every repeat of B), whatever the aggregate tests say; cases whose repeats
-    disagree are flaky and never called. An aggregate (the pass rate, a metric, the score) is
-    called better or worse only when its paired test is significant at `significance` and it
-    moves by more than both the noise (the largest movement between repeated runs of the same
-    side, or the floor given here) and the minimum effect; a worse one fails the gate too.
-    """
-
-    model_config = _STRICT
-
-    significance: float = Field(default=0.05, gt=0, lt=1)
-    #: Smallest change in pass rate that counts (0.05 = five points).
-    min_effect: float = Field(default=0.0, ge=0, le=1)
-    #: Smallest change in a metric's or the score's mean that counts, in its own units.
-    min_score_effect: float = Field(default=0.0, ge=0)
-    #: A pass-rate noise floor measured before (used as the noise when no side has repeats).
-    noise: float = Field(default=0.0, ge=0, le=1)
-    #: The same for metric and score means.
-    score_noise: float = Field(default=0.0, ge=0)
-    #: Stable regressions (PASS in every repeat of A, FAIL in every repeat of B) the gate
-    #: tolerates; by default none.
-    max_regressions: int = Field(default=0, ge=0)
-    #: Runs each side needs (the seed article asks every question three times); fewer is a
-    #: usage error.
-    min_repeats: int = Field(default=1, ge=1)
-    #: The cost rule: B passes when it beats A beyond the noise, or matches it (no stable
-    #: regression, nothing worse) at a cost of at most ``1 - cheaper`` of A's (0.4: 60 %).
-    cheaper: float | None = Field(default=None, gt=0, lt=1)
-    #: Whose cost the rule compares: the judge calls' (from the records) or the agent's (each
-    #: case's ``metadata.cost_usd``).
-    cost: Literal["judges", "agent"] = "judges"
 
 
 class Panel(BaseModel):

@@ -15,6 +15,7 @@ from typing import Any
 
 from .._verdict import CaseVerdict, Verdict
 from ..cases._case import Case
+from ..panel._panel import Gate
 from ..runs._records import read_cases, read_verdicts, require_manifest
 from ._agreement import manifest_rubric, rubric_metrics
 from ._page import render_page
@@ -122,7 +123,15 @@ def render_compare(run_a: Path, run_b: Path) -> Comparison:
         ("B", run_b, manifest_b, verdicts_b),
     ):
         summary = summarize(verdicts.values())
-        sides.append({"label": label, "path": str(path), "manifest": manifest, "summary": summary})
+        sides.append(
+            {
+                "label": label,
+                "path": str(path),
+                "manifest": manifest,
+                "summary": summary,
+                "interval": summary.pass_rate_interval(_gate(manifest)),
+            }
+        )
     html = render_page(
         "compare.html.j2",
         title=f"aiojury comparison · {run_a.name} vs {run_b.name}",
@@ -143,3 +152,11 @@ def write_compare(run_a: Path, run_b: Path, out: Path) -> Comparison:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, comparison.html)
     return comparison
+
+
+def _gate(manifest: Mapping[str, Any]) -> Gate:
+    """The gate a run recorded (its interval and level), the default one when unreadable."""
+    try:
+        return Gate.model_validate(manifest.get("jury", {}).get("gate", {}))
+    except ValueError:
+        return Gate()

@@ -25,6 +25,7 @@ from ._judge_errors import family_lines, juror_line, lost, probability_lines
 from ._page import write_page
 from ._prompts import PromptBook
 from ._summary import RunSummary, batch_line
+from ._uncertainty import bounds_text, interval_heading
 from ._views import ErrorGroup, anchor, case_view
 
 if TYPE_CHECKING:
@@ -137,7 +138,8 @@ def write_html(
         tradeoff["svg"] = Markup(tradeoff["svg"])  # built from escaped text in _calibration
         tradeoff["errors"] = Markup(tradeoff.get("errors", ""))  # escaped in report._seats
     durations = sorted(page.durations)
-    code = summary.exit_code(gate)
+    decided = summary.gate_outcome(gate)
+    code = decided.code
     write_page(
         out,
         "report.html.j2",
@@ -148,6 +150,14 @@ def write_html(
         gate=gate,
         outcome=_EXIT_WORD[code],
         exit_code=code,
+        decided=decided,
+        intervals={
+            "heading": interval_heading(gate),
+            "by_category": {
+                n: bounds_text(c.interval(gate)) for n, c in summary.by_category.items()
+            },
+            "by_split": {n: bounds_text(c.interval(gate)) for n, c in summary.by_split.items()},
+        },
         categories=summary.by_category,
         anchors={e.case_id: anchor("case", e.case_id) for e in cards.shown},
         cases=cards,

@@ -7,24 +7,32 @@ split first (a suite named ``dev/policy``), and each says its split as a propert
 answered by `jury.testing`'s fake provider server is named FAKE (a ``fake`` property, and in
 each vote's line). What the judges lost (a juror's missed cases and errors, cases decided
 without a family) is a suite of its own, "aiojury judge errors", with zero tests: its
-properties and system-err say it where CI shows a suite's output.
+properties and system-err say it where CI shows a suite's output. The gate's decision and the
+pass rate with its interval (the run's, each category's) are the properties of a suite "aiojury
+gate", with zero tests; each suite of cases carries its own pass rate and interval.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from itertools import groupby
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._verdict import CaseVerdict, Verdict
+from ..panel._panel import Gate
 from ._index import VerdictIndex
 from ._judge_errors import error_line, family_lines, judge_error_lines, lost
 from ._summary import RunSummary
+from ._uncertainty import INCONCLUSIVE_AS, gate_outcome, pass_rate_interval
 from ._views import confidence_source, probability_text
 
-__all__ = ["write_junit"]
+if TYPE_CHECKING:
+    from ..agreement._proportion import Interval
+
+__all__ = ["write_junit", "write_repeats_junit"]
 
 # Characters XML 1.0 cannot carry, even escaped: a judge's reply may contain them.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -123,9 +131,51 @@ def _run_suite(summary: RunSummary) -> ET.Element | None:
     return suite
 
 
-def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str) -> None:
+def _interval_properties(parent: ET.Element, prefix: str, interval: Interval) -> None:
+    for key, value in (
+        ("", interval.estimate),
+        (".low", interval.low),
+        (".high", interval.high),
+    ):
+        _property(parent, f"{prefix}{key}", "" if value is None else f"{value:.4f}")
+
+
+def _gate_suite(summary: RunSummary, gate: Gate) -> ET.Element:
+    """A suite of its own, with zero tests, for the gate's decision and the pass rate's
+    interval (the run's and each category's), where CI shows a suite's properties."""
+    decided = summary.gate_outcome(gate)
+    suite = ET.Element(
+        "testsuite", name="aiojury gate", tests="0", failures="0", errors="0", skipped="0"
+    )
+    properties = ET.SubElement(suite, "properties")
+    _property(properties, "exit_code", decided.code)
+    _property(properties, "gate.min_pass_rate", gate.min_pass_rate)
+    _property(properties, "gate.on", gate.on)
+    _interval_properties(properties, "pass_rate", decided.interval)
+    _property(properties, "pass_rate.method", gate.interval)
+    _property(properties, "pass_rate.level", gate.level)
+    _property(properties, "pass_rate.inconclusive_counted_as", INCONCLUSIVE_AS)
+    if decided.further is not None:
+        _property(properties, "gate.further_cases", decided.further)
+    for name, stats in summary.by_category.items():
+        _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
+    out = ET.SubElement(suite, "system-out")
+    out.text = _clean(
+        "\n".join(
+            line
+            for line in (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
+            if line
+        )
+    )
+    return suite
+
+
+def write_junit(
+    out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str, gate: Gate | None = None
+) -> None:
     """The JUnit document of a run to `out`, one test case at a time (verdicts are read from
     `index` as each is written)."""
+    gate = gate or Gate()
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element(
         "testsuites",
@@ -148,14 +198,103 @@ def write_junit(out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: 
             time=f"{sum(e.duration_s for e in members):.3f}",
             timestamp=stamp,
         )
+        passed = sum(e.verdict is Verdict.PASS for e in members)
+        properties = ET.Element("properties")
+        rate = pass_rate_interval(passed, len(members), gate)
+        _interval_properties(properties, "pass_rate", rate)
+        ET.indent(properties, level=2)
         out.write("  " + _open_tag(suite) + "\n")
+        out.write("    " + ET.tostring(properties, encoding="unicode").rstrip() + "\n")
         for verdict in index.verdicts(members):
             case = _testcase(verdict)
             ET.indent(case, level=2)
             out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
         out.write("  </testsuite>\n")
+    gate_suite = _gate_suite(summary, gate)
+    ET.indent(gate_suite, level=1)
+    out.write("  " + ET.tostring(gate_suite, encoding="unicode").rstrip() + "\n")
     lost_suite = _run_suite(summary)
     if lost_suite is not None:
         ET.indent(lost_suite, level=1)
         out.write("  " + ET.tostring(lost_suite, encoding="unicode").rstrip() + "\n")
     out.write("</testsuites>\n")
+
+
+def write_repeats_junit(
+    out: TextIO, stability: Mapping[str, Any], gate: Gate | None = None
+) -> None:
+    """The JUnit document of a run of repeats (``jury run --repeat N``): one test case per
+    case, its verdict by the rule with ``--require K`` (else FAIL when any repeat failed,
+    INCONCLUSIVE when none failed and any was), its k/N with the interval and each repeat's
+    verdict as properties; the gate's decision on the rule's verdicts in "aiojury gate"."""
+    gate = gate or Gate()
+    rule: Mapping[str, Any] | None = stability.get("rule")
+    count = stability["repeats"]
+    cases: dict[str, Any] = stability["by_case"]
+
+    def verdict_of(case: Mapping[str, Any]) -> str:
+        seen = case["verdicts"]
+        if rule is not None:
+            return str(case["verdict"])
+        return next((v for v in ("FAIL", "INCONCLUSIVE") if v in seen), "PASS")
+
+    verdicts = {case_id: verdict_of(case) for case_id, case in cases.items()}
+    root = ET.Element(
+        "testsuites",
+        name=f"aiojury {count} repeats",
+        tests=str(len(cases)),
+        failures=str(sum(v == "FAIL" for v in verdicts.values())),
+        errors=str(sum(v == "INCONCLUSIVE" for v in verdicts.values())),
+    )
+
+    def category(item: tuple[str, Mapping[str, Any]]) -> str:
+        return str(item[1]["category"] or "uncategorised")
+
+    for name, group in groupby(sorted(cases.items(), key=category), key=category):
+        members = list(group)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=_clean(name),
+            tests=str(len(members)),
+            failures=str(sum(verdicts[i] == "FAIL" for i, _ in members)),
+            errors=str(sum(verdicts[i] == "INCONCLUSIVE" for i, _ in members)),
+            skipped="0",
+        )
+        for case_id, case in members:
+            element = ET.SubElement(suite, "testcase", name=_clean(case_id))
+            element.set("classname", _clean(f"jury.{name}"))
+            properties = ET.SubElement(element, "properties")
+            _property(properties, "verdict", verdicts[case_id])
+            _property(properties, "passed", f"{case['passed']}/{case['repeats']}")
+            interval = case["interval"]
+            for key in ("low", "high"):
+                value = interval[key]
+                _property(properties, f"pass_rate.{key}", "" if value is None else f"{value:.4f}")
+            _property(properties, "verdicts", " ".join(case["verdicts"]))
+            _property(properties, "flaky", str(case["flaky"]).lower())
+            said = f"{case['passed']} of {case['repeats']} repeats passed" + (
+                f"; at least {rule['require']} must" if rule is not None else ""
+            )
+            if verdicts[case_id] == "FAIL":
+                ET.SubElement(element, "failure", message=said, type="FAIL")
+            elif verdicts[case_id] == "INCONCLUSIVE":
+                ET.SubElement(element, "error", message=said, type="INCONCLUSIVE")
+    if rule is not None:
+        decided = gate_outcome(rule["passed"], rule["failed"], rule["inconclusive"], gate)
+        suite = ET.SubElement(
+            root, "testsuite", name="aiojury gate", tests="0", failures="0", errors="0"
+        )
+        properties = ET.SubElement(suite, "properties")
+        _property(properties, "exit_code", decided.code)
+        _property(properties, "gate.require", f"{rule['require']} of {count}")
+        _property(properties, "gate.min_pass_rate", gate.min_pass_rate)
+        _property(properties, "gate.on", gate.on)
+        _interval_properties(properties, "pass_rate", decided.interval)
+        _property(properties, "pass_rate.method", gate.interval)
+        _property(properties, "pass_rate.level", gate.level)
+        if decided.further is not None:
+            _property(properties, "gate.further_cases", decided.further)
+    ET.indent(root)
+    out.write("<?xml version='1.0' encoding='utf-8'?>\n")
+    out.write(ET.tostring(root, encoding="unicode") + "\n")

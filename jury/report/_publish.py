@@ -27,6 +27,7 @@ from ._index import Entry, VerdictIndex
 from ._judge_errors import lost
 from ._junit import write_junit
 from ._summary import RunSummary, Tally
+from ._uncertainty import decision_json, interval_json
 from ._views import ErrorGroups
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def publish(
             ),
             JUNIT: (
                 paths.junit,
-                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}"),
+                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}", gate=gate),
             ),
         }
         for name, (copy, write) in reports.items():
@@ -160,24 +161,24 @@ def publish(
 
 def print_published(published: Published, stream: Any = None) -> None:
     """The terminal report of a published run, its warnings, and where its reports are."""
+    from rich.text import Text
+
     from ._terminal import render_report
 
-    console = console_for(stream)
+    lines = [Text.assemble(("warning:", "yellow"), f" {w}") for w in published.warnings]
+    if published.into_run:
+        lines.append(Text(f"Run recorded in {published.run_dir}"))
+    lines += [Text(f"Report written to {copy}") for copy in published.copies]
     render_report(
         published.summary,
         published.header,
-        console,
+        console_for(stream),
         gate=published.gate,
         cases=published.lines,
         conversations=published.conversations,
         limit=TERMINAL_CASES,
+        before_gate=lines,
     )
-    for warning in published.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
-    if published.into_run:
-        console.print(f"Run recorded in {published.run_dir}")
-    for copy in published.copies:
-        console.print(f"Report written to {copy}")
 
 
 class JudgedCases:
@@ -389,6 +390,14 @@ def _write_summary(out: TextIO, summary: RunSummary, gate: Gate) -> None:
         for name, stats in lost(summary)
     }
     data["gate"] = gate.model_dump(mode="json")
-    data["exit_code"] = summary.exit_code(gate)
+    decided = summary.gate_outcome(gate)
+    data["exit_code"] = decided.code
+    # The pass rate's uncertainty (`_uncertainty`): the run's and each category's and split's.
+    data["pass_rate_interval"] = interval_json(decided.interval)
+    data["gate_decision"] = decision_json(decided)
+    for key, stats in (("by_category", summary.by_category), ("by_split", summary.by_split)):
+        for name, found in stats.items():
+            data[key][name]["pass_rate"] = found.pass_rate
+            data[key][name]["pass_rate_interval"] = interval_json(found.interval(gate))
     json.dump(data, out, indent=2, ensure_ascii=False)
     out.write("\n")

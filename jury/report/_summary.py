@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,6 +19,10 @@ from .._verdict import (
 )
 from ..panel._panel import Gate
 from ._losses import LOST, FamilyLoss, JudgeError, record_error
+from ._uncertainty import GateOutcome, gate_outcome, pass_rate_interval
+
+if TYPE_CHECKING:
+    from ..agreement._proportion import Interval
 
 __all__ = [
     "CaseNote",
@@ -60,6 +65,10 @@ class CategoryStats:
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
+
+    def interval(self, gate: Gate | None = None) -> Interval:
+        """The pass rate (inconclusive cases counted as not passed) with the gate's interval."""
+        return pass_rate_interval(self.passed, self.total, gate)
 
 
 @dataclass(slots=True)
@@ -147,22 +156,26 @@ class RunSummary(BaseModel):
         return self.passed / self.total if self.total else None
 
     def exit_code(self, gate: Gate | None = None) -> int:
-        """0 the gate passed, 1 it failed, 3 inconclusive cases leave it undecided.
+        """0 the gate passed, 1 it failed, 3 inconclusive cases or the pass rate's interval
+        leave it undecided (`gate_outcome` says why)."""
+        return self.gate_outcome(gate).code
 
-        With a minimum pass rate p: the gate fails when even counting every inconclusive
-        case as a pass the rate is below p (a definite failure outranks inconclusive); it
-        is undecided when counting them as failures would put the rate below p.
+    def gate_outcome(self, gate: Gate | None = None) -> GateOutcome:
+        """The gate's decision with the pass rate's interval, and why (`GateOutcome`).
+
+        With a minimum pass rate p held by the estimate (the default): the gate fails when
+        even counting every inconclusive case as a pass the rate is below p (a definite
+        failure outranks inconclusive); it is undecided when counting them as failures would
+        put the rate below p. Held by the lower bound: it passes when the interval's lower
+        bound reaches p, fails when the interval lies wholly below p, and is undecided when
+        the interval straddles p.
         """
-        gate = gate or Gate()
-        if self.total == 0:
-            return 0
-        best = (self.passed + self.inconclusive) / self.total
-        worst = self.passed / self.total
-        if best < gate.min_pass_rate:
-            return 1
-        if worst < gate.min_pass_rate:
-            return 3
-        return 0
+        return gate_outcome(self.passed, self.failed, self.inconclusive, gate)
+
+    def pass_rate_interval(self, gate: Gate | None = None) -> Interval:
+        """The pass rate (inconclusive cases counted as not passed) with the interval the
+        gate asks for (95% Wilson by default)."""
+        return pass_rate_interval(self.passed, self.total, gate)
 
     @property
     def calls(self) -> CallStats:

@@ -15,12 +15,15 @@ from rich.text import Text
 from .._verdict import Verdict
 from ..checks._pii import scrub
 from ..panel._panel import Gate
+from ._grid import grid as _grid
+from ._grid import table_width as _table_width
 from ._judge_errors import family_lines, judge_error_lines
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
 from ._lines import CaseLine, ReportHeader
 from ._progress import sources_text
 from ._summary import RunSummary, batch_line
+from ._uncertainty import bounds_text, interval_heading
 from ._views import probability_text
 
 __all__ = ["CaseLine", "ReportHeader", "render_report"]
@@ -61,12 +64,6 @@ def distinct_cuts(ids: Sequence[str], width: int) -> dict[str, str]:
         if len(set(cuts.values())) == len(cuts):
             return cuts
     return {case_id: case_id for case_id in ids}
-
-
-def _table_width(widths: Sequence[int]) -> int:
-    """A SIMPLE_HEAD table without edges: each column padded by one space on each side and
-    separated by one."""
-    return sum(widths) + 3 * len(widths) - 1
 
 
 #: A "why" narrower than this is left out of the table (the failure list has every reason).
@@ -159,10 +156,13 @@ def render_report(
     cases: Sequence[CaseLine] = (),
     conversations: Mapping[str, str] | None = None,
     limit: int | None = None,
+    before_gate: Sequence[Text | str] = (),
 ) -> None:
     """Print the report. `conversations` gives a line about each conversation case (by ID),
     printed with it in the failure list. Each list of cases prints at most `limit` of them
-    and says how many more there are (every figure counts them all)."""
+    and says how many more there are (every figure counts them all). `before_gate` lines
+    (warnings, where the reports are) print just before the gate's outcome, so that the
+    terminal's last line is always the gate's: its outcome, the pass rate and its interval."""
     gate = gate or Gate()
     conversations = conversations or {}
     title = Text.assemble(("aiojury", "bold"), f"  rubric {header.rubric}  ·  ")
@@ -210,9 +210,14 @@ def render_report(
         _grid(
             console,
             heading,
-            (key, "cases", "pass", "fail", "inconclusive", "pass rate"),
+            (key, "cases", "pass", "fail", "inconclusive", "pass rate", interval_heading(gate)),
             [
-                [name, *map(str, (s.total, s.passed, s.failed, s.inconclusive)), _pct(s.pass_rate)]
+                [
+                    name,
+                    *map(str, (s.total, s.passed, s.failed, s.inconclusive)),
+                    _pct(s.pass_rate),
+                    bounds_text(s.interval(gate)),
+                ]
                 for name, s in results.items()
             ],
             alert={"fail": "red", "inconclusive": "yellow"},
@@ -271,18 +276,25 @@ def render_report(
         console.print(f"Coverage: {_pct(summary.coverage)} of the cases decided.")
 
     console.print()
+    for line in before_gate:
+        console.print(line)
     for line in family_lines(summary):
         console.print(Text(line, style="bold yellow"))
-    code = summary.exit_code(gate)
-    word, style = _EXIT_TEXT[code]
+    decided = summary.gate_outcome(gate)
+    if decided.why() is not None:
+        console.print(Text(str(decided.why()), style=_EXIT_TEXT[decided.code][1]))
+    word, style = _EXIT_TEXT[decided.code]
     outcome = Text.assemble(
         ("Gate ", "bold"),
         (word, f"bold {style}"),
         f"  {summary.passed} passed, {summary.failed} failed, {summary.inconclusive} "
-        f"inconclusive of {summary.total}  ·  pass rate {_pct(summary.pass_rate)} "
-        f"(required {gate.min_pass_rate:.0%})  ·  cost {_cost(summary.cost)}  ·  exit {code}",
+        f"inconclusive of {summary.total}  ·  pass rate {decided.rate_text()} "
+        f"({decided.bar_text()})  ·  cost {_cost(summary.cost)}  ·  exit {decided.code}",
     )
-    console.print(outcome)
+    # Off a terminal (a CI log, a pipe) the gate's line is one line at any width, so that the
+    # log's last line holds the outcome and the pass rate with its interval whole; a terminal
+    # has rich wrap it between words, never through a figure.
+    console.print(outcome, soft_wrap=not console.is_terminal)
 
 
 def _more(console: Console, listed: int, limit: int | None) -> None:
@@ -305,43 +317,6 @@ def _judge_errors(summary: RunSummary, console: Console) -> None:
     console.print(Text("Judge errors", style="bold yellow"))
     for line in lines:
         console.print(Text(f"  {_safe(line)}", style="" if line.startswith(" ") else "yellow"))
-
-
-def _grid(
-    console: Console,
-    title: str,
-    columns: Sequence[str],
-    rows: Sequence[Sequence[str]],
-    alert: dict[str, str],
-) -> None:
-    """A table whose every cell is shown whole: a table when the terminal is wide enough,
-    else one line per row (wrapped, never cut). A column in `alert` is coloured where it is
-    not 0. The first and any "served by" column are text; the others are figures."""
-    widths = [
-        max([len(column), *(len(row[i]) for row in rows)]) for i, column in enumerate(columns)
-    ]
-    if _table_width(widths) > console.width:
-        console.print(Text(title, style="italic"))
-        for row in rows:
-            figures = " · ".join(
-                f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True) if v != "-"
-            )
-            console.print(Text.assemble((row[0], "bold"), "  ", figures), overflow="fold")
-        return
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
-    for index, (column, width) in enumerate(zip(columns, widths, strict=True)):
-        justify: Literal["left", "right"] = (
-            "left" if index == 0 or column == "served by" else "right"
-        )
-        table.add_column(column, justify=justify, no_wrap=True, min_width=width)
-    for row in rows:
-        table.add_row(
-            *(
-                Text(cell, style=alert.get(column, "") if cell not in ("0", "-") else "")
-                for column, cell in zip(columns, row, strict=True)
-            )
-        )
-    console.print(table)
 
 
 def _print_checks_summary(summary: RunSummary, console: Console) -> None:

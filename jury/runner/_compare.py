@@ -32,9 +32,11 @@ def compare(
 ) -> Comparison:
     """Compare side B with side A case by case under `rules` (the fields of ``[compare]``:
     `significance`, `min_effect`, `min_score_effect`, `noise`, `score_noise`,
-    `max_regressions`, `min_repeats`, `cheaper`, `cost`), over the ``[compare]`` table of the
-    `jury` file when one is given. Each side is a run directory or a list of them. `rubric`
-    names the metrics' levels (default: the rubric of A's first run). Nothing is judged."""
+    `max_regressions`, `min_repeats`, `cheaper`, `cost`, and `interval` and `level` of each
+    side's pass rate), over the ``[compare]`` table of the `jury` file when one is given (its
+    ``[gate]``'s `interval` and `level` unless ``[compare]`` says). Each side is a run
+    directory or a list of them. `rubric` names the metrics' levels (default: the rubric of
+    A's first run). Nothing is judged."""
     # Imported here: the statistics need numpy and scipy, which `import jury` does not load.
     from ..agreement._compare import compare_runs
     from ..report._agreement import manifest_rubric, rubric_metrics
@@ -66,6 +68,9 @@ def compare_rules(jury: str | Path | None, given: dict[str, Any]) -> CompareRule
         found = data.get("compare", {})
         if not isinstance(found, dict):
             raise JuryFileError(str(path), "compare", "must be a table")
+        gate = data.get("gate", {})
+        if isinstance(gate, dict):  # the pass rate's interval as the gate shows it
+            table.update({key: gate[key] for key in ("interval", "level") if key in gate})
         table.update(found)
     table.update(given)
     try:

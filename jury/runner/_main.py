@@ -34,7 +34,7 @@ from ._batches import batch_run, judge_batches, pending_lines, resumed_arguments
 from ._notices import Kind, Notices
 from ._options import RunOptions, case_source, checks_for, panel_for, report_paths, subset_from
 from ._record import cases_file, judge_cases, open_record, run_dir
-from ._repeat import run_repeats
+from ._repeat import repeats_of, run_repeats
 from ._result import Run
 
 __all__ = ["run"]
@@ -59,7 +59,8 @@ async def run(
     `cache_dir`, `no_cache`, `refresh`, `ids`, `category`, `sample`, `limit`, `seed`,
     `batch`, `submit_only`, `shard`, `shard_limits`, `junit`, `html`, `json`, `html_cases`,
     `otel`, `no_checks`, `judge_all`, `map`, `format`, `root`, `agent_prompt`, `answers`,
-    `repeat`, and `progress` ("none" by default: a library prints nothing; "auto", "rich"
+    `repeat`, `require` (with `repeat` N: a case passes when at least K of its N answers
+    pass), and `progress` ("none" by default: a library prints nothing; "auto", "rich"
     or "plain" show live progress on stderr). `notify(kind, text)` hears each warning and
     note as it is said; `on_verdict` each verdict as it is recorded.
 
@@ -122,12 +123,13 @@ async def run_options(
         panel = shard.panel(panel)
     # Resolved first: a missing file, module or function stops the run before any call.
     agent, agent_settings = agent_for(options, panel)
+    options = repeats_of(options, panel)
     if options.repeat is not None:
 
         async def one(repeat: RunOptions) -> Run:
             return await run_options(repeat, said, on_verdict)
 
-        return await run_repeats(options, one, agent=agent is not None, said=said)
+        return await run_repeats(options, one, agent=agent is not None, said=said, gate=panel.gate)
     subset, redactor = subset_from(options), Redactor(options.redact)
     where = run_dir(options)
     # A new run's cases.jsonl is written as the cases are validated: one parse, not two (with

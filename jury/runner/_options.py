@@ -86,8 +86,12 @@ class RunOptions:
     agent_prompt: str | None = None
     answers: str | None = None
     repeat: int | None = None
+    require: int | None = None
     #: Set when the cases are a run's recorded answers (``answers``): no agent is called.
     no_agent: bool = False
+    #: Set for each repeat of a run with ``repeat``: the jury file's ``[gate] repeats`` is
+    #: not applied to it again.
+    in_repeat: bool = False
 
     @classmethod
     def of(cls, namespace: object) -> RunOptions:

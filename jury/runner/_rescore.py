@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
 from ..adapters._registry import load_rubric
@@ -25,7 +27,7 @@ from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import Decider
 from ..decide._core import AGGREGATIONS
-from ..panel._panel import Panel
+from ..panel._panel import Gate, Panel
 from ..report._publish import HTML_CASES, publish
 from ..runs._records import (
     Redactor,
@@ -54,6 +56,10 @@ class RescoreOptions:
     threshold: float | None = None
     min_pass_rate: float | None = None
     require_every_juror: bool = False
+    #: The gate's `on`, `interval` and `level` (``--gate-on``, ``--interval``, ``--level``).
+    gate_on: Literal["estimate", "lower_bound"] | None = None
+    interval: Literal["wilson", "exact"] | None = None
+    level: float | None = None
     ids: Sequence[str] | None = None
     category: Sequence[str] | None = None
     sample: int | None = None
@@ -72,7 +78,8 @@ class RescoreOptions:
 
 def rescore(run: str | Path, **options: Any) -> Run:
     """Decide a recorded run again under other rules (`aggregation`, `calibration`, `quorum`,
-    `ties`, `threshold`, `min_pass_rate`, `require_every_juror`; a subset with `ids`,
+    `ties`, `threshold`, `min_pass_rate`, `require_every_juror`, `gate_on`, `interval`,
+    `level`; a subset with `ids`,
     `category`, `sample`, `limit`, `seed`), writing a new run directory (`out`) and its
     reports; no judge is called. The new `Run`."""
     unknown = sorted(set(options) - set(RescoreOptions.__dataclass_fields__))
@@ -125,12 +132,22 @@ def _updated_panel(panel: Panel, args: RescoreOptions) -> tuple[Panel, dict[str,
         changes["ties"] = args.ties
     if args.threshold is not None:
         changes["thresholds"] = {"*": args.threshold}
-    if args.min_pass_rate is not None or args.require_every_juror:
-        gate = panel.gate.model_dump()
-        if args.min_pass_rate is not None:
-            gate["min_pass_rate"] = args.min_pass_rate
-        if args.require_every_juror:
-            gate["require_every_juror"] = True
+    gate = panel.gate.model_dump()
+    for key, value in (
+        ("min_pass_rate", args.min_pass_rate),
+        ("require_every_juror", args.require_every_juror or None),
+        ("on", args.gate_on),
+        ("interval", args.interval),
+        ("level", args.level),
+    ):
+        if value is not None:
+            gate[key] = value
+    if gate != panel.gate.model_dump():
+        try:
+            Gate.model_validate(gate)
+        except ValidationError as exc:
+            said = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+            raise ConfigError(f"rescore: the gate: {said}") from None
         changes["gate"] = gate
     try:
         updated = Panel.model_validate({**panel.model_dump(), **changes})

@@ -192,12 +192,16 @@ class Run:
     @property
     def exit_code(self) -> int:
         """0 the gate passed, 1 it failed, 3 inconclusive (or batches pending); a run of
-        repeats gives its worst repeat's (1 before 3)."""
+        repeats gives the gate's on its k-of-N verdicts (``require``), else its worst
+        repeat's (1 before 3)."""
         if self.estimate is not None:
             return 0
         if self.pending:
             return 3
         if self.repeats:
+            rule = (self.stability or {}).get("rule")
+            if rule is not None:  # each case decided by K of its N answers, then the gate
+                return int(rule["exit_code"])
             codes = [run.exit_code for run in self.repeats]
             return next((code for code in (1, 3) if code in codes), 0)
         return self.summary.exit_code(self.gate)

@@ -25,6 +25,8 @@ def test_agreement_public_names_are_pinned() -> None:
             "Estimate",
             # What `jury.Calibration` holds: each case's gold checks, each label key's ratings.
             "GoldCheck",
+            # A pass rate with its confidence interval (`proportion_interval`).
+            "Interval",
             "JurorAgreement",
             "JurorStability",
             # The labellers' agreement (`jury.Agreement.people`), per label key.
@@ -49,6 +51,7 @@ def test_agreement_public_names_are_pinned() -> None:
             "metric_of",
             "pairwise",
             "percent_agreement",
+            "proportion_interval",
             "read_scores",
             "stability",
             "summarize_agreement",

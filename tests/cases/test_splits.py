@@ -71,6 +71,7 @@ def test_every_report_gives_results_per_split(
         "1",
         "0",
         "50.0%",
+        "9.5–90.5%",  # 1 of 2: the 95% Wilson interval
     ]
 
     html = (run / "report.html").read_text()
@@ -83,7 +84,8 @@ def test_every_report_gives_results_per_split(
 
     xmlschema.XMLSchema(str(XSD)).validate(junit)
     suites = {s.get("name"): s for s in ET.fromstring(junit).iter("testsuite")}
-    assert set(suites) == {"dev/policy", "heldout/policy", "policy"}
+    # The cases' suites, and the gate's (zero tests: the pass rate with its interval).
+    assert set(suites) == {"dev/policy", "heldout/policy", "policy", "aiojury gate"}
     assert suites["dev/policy"].get("failures") == "1"
     c2 = next(c for c in ET.fromstring(junit).iter("testcase") if c.get("name") == "c2")
     assert {p.get("name"): p.get("value") for p in c2.iter("property")}["split"] == "heldout"

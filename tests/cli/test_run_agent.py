@@ -8,10 +8,13 @@ run` on the example file itself (which holds exactly those answers).
 from __future__ import annotations
 
 import json
+import re
 import socket
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from extras import needs
 
 from jury.cli import main
 
@@ -287,7 +290,8 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     assert stability["by_case"]["c1"]["passed"] == 2
     assert stability["by_case"]["c1"]["verdicts"] == ["PASS", "FAIL", "PASS"]
     assert len(stability["by_case"]["c1"]["answers"]) == 2
-    assert "c1: passed 2 of 3" in out
+    assert re.search(r"c1 +2/3 +20\.8–93\.9% +PASS FAIL PASS  flaky", out)
+    assert "Flaky (PASS and FAIL among its repeats): c1 (2/3)" in out
     assert "No, returns are never accepted." in out
     # Asked again, every repeat is finished: the agent is not called.
     assert main(command) == 1
@@ -296,6 +300,99 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     capsys.readouterr()
     assert main(["compare", "--a", "rep", "--b", "rep"]) == 0
     assert "A: rep/repeat-1, rep/repeat-2, rep/repeat-3" in capsys.readouterr().out
+
+
+def _flaky_cases(folder: Path, name: str, ids: list[str]) -> None:
+    """The flaky agent, and cases of these IDs for it to answer."""
+    (folder / "flaky.py").write_text(FLAKY)
+    case = {"question": "Can I return it?", "golden_answer": "Yes, within the 30-day window."}
+    (folder / name).write_text("".join(json.dumps({"id": i, **case}) + "\n" for i in ids))
+
+
+def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
+    command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3"]
+    # c1 passes 2 of its 3 answers: enough for "2 of 3", not for "3 of 3".
+    assert main([*command, "--require", "2", "--out", "two"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"c1 +2/3 +20\.8–93\.9% +PASS FAIL PASS +-> PASS  flaky", out)
+    assert "Failed by the rule (fewer than 2 of 3 passed): none" in out
+    assert "Gate PASSED by the rule (a case passes when at least 2 of its 3 answers pass)" in out
+    stability = json.loads((tmp_path / "two/stability.json").read_text())
+    assert stability["by_case"]["c1"]["verdict"] == "PASS"
+    assert stability["by_case"]["c1"]["flaky"] is True
+    assert stability["by_case"]["c1"]["interval"]["low"] == pytest.approx(0.2077, abs=1e-4)
+    assert stability["rule"]["exit_code"] == 0
+    # The same answers (every repeat is recorded) under "3 of 3": c1 fails, the gate too.
+    assert main([*command, "--require", "3", "--out", "two"]) == 1
+    out = capsys.readouterr().out
+    assert "Failed by the rule (fewer than 3 of 3 passed): c1 (2/3)" in out
+    assert "Flaky (PASS and FAIL among its repeats): c1 (2/3)" in out
+    assert len(calls(tmp_path)) == 6
+
+
+@needs("test")
+def test_the_reports_asked_of_repeats_are_the_rules_not_the_last_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xmlschema
+
+    _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
+    command = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3", "--out", "r"]
+    reports = ["--junit", "out/junit.xml", "--json", "out/stability.json", "--html", "out/r.html"]
+    # c1's last answer passes; by "3 of 3" it fails, and so it does in the JUnit file.
+    assert main([*command, "--require", "3", *reports]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.strip().splitlines()[-1].startswith("Gate FAILED by the rule")
+    assert f"Report written to {Path('out/junit.xml')}" in captured.out
+    assert "--html out/r.html with --repeat: not written" in " ".join(captured.err.split())
+    assert not (tmp_path / "out/r.html").exists()
+    root = ET.parse(tmp_path / "out/junit.xml").getroot()
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    props = {p.get("name"): p.get("value") for p in cases["c1"].iter("property")}
+    assert props["verdict"] == "FAIL"
+    assert props["passed"] == "2/3"
+    assert props["verdicts"] == "PASS FAIL PASS"
+    assert props["flaky"] == "true"
+    failure = cases["c1"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "2 of 3 repeats passed; at least 3 must"
+    assert cases["c0"].find("failure") is None
+    suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
+    gate = {p.get("name"): p.get("value") for p in suites["aiojury gate"].iter("property")}
+    assert (gate["exit_code"], gate["gate.require"], gate["pass_rate"]) == ("1", "3 of 3", "0.5000")
+    xmlschema.XMLSchema(ROOT / "tests/junit/junit.xsd").validate(str(tmp_path / "out/junit.xml"))
+    copied = json.loads((tmp_path / "out/stability.json").read_text())
+    assert copied == json.loads((tmp_path / "r/stability.json").read_text())
+    # Each repeat keeps its own reports.
+    assert all((tmp_path / f"r/repeat-{n}/junit.xml").exists() for n in (1, 2, 3))
+
+
+def test_the_jury_file_gives_repeats_and_require(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _flaky_cases(tmp_path, "one.jsonl", ["c1"])
+    (tmp_path / "jury.toml").write_text(
+        'jurors = ["offline/reference"]\nagent = "flaky.py:answer"\n'
+        "[gate]\nrepeats = 4\nrequire = 3\nmin_pass_rate = 0.5\n"
+    )
+    assert main(["run", "one.jsonl", "--jury", "jury.toml", "--out", "rep"]) == 1
+    assert sorted(p.name for p in (tmp_path / "rep").glob("repeat-*")) == [
+        f"repeat-{n}" for n in range(1, 5)
+    ]
+    assert "c1 (2/4)" in capsys.readouterr().out
+    # --require without --repeat, or K above N: a usage error before the agent is called.
+    assert main(["run", "one.jsonl", "--agent", "flaky.py:answer", "--require", "2"]) == 2
+    assert "--require 2: only with --repeat N" in capsys.readouterr().err
+    assert (
+        main(["run", "one.jsonl", "--agent", "flaky.py:answer", "--repeat", "2", "--require", "3"])
+        == 2
+    )
+    assert "--require 3: give K from 1 to --repeat 2" in capsys.readouterr().err
+    assert len(calls(tmp_path)) == 4
 
 
 def test_repeat_without_an_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -65,7 +65,9 @@ def _report(width: int, ids: list[str] = IDS) -> str:
     jurors = ["anthropic/claude-haiku-4-5-20251001"]
     header = ReportHeader(rubric="five-metric", jurors=jurors, offline_jurors=[])
     lines = [CaseLine.of(v) for v in verdicts]
-    render_report(summarize(verdicts), header, Console(file=out, width=width), cases=lines)
+    # A terminal this wide (without colour codes, to measure the lines).
+    console = Console(file=out, width=width, force_terminal=True, color_system=None)
+    render_report(summarize(verdicts), header, console, cases=lines)
     return out.getvalue()
 
 
@@ -89,6 +91,18 @@ def test_no_width_cuts_a_case_id_into_another_nor_a_cost_nor_a_header(width: int
     assert "…" not in text[text.index("Results by category") :].replace("Gate", "")
     for header in ("verdict", "checks", "scores", "inconclusive", "unavailable", "cost"):
         assert not any(f"{header[:cut]}…" in text for cut in range(1, len(header)))
+
+
+@pytest.mark.parametrize("width", [120, 45])
+def test_off_a_terminal_the_last_line_is_the_whole_gate_line(width: int) -> None:
+    verdicts = [_verdict(case_id) for case_id in IDS]
+    out = io.StringIO()
+    header = ReportHeader(rubric="five-metric", jurors=["j"], offline_jurors=[])
+    render_report(summarize(verdicts), header, Console(file=out, width=width))
+    last = out.getvalue().rstrip().splitlines()[-1]
+    assert last.startswith("Gate FAILED  0 passed, 3 failed")
+    assert "pass rate 0.0% (95% Wilson 0.0–56.1%) (required 100%)" in last
+    assert last.endswith("cost $0.0369  ·  exit 1")
 
 
 def test_distinct_cuts_widen_until_no_two_ids_read_the_same() -> None:

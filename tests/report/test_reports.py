@@ -211,6 +211,15 @@ async def test_the_report_is_explored_in_a_real_browser(
         assert await page.evaluate("document.getElementById('shown').textContent") == (
             "Showing 7 of 7 cases"
         )
+        # The pass rate is shown with its interval, the run's and each category's.
+        gate = await page.evaluate("document.getElementById('gate').innerText")
+        assert "(95% Wilson " in gate
+        bands = await page.evaluate(
+            "[...document.querySelectorAll('#categories td.interval')]"
+            ".filter(td => td.offsetWidth > 0).map(td => td.textContent)"
+        )
+        assert bands
+        assert all(re.fullmatch(r"\d+\.\d–\d+\.\d%", band) for band in bands)
         await page.click("[data-group=verdict] button[value=INCONCLUSIVE]")
         assert await visible() == ["down", "down-2"]
         await page.click("[data-group=verdict] button[value=FAIL]")

@@ -1,0 +1,182 @@
+"""A pass rate's uncertainty: its confidence interval, and how many more cases would decide a
+gate that the interval leaves undecided.
+
+Two intervals, both as SciPy's ``binomtest(k, n).proportion_ci`` computes them (tests hold
+them equal):
+
+- ``"wilson"`` (the default): the Wilson score interval (Wilson 1927; Newcombe 1998's
+  formulas). Its coverage is close to the level it claims even at small n and near 0 or 1,
+  where the textbook Wald interval (p ± z·se) collapses (at 20 of 20 passed, Wald says
+  [100%, 100%]). Computed here with the standard library (`statistics.NormalDist`), so that
+  the gate costs no SciPy import.
+- ``"exact"``: Clopper-Pearson (1934), from the beta quantiles. It never covers less than its
+  level, and so is wider (coverage measured in ``benchmarks/interval_coverage.py``).
+
+`successes` may be fractional (a case's share of passing repeats, `jury compare` with
+repeats): both formulas are continuous in it.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "METHODS",
+    "METHOD_NAMES",
+    "Interval",
+    "IntervalMethod",
+    "cases_to_decide",
+    "level_text",
+    "proportion_interval",
+    "z_value",
+]
+
+IntervalMethod = Literal["wilson", "exact"]
+METHODS: tuple[IntervalMethod, ...] = ("wilson", "exact")
+#: The names the reports print.
+METHOD_NAMES = {"wilson": "Wilson", "exact": "Clopper-Pearson"}
+#: No gate is told to wait for more than this many cases: beyond it, "no number of cases".
+MOST_CASES = 10_000_000
+
+
+class Interval(BaseModel):
+    """A proportion (a pass rate) with its two-sided confidence interval.
+
+    `estimate`, `low` and `high` are None for no case at all (n = 0).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    successes: int | float
+    n: int
+    estimate: float | None
+    low: float | None
+    high: float | None
+    method: IntervalMethod = "wilson"
+    level: float = 0.95
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the interval's width: the ``±`` of "90% ± 5 points"."""
+        if self.low is None or self.high is None:
+            return None
+        return (self.high - self.low) / 2
+
+    def contains(self, value: float) -> bool:
+        return self.low is not None and self.high is not None and self.low <= value <= self.high
+
+    def text(self) -> str:
+        """``"95% Wilson 71.0-92.9%"``."""
+        if self.low is None or self.high is None:
+            return f"{level_text(self.level)} {METHOD_NAMES[self.method]} -"
+        return (
+            f"{level_text(self.level)} {METHOD_NAMES[self.method]} "
+            f"{100 * self.low:.1f}–{100 * self.high:.1f}%"
+        )
+
+
+def level_text(level: float) -> str:
+    """``"95%"``, ``"99.5%"``."""
+    text = f"{100 * level:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def z_value(level: float) -> float:
+    """The two-sided normal quantile of a confidence level (1.96 at 0.95)."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def proportion_interval(
+    successes: float, n: int, *, method: IntervalMethod = "wilson", level: float = 0.95
+) -> Interval:
+    """The pass rate `successes` / `n` with its two-sided interval at `level`.
+
+    Raises `ValueError` for a level outside (0, 1), a negative n, successes outside [0, n]
+    or an unknown method.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level {level!r}: give a confidence level between 0 and 1 (0.95)")
+    if method not in METHODS:
+        raise ValueError(f"interval {method!r}: one of {', '.join(METHODS)}")
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"{successes} successes of {n}: need 0 <= successes <= n")
+    if n == 0:
+        return Interval(
+            successes=0, n=0, estimate=None, low=None, high=None, method=method, level=level
+        )
+    low, high = (_wilson if method == "wilson" else _exact)(successes, n, level)
+    return Interval(
+        successes=successes,
+        n=n,
+        estimate=successes / n,
+        low=low,
+        high=high,
+        method=method,
+        level=level,
+    )
+
+
+def _wilson(k: float, n: int, level: float) -> tuple[float, float]:
+    # Newcombe (1998), as scipy.stats._binomtest._binom_wilson_conf_int writes it.
+    z = z_value(level)
+    p = k / n
+    denominator = 2 * (n + z * z)
+    centre = (2 * n * p + z * z) / denominator
+    delta = z / denominator * math.sqrt(4 * n * p * (1 - p) + z * z)
+    low = 0.0 if k == 0 else centre - delta
+    high = 1.0 if k == n else centre + delta
+    return max(low, 0.0), min(high, 1.0)
+
+
+def _exact(k: float, n: int, level: float) -> tuple[float, float]:
+    # Clopper-Pearson from the beta quantiles (the roots SciPy's proportion_ci finds).
+    from scipy.stats import beta
+
+    alpha = (1 - level) / 2
+    low = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
+    return low, high
+
+
+def cases_to_decide(
+    successes: float,
+    n: int,
+    bar: float,
+    *,
+    method: IntervalMethod = "wilson",
+    level: float = 0.95,
+) -> int | None:
+    """How many further cases, passing at the rate seen so far, would put the interval wholly
+    on one side of `bar` (above it when the rate seen is above, below when below).
+
+    0 when it already is; None when no number of cases would (the rate seen is the bar, or
+    more than `MOST_CASES` would be needed).
+    """
+    if n <= 0:
+        return None
+    rate = successes / n
+
+    def decided(total: int) -> bool:
+        found = proportion_interval(rate * total, total, method=method, level=level)
+        assert found.low is not None
+        assert found.high is not None
+        return found.low >= bar if rate > bar else found.high < bar
+
+    if rate == bar:
+        return None
+    if decided(n):
+        return 0
+    # The interval narrows as the cases grow at a fixed rate: double, then halve the gap.
+    low, high = n, 2 * n
+    while not decided(high):
+        low, high = high, 2 * high
+        if high > MOST_CASES:
+            return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if decided(middle) else (middle, high)
+    return high - n
