@@ -4,6 +4,7 @@ adapter tests; the ``--live`` option for the opt-in tests against real APIs."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -108,6 +109,16 @@ TODAY = "2026-11-30"
 @pytest.fixture(autouse=True)
 def _lifecycle_day(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JURY_TODAY", TODAY)
+
+
+@pytest.fixture
+def offline_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run from the command line as a new user makes it: in a folder of its own (records
+    and the call cache out of the repository), with no provider key (the offline panel)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

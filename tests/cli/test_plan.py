@@ -17,12 +17,7 @@ ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def _records_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("offline_in_tmp")
 
 
 def _row(out: str, question: str) -> list[str]:

@@ -23,12 +23,7 @@ EXAMPLE = ROOT / "examples" / "shopnest" / "cases.jsonl"
 PASSED, TOTAL = 11, 24
 
 
-@pytest.fixture(autouse=True)
-def _records_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("JURY_CACHE_DIR", raising=False)
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("offline_in_tmp")
 
 
 def _jury(tmp_path: Path, gate: str) -> str:
