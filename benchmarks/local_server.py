@@ -15,7 +15,8 @@ then, from the repository root:
 
 One line per server: cases, judge calls, mean and 95th-percentile latency per call, votes
 valid / invalid / unavailable, valid votes with a probability, with a doubtful one (its
-verdict less likely than another) and without one, and what the server said of itself.
+verdict less likely than another) and without one, this process's CPU time per judge call
+(the whole run: checks, jury, records and reports), and what the server said of itself.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import asyncio
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import jury
@@ -41,7 +43,9 @@ async def one(service: str, url: str, folder: Path) -> str:
     jury_file.write_text(
         f'[[juror]]\nmodel = "openai-api/{service}/{MODEL}"\nlogprobs = true\n', encoding="utf-8"
     )
+    cpu = time.process_time()
     run = await jury.run(EXAMPLE, jury=str(jury_file), out=str(folder / service), no_cache=True)
+    cpu = time.process_time() - cpu
     votes = [vote for verdict in run.verdicts for vote in verdict.votes]
     latencies = sorted(v.calls.latency_s / v.calls.attempts for v in votes if v.calls.attempts)
     calls = sum(v.calls.attempts for v in votes)
@@ -58,6 +62,7 @@ async def one(service: str, url: str, folder: Path) -> str:
         f"p95 {p95:.1f} s; votes valid {count[VoteStatus.VALID]} invalid "
         f"{count[VoteStatus.INVALID]} unavailable {count[VoteStatus.UNAVAILABLE]}; "
         f"probability on {sure} valid votes, doubtful on {doubtful}, missing on {missing}; "
+        f"aiojury CPU {1000 * cpu / max(calls, 1):.1f} ms per call (reports included); "
         f"exit {run.exit_code}; server: {said}"
     )
 

@@ -35,11 +35,6 @@ class LocalServer:
     process: subprocess.Popen[bytes]
     log: Path
 
-    def cpu_seconds(self) -> float:
-        """CPU time the server process has used (user + system), from /proc."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
 
 def _missing(why: str) -> None:
     if os.environ.get("JURY_REQUIRE_LOCAL_SERVER") == "1":
@@ -114,8 +109,11 @@ def local_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServ
     try:
         yield LocalServer(url, process, log)
     finally:
+        # uvicorn's graceful stop waits for a generation still under way (one a test
+        # interrupted on the client side), which llama-cpp-python does not cancel.
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait()
