@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._machine import machine
 from jury.agreement import proportion_interval
-from jury.agreement._proportion import z_value
+from jury.decide._proportion import z_value
 
 SIZES = (10, 30, 100)
 RATES = (0.5, 0.9, 0.98)

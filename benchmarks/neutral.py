@@ -7,6 +7,8 @@ from round to round, so that the machine's drift favours none. Sides:
 
 - ``run``: `jury.run` on a JSONL file of the cases (the whole pipeline: the run directory,
   the call cache in SQLite, the records and the reports), a jury file with the three jurors;
+- ``run-no-html``: the same with ``no_html=True`` (``--no-html``): every record and report
+  but the HTML page, whose agreement statistics need NumPy;
 - ``evaluate``: `jury.Jury.evaluate` over a stream of the same cases (verdicts only, no
   deterministic checks, as the bare loop has none);
 - ``sdk``: one `openai.AsyncOpenAI` client (its default transport, retries off) sending the
@@ -50,7 +52,7 @@ JURORS = (
     "openai/gpt-4.1-2025-04-14",
     "openai/gpt-4o-mini-2024-07-18",
 )
-SIDES = ("run", "evaluate", "sdk")
+SIDES = ("run", "run-no-html", "evaluate", "sdk")
 
 
 def case_data(n: int) -> Iterator[dict[str, Any]]:
@@ -83,7 +85,7 @@ def _run_files(n: int, concurrency: int, folder: Path) -> tuple[Path, Path]:
     return cases, panel
 
 
-async def _with_run(cases: Path, panel: Path, folder: Path) -> int:
+async def _with_run(cases: Path, panel: Path, folder: Path, no_html: bool = False) -> int:
     import jury
 
     valid = 0
@@ -92,12 +94,14 @@ async def _with_run(cases: Path, panel: Path, folder: Path) -> int:
         nonlocal valid
         valid += verdict.valid_votes
 
+    options: dict[str, Any] = {"no_html": True} if no_html else {}  # an older jury lacks it
     await jury.run(
         cases,
         jury=str(panel),
         out=str(folder / "run"),
         cache_dir=str(folder / "cache"),
         on_verdict=count,
+        **options,
     )
     return valid
 
@@ -184,9 +188,9 @@ def child(args: argparse.Namespace) -> None:
     imported = {"import_s": time.perf_counter() - _STARTED, "import_mb": peak_mb()}
     cpu = _cpu()
     with tempfile.TemporaryDirectory(prefix="jury-neutral-") as folder:
-        if side == "run":
+        if side in ("run", "run-no-html"):
             files = _run_files(args.cases, args.concurrency, Path(folder))
-            valid = asyncio.run(_with_run(*files, Path(folder)))
+            valid = asyncio.run(_with_run(*files, Path(folder), side == "run-no-html"))
         elif side == "evaluate":
             valid = asyncio.run(_with_evaluate(args.cases, args.concurrency))
         else:
@@ -233,7 +237,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="server latency, seconds")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
-        "--sides", default=",".join(SIDES), help="comma-separated: run,evaluate,sdk"
+        "--sides", default=",".join(SIDES), help=f"comma-separated: {','.join(SIDES)}"
     )
     parser.add_argument("--sdk-aiohttp", action="store_true", help="the SDK on its aiohttp client")
     parser.add_argument("--trace", action="store_true", help="where memory goes (tracemalloc)")
@@ -252,7 +256,7 @@ def main() -> None:
 
     sides = [s for s in args.sides.split(",") if s]
     if args.old is not None:
-        sides += [f"{side}@old" for side in sides if side != "sdk"]
+        sides += [f"{side}@old" for side in sides if side in ("run", "evaluate")]
     print(f"# {machine()}; load {os.getloadavg()[0]:.2f} at the start")
     print(
         f"{args.cases} cases x {len(JURORS)} OpenAI jurors over loopback HTTP, "

@@ -41,6 +41,7 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 
 from types import FunctionType
 
+from ..decide._proportion import Interval, proportion_interval
 from ._calibration import GoldCheck, LabelRatings
 from ._changes import CaseChange, ChangeKind, CostComparison
 from ._compare import Comparison, Quantity
@@ -62,7 +63,6 @@ from ._panel_stats import (
     summarize_agreement,
 )
 from ._people import KeyAgreement, PeopleAgreement
-from ._proportion import Interval, proportion_interval
 from ._ratings import VERDICT, Estimate, Ratings
 from ._reliability import (
     Bootstrap,

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict
 from .._errors import ConfigError
 from .._verdict import CaseVerdict, Verdict
 from ..adapters._rubric import Level
+from ..decide._proportion import Interval, proportion_interval
 from ..panel._panel import CompareRules
 from ._changes import (
     CaseChange,
@@ -50,7 +51,6 @@ from ._changes import (
     number,
     weaknesses,
 )
-from ._proportion import Interval, proportion_interval
 
 __all__ = [
     "CaseChange",

@@ -26,7 +26,7 @@ import math
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
-from ._proportion import IntervalMethod, proportion_interval, z_value
+from ..decide._proportion import IntervalMethod, proportion_interval, z_value
 
 if TYPE_CHECKING:
     import numpy as np

@@ -127,8 +127,9 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-json", action="store_true", help="log JSON lines to stderr")
 
 
-def add_report_paths(parser: argparse.ArgumentParser) -> None:
-    """``--junit``, ``--html``, ``--json``: copies of a run's reports where CI expects them."""
+def add_report_paths(parser: argparse.ArgumentParser, *, no_html: bool = False) -> None:
+    """``--junit``, ``--html``, ``--json``: copies of a run's reports where CI expects them;
+    with `no_html`, ``--no-html`` (for the commands that write a run directory)."""
     group = parser.add_argument_group("report files (besides the run directory)")
     group.add_argument("--junit", metavar="PATH", help="write the JUnit XML report to PATH")
     group.add_argument("--html", metavar="PATH", help="write the HTML report to PATH")
@@ -141,6 +142,13 @@ def add_report_paths(parser: argparse.ArgumentParser) -> None:
         help="passing cases the HTML report shows at most, by case ID (every failed and "
         f"inconclusive case is shown; default {HTML_CASES})",
     )
+    if no_html:
+        group.add_argument(
+            "--no-html",
+            action="store_true",
+            help="write no HTML report in the run directory (its agreement statistics are "
+            "most of a run's peak memory); `jury report RUN --html PATH` writes it later",
+        )
 
 
 def _cases(text: str) -> int:

@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--out", metavar="DIR", help="where to write (default runs/<time>-<id>)")
     add_subset_options(parser)
     add_output_arguments(parser)
-    add_report_paths(parser)
+    add_report_paths(parser, no_html=True)
     parser.set_defaults(handler=_handle)
 
 

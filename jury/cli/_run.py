@@ -107,7 +107,7 @@ def register(sub: Any) -> None:
         help="each shard gets the jury file's account limits divided by N (default), or whole",
     )
     add_output_arguments(parser)
-    add_report_paths(parser)
+    add_report_paths(parser, no_html=True)
     parser.add_argument(
         "--otel",
         action="store_true",

@@ -1,5 +1,5 @@
 """Votes to a verdict, pure: reducers, quorum, ties, tiers and learned models (reused by `jury
-rescore`).
+rescore`), and the gate's pass-rate interval (standard library only: no NumPy for a run).
 """
 
 # Nothing public here: what a user needs of it is at the front door (`jury`).

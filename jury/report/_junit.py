@@ -30,7 +30,7 @@ from ._uncertainty import INCONCLUSIVE_AS, gate_outcome, pass_rate_interval
 from ._views import confidence_source, probability_text
 
 if TYPE_CHECKING:
-    from ..agreement._proportion import Interval
+    from ..decide._proportion import Interval
 
 __all__ = ["write_junit", "write_repeats_junit"]
 

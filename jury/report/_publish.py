@@ -50,13 +50,16 @@ TERMINAL_CASES = 200
 @dataclass(frozen=True, slots=True)
 class ReportPaths:
     """Where to write copies of a run's reports besides its directory (``--junit``,
-    ``--html``, ``--json``: where CI expects them; None: no copy), and how many passing
-    cases the HTML report shows at most (``--html-cases``)."""
+    ``--html``, ``--json``: where CI expects them; None: no copy), how many passing
+    cases the HTML report shows at most (``--html-cases``), and whether the run's directory
+    gets no HTML report (``--no-html``: the page, its agreement statistics and the
+    libraries they import are what a run's memory peaks on; `jury report` writes it later)."""
 
     junit: Path | None = None
     html: Path | None = None
     json: Path | None = None
     html_cases: int = HTML_CASES
+    no_html: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,8 @@ class Published:
     warnings: tuple[str, ...]
     copies: tuple[Path, ...]
     into_run: bool
+    #: Whether an HTML report was written (not with ``--no-html``).
+    page: bool = True
 
 
 def publish(
@@ -107,9 +112,10 @@ def publish(
     loaded = None if isinstance(rubric, str) else rubric
     rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
+    page = (into_run and not paths.no_html) or paths.html is not None
     try:
         families = {juror.id: juror_family(juror) for juror in panel.jurors}
-        gathered = _gather(run_dir, index, jurors, paths.html_cases, judged, families)
+        gathered = _gather(run_dir, index, jurors, paths.html_cases, judged, families, page)
         summary, gate = gathered.summary, panel.gate
         header = ReportHeader(
             rubric=rubric,
@@ -134,6 +140,10 @@ def publish(
                 lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}", gate=gate),
             ),
         }
+        if not page:
+            del reports[REPORT]
+            if into_run:  # a resumed run's earlier page would show what it no longer decides
+                (run_dir / REPORT).unlink(missing_ok=True)
         for name, (copy, write) in reports.items():
             if into_run:
                 _write_atomic(run_dir / name, write)
@@ -156,6 +166,7 @@ def publish(
         tuple(warnings),
         copies,
         into_run,
+        page,
     )
 
 
@@ -168,6 +179,13 @@ def print_published(published: Published, stream: Any = None) -> None:
     lines = [Text.assemble(("warning:", "yellow"), f" {w}") for w in published.warnings]
     if published.into_run:
         lines.append(Text(f"Run recorded in {published.run_dir}"))
+        if not published.page:
+            lines.append(
+                Text(
+                    f"No HTML report (--no-html): `jury report {published.run_dir} --html "
+                    "report.html` writes it"
+                )
+            )
     lines += [Text(f"Report written to {copy}") for copy in published.copies]
     render_report(
         published.summary,
@@ -252,7 +270,8 @@ class _Gathered:
     summary: RunSummary
     shown: list[Entry]
     cases: dict[str, Case]
-    agreement: AgreementTally
+    #: None when no HTML report is written: only the page shows agreement (and needs numpy).
+    agreement: AgreementTally | None
     errors: ErrorGroups
     tradeoff: Tradeoff
     lines: list[CaseLine]
@@ -267,8 +286,8 @@ def _gather(
     limit: int,
     judged: JudgedCases | None = None,
     families: Mapping[str, str] | None = None,
+    page: bool = True,
 ) -> _Gathered:
-    from ..agreement._tally import AgreementTally  # numpy: only when a run is published
     from ._conversation import conversation_line
     from ._lines import CaseLine
 
@@ -292,13 +311,19 @@ def _gather(
             found = Tradeoff.label(case)
             if found is not None:
                 labels[case.id] = found
-    tally, agreement, errors = Tally(jurors, families), AgreementTally(), ErrorGroups()
+    tally, errors = Tally(jurors, families), ErrorGroups()
+    agreement = None
+    if page:
+        from ..agreement._tally import AgreementTally  # numpy: only for the HTML report
+
+        agreement = AgreementTally()
     tradeoff = Tradeoff()
     lines: list[CaseLine] = []
     conversations: dict[str, str] = {}
     for verdict in index.verdicts():
         tally.add(verdict)
-        agreement.add(verdict)
+        if agreement is not None:
+            agreement.add(verdict)
         errors.add(verdict, shown=verdict.case_id in shown_ids)
         if verdict.case_id in labels:
             tradeoff.add(verdict, labels[verdict.case_id])
@@ -330,6 +355,7 @@ def _write_html(
     shown = gathered.shown
     first = [index.load(index.entries[0])] if index.entries else []
     metrics = rubric_metrics(rubric or manifest_rubric(manifest), first, required=False)
+    assert gathered.agreement is not None, "gathered without the page's agreement"
     agreement = gathered.agreement.summary(
         metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED, widest=WIDEST
     )

@@ -22,7 +22,7 @@ from ._losses import LOST, FamilyLoss, JudgeError, record_error
 from ._uncertainty import GateOutcome, gate_outcome, pass_rate_interval
 
 if TYPE_CHECKING:
-    from ..agreement._proportion import Interval
+    from ..decide._proportion import Interval
 
 __all__ = [
     "CaseNote",

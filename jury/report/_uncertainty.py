@@ -2,8 +2,8 @@
 
 The pass rate every report shows is passed / total, an INCONCLUSIVE case counted as not
 passed, with its interval (`Gate.interval` at `Gate.level`); the gate counts an inconclusive
-case both ways (`GateOutcome`). The statistics are `jury.agreement._proportion`'s, imported
-when first needed (`import jury` imports no NumPy).
+case both ways (`GateOutcome`). The statistics are `jury.decide._proportion`'s, with the
+standard library only: a run's summary, terminal and JUnit report import no NumPy.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..panel._panel import Gate
 
 if TYPE_CHECKING:
-    from ..agreement._proportion import Interval
+    from ..decide._proportion import Interval
 
 __all__ = [
     "INCONCLUSIVE_AS",
@@ -34,7 +34,7 @@ INCONCLUSIVE_AS = "not passed"
 
 def pass_rate_interval(passed: float, total: int, gate: Gate | None = None) -> Interval:
     """passed / total with the gate's interval."""
-    from ..agreement._proportion import proportion_interval
+    from ..decide._proportion import proportion_interval
 
     gate = gate or Gate()
     return proportion_interval(passed, total, method=gate.interval, level=gate.level)
@@ -47,7 +47,7 @@ def _share(value: float) -> str:
 
 def interval_heading(gate: Gate | None = None) -> str:
     """The heading of a column of intervals: ``"95% Wilson"``."""
-    from ..agreement._proportion import METHOD_NAMES, level_text
+    from ..decide._proportion import METHOD_NAMES, level_text
 
     gate = gate or Gate()
     return f"{level_text(gate.level)} {METHOD_NAMES[gate.interval]}"
@@ -202,7 +202,7 @@ def gate_outcome(
         code = 3
     further = None
     if code == 3:
-        from ..agreement._proportion import cases_to_decide
+        from ..decide._proportion import cases_to_decide
 
         # More cases at the rate seen move the interval away from the bar on the side that
         # rate is on: the rate without the inconclusive cases when above the bar, else the

@@ -58,6 +58,9 @@ async def run(
     `resume`, `rubric`, `threshold`, `concurrency`, `max_cost`, `dry_run`, `redact`,
     `cache_dir`, `no_cache`, `refresh`, `ids`, `category`, `sample`, `limit`, `seed`,
     `batch`, `submit_only`, `shard`, `shard_limits`, `junit`, `html`, `json`, `html_cases`,
+    `no_html` (no HTML report in the run directory: the page's agreement statistics and the
+    libraries they need are most of a run's peak memory; `jury.report.write_html` writes
+    it later),
     `otel`, `no_checks`, `judge_all`, `map`, `format`, `root`, `agent_prompt`, `answers`,
     `repeat`, `require` (with `repeat` N: a case passes when at least K of its N answers
     pass), and `progress` ("none" by default: a library prints nothing; "auto", "rich"
@@ -112,6 +115,7 @@ async def run_options(
 ) -> Run:
     """`run` with its options gathered (the command builds them from its flags)."""
     options = options.replace()  # what a resumed run takes from its manifest goes here
+    report_paths(options)  # options that contradict each other stop before anything is paid
     answers_source(options)
     resumed_arguments(options)
     resumed_agent(options)

@@ -76,6 +76,7 @@ class RunOptions:
     html: str | None = None
     json: str | None = None
     html_cases: int = HTML_CASES
+    no_html: bool = False
     otel: bool = False
     no_checks: bool = False
     judge_all: bool = False
@@ -182,6 +183,7 @@ class Reporting(Protocol):
     html: str | None
     json: str | None
     html_cases: int
+    no_html: bool
 
 
 def _names(values: Sequence[str] | None) -> tuple[str, ...]:
@@ -297,9 +299,12 @@ def report_paths(options: Reporting) -> ReportPaths:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
+    if options.no_html and options.html:
+        raise ConfigError(f"--no-html and --html {options.html}: give one of the two")
     return ReportPaths(
         junit=path(options.junit),
         html=path(options.html),
         json=path(options.json),
         html_cases=options.html_cases,
+        no_html=options.no_html,
     )

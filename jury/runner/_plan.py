@@ -78,7 +78,7 @@ def plan(
     `jury.ConfigError` for a value out of range or a run that cannot be read.
     """
     from ..agreement import _power as power_of
-    from ..agreement._proportion import METHOD_NAMES, level_text, proportion_interval
+    from ..decide._proportion import METHOD_NAMES, level_text, proportion_interval
 
     source, rate, size, gate = _assumed(run, pass_rate, cases)
     level = level if level is not None else gate[1]
@@ -218,7 +218,7 @@ def _size_rows(
     discordance: float | None,
 ) -> list[PlanRow]:
     from ..agreement import _power as power_of
-    from ..agreement._proportion import proportion_interval
+    from ..decide._proportion import proportion_interval
 
     now = proportion_interval(round(rate * size), size, method=method, level=level)
     half = now.half_width or 0.0

@@ -69,6 +69,7 @@ class RescoreOptions:
     html: str | None = None
     json: str | None = None
     html_cases: int = HTML_CASES
+    no_html: bool = False
 
     @classmethod
     def of(cls, namespace: object) -> RescoreOptions:
@@ -81,7 +82,7 @@ def rescore(run: str | Path, **options: Any) -> Run:
     `ties`, `threshold`, `min_pass_rate`, `require_every_juror`, `gate_on`, `interval`,
     `level`; a subset with `ids`,
     `category`, `sample`, `limit`, `seed`), writing a new run directory (`out`) and its
-    reports; no judge is called. The new `Run`."""
+    reports (`no_html`: no HTML report); no judge is called. The new `Run`."""
     unknown = sorted(set(options) - set(RescoreOptions.__dataclass_fields__))
     if unknown:
         raise ConfigError(f"jury.rescore: unknown option{'s' * (len(unknown) > 1)} {unknown}")
@@ -90,10 +91,11 @@ def rescore(run: str | Path, **options: Any) -> Run:
 
 def rescore_options(run: Path, options: RescoreOptions) -> Run:
     """`rescore` with its options gathered (the command builds them from its flags)."""
+    paths = report_paths(options)  # before the new run directory is made
     out = Path(options.out) if options.out else new_run_dir()
     record, panel, rubric = _rescored(run, out, options)
     jurors = [juror.id for juror in panel.jurors]
-    published = publish(out, panel, rubric.name, jurors=jurors, paths=report_paths(options))
+    published = publish(out, panel, rubric.name, jurors=jurors, paths=paths)
     record.finish(exit_code=published.summary.exit_code(panel.gate))
     return Run.published_as(out, published, Notices())
 

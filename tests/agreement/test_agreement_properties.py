@@ -194,7 +194,7 @@ def test_the_bootstrap_made_in_blocks_draws_the_resamples_one_draw_of_all_gives(
     # Issue 36 made the bootstrap's memory smaller (32-bit draws, a few resamples at a
     # time); the resamples, and so every interval, must stay those of the plain recipe: one
     # 64-bit draw of every unit index per chunk, counted, times the per-unit quantities
-    # (5001 units: a chunk of 799 resamples, so the stream must carry over between chunks).
+    # (1000 units: chunks of 65 resamples, so the stream must carry over between chunks).
 
     from jury.agreement._reliability import _CHUNK_FLOATS, Bootstrap, _resample
 
@@ -211,3 +211,26 @@ def test_the_bootstrap_made_in_blocks_draws_the_resamples_one_draw_of_all_gives(
         sums = counts.astype(np.float64) @ per_unit
         expected.append(sums[:, 0] / sums[:, 1])
     assert np.array_equal(found, np.concatenate(expected))
+
+
+@pytest.mark.parametrize("units", [3, 1000, 5001])
+def test_the_resamples_do_not_depend_on_the_size_of_a_chunk(
+    units: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The chunk bounds the bootstrap's memory (issue 36); a run's intervals must not change
+    # with it, nor from one release to the next when it is tuned: the same resamples, the
+    # same sums but for the rounding of a matrix product cut in other blocks.
+    import jury.agreement._reliability as reliability
+
+    per_unit = np.random.default_rng(3).random((units, 4))
+    boot = reliability.Bootstrap(300, seed=5)
+
+    def ratio(sums: np.ndarray) -> np.ndarray:
+        return np.asarray(sums[:, 0] / sums[:, 1], dtype=np.float64)
+
+    found = []
+    for floats in (4_000_000, 65_536, 7 * units):
+        monkeypatch.setattr(reliability, "_CHUNK_FLOATS", floats)
+        found.append(reliability._resample(per_unit, ratio, boot)[0])
+    assert np.allclose(found[0], found[1], rtol=1e-13, atol=0)
+    assert np.allclose(found[0], found[2], rtol=1e-13, atol=0)

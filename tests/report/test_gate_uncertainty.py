@@ -13,8 +13,8 @@ import pytest
 from scipy.stats import binomtest
 
 from jury import Gate
-from jury.agreement._proportion import cases_to_decide
 from jury.cli import main
+from jury.decide._proportion import cases_to_decide
 from jury.report._uncertainty import decision_json, gate_outcome
 
 ROOT = Path(__file__).parents[2]

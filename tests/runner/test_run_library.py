@@ -130,3 +130,52 @@ def test_a_run_that_prints_nothing_never_imports_the_terminal_code(tmp_path: Pat
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout.split() == ["True", "False"]
+
+
+def test_a_run_without_its_html_report_imports_neither_numpy_nor_jinja2(tmp_path: Path) -> None:
+    # Issue 36: the page's agreement statistics (NumPy) and its templates (Jinja2) are most of
+    # a run's peak memory; a run that does not write the page pays for neither. The pass
+    # rate's interval, in every other report, needs only the standard library.
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    code = (
+        "import asyncio, os, sys, jury; "
+        f"run = asyncio.run(jury.run({str(EXAMPLE)!r}, out={str(out)!r}, no_cache=True, "
+        "no_html=True)); "
+        "print(run.exit_code, run.published.page, 'numpy' in sys.modules, "
+        "'jinja2' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split() == ["1", "False", "False", "False"]
+    assert not (out / "report.html").exists()
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["pass_rate_interval"]["method"] == "wilson"
+    assert "Wilson" in (out / "junit.xml").read_text(encoding="utf-8")
+
+
+def test_no_html_is_said_removes_a_page_that_no_longer_reports_the_run_and_can_be_undone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", str(EXAMPLE), "--out", "r", "--no-cache", "--progress", "none"]) == 1
+    assert Path("r/report.html").is_file()
+    capsys.readouterr()
+    assert main(["run", "--resume", "r", "--no-html", "--progress", "none"]) == 1
+    printed = capsys.readouterr().out
+    assert "No HTML report (--no-html): `jury report r --html report.html` writes it" in printed
+    assert "Gate FAILED" in printed
+    assert not Path("r/report.html").exists()
+    assert {"summary.json", "junit.xml"} <= set(os.listdir("r"))
+    assert main(["report", "r", "--html", "page.html"]) == 1
+    assert "bootstrap resamples of cases" in Path("page.html").read_text(encoding="utf-8")
+    # Contradictory options stop before a run directory is made.
+    assert main(["run", str(EXAMPLE), "--no-html", "--html", "x.html", "--out", "r2"]) == 2
+    assert "--no-html and --html x.html: give one of the two" in capsys.readouterr().err
+    assert not Path("r2").exists()
+    with pytest.raises(ConfigError, match="give one of the two"):
+        jury.rescore("r", out="r3", no_html=True, html="x.html")
+    assert not Path("r3").exists()

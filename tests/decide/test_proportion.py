@@ -22,7 +22,7 @@ from jury.agreement._power import (
     mcnemar_power,
     paired_discordance,
 )
-from jury.agreement._proportion import IntervalMethod, cases_to_decide
+from jury.decide._proportion import IntervalMethod, cases_to_decide
 
 COUNTS = [(0, 1), (1, 1), (0, 10), (1, 10), (5, 10), (9, 10), (10, 10), (37, 40), (29, 30)]
 COUNTS += [(98, 100), (100, 100), (0, 100), (12, 250), (999, 1000)]
