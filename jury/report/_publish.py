@@ -113,6 +113,10 @@ def publish(
     rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
     page = (into_run and not paths.no_html) or paths.html is not None
+    if page:
+        from ._page import prepare_template
+
+        prepare_template("report.html.j2")
     try:
         families = {juror.id: juror_family(juror) for juror in panel.jurors}
         gathered = _gather(run_dir, index, jurors, paths.html_cases, judged, families, page)
