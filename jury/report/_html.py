@@ -129,8 +129,10 @@ def write_html(
     header: Any,
     gate: Gate,
     manifest: Mapping[str, Any],
+    warnings: Sequence[str] = (),
 ) -> None:
-    """The report page of a run, written to `out` as it is rendered."""
+    """The report page of a run, written to `out` as it is rendered; `warnings`, what the
+    run warned of, near its top."""
     from markupsafe import Markup
 
     tradeoff = page.tradeoff
@@ -168,6 +170,7 @@ def write_html(
         error_groups=page.error_groups,
         lost_jurors=[(name, juror_line(name, stats), stats) for name, stats in lost(summary)],
         family_lines=family_lines(summary),
+        warnings=warnings,
         probability_lines=probability_lines(summary),
         agreement=agreement_view(page.agreement),
         resamples=RESAMPLES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, TextIO
@@ -140,9 +140,10 @@ def _interval_properties(parent: ET.Element, prefix: str, interval: Interval) ->
         _property(parent, f"{prefix}{key}", "" if value is None else f"{value:.4f}")
 
 
-def _gate_suite(summary: RunSummary, gate: Gate) -> ET.Element:
+def _gate_suite(summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()) -> ET.Element:
     """A suite of its own, with zero tests, for the gate's decision and the pass rate's
-    interval (the run's and each category's), where CI shows a suite's properties."""
+    interval (the run's and each category's), and the run's warnings, where CI shows a
+    suite's properties and output."""
     decided = summary.gate_outcome(gate)
     suite = ET.Element(
         "testsuite", name="aiojury gate", tests="0", failures="0", errors="0", skipped="0"
@@ -159,22 +160,25 @@ def _gate_suite(summary: RunSummary, gate: Gate) -> ET.Element:
         _property(properties, "gate.further_cases", decided.further)
     for name, stats in summary.by_category.items():
         _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
+    for number, warning in enumerate(warnings, start=1):
+        _property(properties, f"warning.{number}", warning)
     out = ET.SubElement(suite, "system-out")
-    out.text = _clean(
-        "\n".join(
-            line
-            for line in (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
-            if line
-        )
-    )
+    said = (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
+    out.text = _clean("\n".join([*filter(None, said), *(f"warning: {w}" for w in warnings)]))
     return suite
 
 
 def write_junit(
-    out: TextIO, index: VerdictIndex, summary: RunSummary, *, name: str, gate: Gate | None = None
+    out: TextIO,
+    index: VerdictIndex,
+    summary: RunSummary,
+    *,
+    name: str,
+    gate: Gate | None = None,
+    warnings: Sequence[str] = (),
 ) -> None:
     """The JUnit document of a run to `out`, one test case at a time (verdicts are read from
-    `index` as each is written)."""
+    `index` as each is written); the run's `warnings` are in the "aiojury gate" suite."""
     gate = gate or Gate()
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element(
@@ -210,7 +214,7 @@ def write_junit(
             ET.indent(case, level=2)
             out.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
         out.write("  </testsuite>\n")
-    gate_suite = _gate_suite(summary, gate)
+    gate_suite = _gate_suite(summary, gate, warnings)
     ET.indent(gate_suite, level=1)
     out.write("  " + ET.tostring(gate_suite, encoding="unicode").rstrip() + "\n")
     lost_suite = _run_suite(summary)

@@ -109,6 +109,7 @@ def publish(
     from ._lines import ReportHeader
 
     paths = paths or ReportPaths()
+    said = tuple(warnings)
     loaded = None if isinstance(rubric, str) else rubric
     rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
@@ -134,14 +135,16 @@ def publish(
             ],
         )
         reports: dict[str, tuple[Path | None, Callable[[TextIO], None]]] = {
-            SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate)),
+            SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate, said)),
             REPORT: (
                 paths.html,
-                lambda out: _write_html(out, run_dir, index, gathered, header, gate, loaded),
+                lambda out: _write_html(out, run_dir, index, gathered, header, gate, loaded, said),
             ),
             JUNIT: (
                 paths.junit,
-                lambda out: write_junit(out, index, summary, name=f"aiojury {rubric}", gate=gate),
+                lambda out: write_junit(
+                    out, index, summary, name=f"aiojury {rubric}", gate=gate, warnings=said
+                ),
             ),
         }
         if not page:
@@ -167,7 +170,7 @@ def publish(
         header,
         gathered.lines,
         gathered.conversations,
-        tuple(warnings),
+        said,
         copies,
         into_run,
         page,
@@ -350,6 +353,7 @@ def _write_html(
     header: Any,
     gate: Gate,
     rubric: Rubric | None = None,
+    warnings: Sequence[str] = (),
 ) -> None:
     from ..agreement._seats import Seats
     from ._html import Cards, Page, write_html
@@ -383,7 +387,7 @@ def _write_html(
         limit=gathered.limit,
     )
     cards = Cards(index, shown, gathered.cases, vote_errors, book)
-    write_html(out, gathered.summary, cards, page, header, gate, manifest)
+    write_html(out, gathered.summary, cards, page, header, gate, manifest, warnings)
 
 
 def _write_atomic(path: Path, write: Callable[[TextIO], None]) -> None:
@@ -402,8 +406,12 @@ def _copy(made: Path, out: TextIO) -> None:
         shutil.copyfileobj(source, out)
 
 
-def _write_summary(out: TextIO, summary: RunSummary, gate: Gate) -> None:
+def _write_summary(
+    out: TextIO, summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()
+) -> None:
     data = summary.model_dump(mode="json")
+    # What the run warned of as it went (the terminal's "warning:" lines), in every report.
+    data["warnings"] = list(warnings)
     data["pass_rate"] = summary.pass_rate
     data["coverage"] = summary.coverage
     data["cost"] = summary.cost

@@ -48,7 +48,7 @@ class RunLike(Protocol):
 def republish(run: str | Path, paths: ReportPaths | None = None) -> Published:
     """The reports of a recorded run, made again from its records and written to `paths`
     (none by default); its directory is left as it is."""
-    from ..runs._records import require_manifest
+    from ..runs._records import recorded_warnings, require_manifest
 
     manifest = require_manifest(run)
     try:
@@ -61,6 +61,7 @@ def republish(run: str | Path, paths: ReportPaths | None = None) -> Published:
         panel,
         rubric,
         jurors=[juror.id for juror in panel.jurors],
+        warnings=recorded_warnings(manifest),
         paths=paths,
         into_run=False,
     )

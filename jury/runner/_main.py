@@ -345,8 +345,11 @@ async def _judged(
                 judged=judged,
             )
             code = published.summary.exit_code(panel.gate)
-            # What the servers said of themselves (a local server's dialect, slots, file).
-            record.finish(exit_code=code, servers=list(jury.learned))
+            # What the servers said of themselves (a local server's dialect, slots, file), and
+            # what the run warned of: `jury report` says them again.
+            record.finish(
+                exit_code=code, servers=list(jury.learned), warnings=list(published.warnings)
+            )
             return Run.published_as(record.path, published, said)
     finally:
         if cache is not None:

@@ -103,10 +103,11 @@ class Run:
     def open(cls, path: str | Path) -> Run:
         """A recorded run, read from its directory (`jury.RunRecordError` when it is not one
         this version can read)."""
-        from ..runs._records import require_manifest
+        from ..runs._records import recorded_warnings, require_manifest
 
-        found = cls(Path(path))
-        found.__dict__["manifest"] = require_manifest(path)
+        manifest = require_manifest(path)
+        found = cls(Path(path), warnings=recorded_warnings(manifest))
+        found.__dict__["manifest"] = manifest
         return found
 
     @staticmethod

@@ -179,3 +179,35 @@ def test_no_html_is_said_removes_a_page_that_no_longer_reports_the_run_and_can_b
     with pytest.raises(ConfigError, match="give one of the two"):
         jury.rescore("r", out="r3", no_html=True, html="x.html")
     assert not Path("r3").exists()
+
+
+async def test_what_a_run_warned_of_is_in_every_report_and_in_those_made_again(
+    server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing silent: a warning (here, a juror named by an alias that can be re-pointed) is
+    # in the terminal, summary.json, the page and JUnit, and `jury report` says it again.
+    jury_file = _write("jury.toml", 'jurors = ["openai/gpt-4.1-mini"]\n')
+    run = await jury.run(str(EXAMPLE), jury=jury_file, out="r", no_cache=True)
+    _the_warning_is_everywhere(run, capsys)
+
+
+def _write(name: str, text: str) -> str:
+    Path(name).write_text(text, encoding="utf-8")
+    return name
+
+
+def _the_warning_is_everywhere(run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    said = "gpt-4.1-mini is an alias, not a dated snapshot"
+    (warning,) = [w for w in run.warnings if said in w]
+    summary = json.loads(Path("r/summary.json").read_text(encoding="utf-8"))
+    assert summary["warnings"] == list(run.warnings)
+    assert said in Path("r/report.html").read_text(encoding="utf-8")
+    junit = Path("r/junit.xml").read_text(encoding="utf-8")
+    assert f'name="warning.1" value="{warning}"' in junit
+    assert f"warning: {warning}" in junit
+    assert Run.open("r").warnings == run.warnings
+    assert main(["report", "r", "--html", "again.html", "--json", "again.json"]) == 1
+    assert f"warning: {warning}" in " ".join(capsys.readouterr().out.split())  # lines wrap
+    assert said in Path("again.html").read_text(encoding="utf-8")
+    again = json.loads(Path("again.json").read_text(encoding="utf-8"))
+    assert again["warnings"] == list(run.warnings)
