@@ -9,6 +9,7 @@ directory left as it is.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -19,7 +20,14 @@ from ._publish import Published, ReportPaths, print_published, publish
 if TYPE_CHECKING:
     from ._estimate import Estimated
 
-__all__ = ["print_report", "republish", "write_html", "write_json", "write_junit"]
+__all__ = [
+    "print_report",
+    "recorded_warnings",
+    "republish",
+    "write_html",
+    "write_json",
+    "write_junit",
+]
 
 
 class RunLike(Protocol):
@@ -45,10 +53,17 @@ class RunLike(Protocol):
     def stability_lines(self) -> tuple[str, ...]: ...
 
 
+def recorded_warnings(manifest: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a finished run warned of, as its manifest records them (none for a run recorded
+    before they were)."""
+    said = manifest.get("warnings")
+    return tuple(str(warning) for warning in said) if isinstance(said, list) else ()
+
+
 def republish(run: str | Path, paths: ReportPaths | None = None) -> Published:
     """The reports of a recorded run, made again from its records and written to `paths`
     (none by default); its directory is left as it is."""
-    from ..runs._records import recorded_warnings, require_manifest
+    from ..runs._records import require_manifest
 
     manifest = require_manifest(run)
     try:

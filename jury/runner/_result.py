@@ -103,7 +103,8 @@ class Run:
     def open(cls, path: str | Path) -> Run:
         """A recorded run, read from its directory (`jury.RunRecordError` when it is not one
         this version can read)."""
-        from ..runs._records import recorded_warnings, require_manifest
+        from ..report._run_reports import recorded_warnings
+        from ..runs._records import require_manifest
 
         manifest = require_manifest(path)
         found = cls(Path(path), warnings=recorded_warnings(manifest))

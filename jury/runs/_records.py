@@ -65,7 +65,6 @@ __all__ = [
     "read_manifest",
     "read_verdict_at",
     "read_verdicts",
-    "recorded_warnings",
     "require_manifest",
     "scan_verdicts",
     "verdicts_path",
@@ -424,13 +423,6 @@ def require_manifest(run: str | Path) -> dict[str, Any]:
         expected = " or ".join(map(str, READABLE_FORMATS))
         raise RunRecordError(str(Path(run) / MANIFEST), f"format: expected {expected}")
     return manifest
-
-
-def recorded_warnings(manifest: Mapping[str, Any]) -> tuple[str, ...]:
-    """What a finished run warned of, as its manifest records them (none for a run recorded
-    before they were)."""
-    said = manifest.get("warnings")
-    return tuple(str(warning) for warning in said) if isinstance(said, list) else ()
 
 
 def read_verdicts(run: str | Path) -> list[CaseVerdict]:
