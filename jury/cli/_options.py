@@ -146,8 +146,9 @@ def add_report_paths(parser: argparse.ArgumentParser, *, no_html: bool = False) 
         group.add_argument(
             "--no-html",
             action="store_true",
-            help="write no HTML report in the run directory (its agreement statistics are "
-            "most of a run's peak memory); `jury report RUN --html PATH` writes it later",
+            help="write no HTML report in the run directory (its agreement statistics need "
+            "NumPy: 21 MB more at the peak of a 1,000-case run); `jury report RUN --html "
+            "PATH` writes it later",
         )
 
 

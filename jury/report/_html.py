@@ -31,7 +31,7 @@ from ._views import ErrorGroup, anchor, case_view
 if TYPE_CHECKING:
     from ..agreement._panel_stats import AgreementSummary
 
-__all__ = ["Cards", "Page", "write_html"]
+__all__ = ["TEMPLATE", "Cards", "Page", "write_html"]
 
 _EXIT_WORD = {0: "PASSED", 1: "FAILED", 3: "INCONCLUSIVE"}
 
@@ -121,6 +121,10 @@ class Page:
     limit: int | None = None
 
 
+#: The report page's template (`prepare_template` compiles it before the page is written).
+TEMPLATE = "report.html.j2"
+
+
 def write_html(
     out: TextIO,
     summary: RunSummary,
@@ -144,7 +148,7 @@ def write_html(
     code = decided.code
     write_page(
         out,
-        "report.html.j2",
+        TEMPLATE,
         title=f"aiojury report · {manifest.get('run_id', '')}",
         manifest=manifest,
         header=header,

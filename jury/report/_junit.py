@@ -160,12 +160,17 @@ def _gate_suite(summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()) -
         _property(properties, "gate.further_cases", decided.further)
     for name, stats in summary.by_category.items():
         _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
-    for number, warning in enumerate(warnings, start=1):
-        _property(properties, f"warning.{number}", warning)
     out = ET.SubElement(suite, "system-out")
     said = (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
-    out.text = _clean("\n".join([*filter(None, said), *(f"warning: {w}" for w in warnings)]))
+    out.text = _clean("\n".join([*filter(None, said), *_warned(properties, warnings)]))
     return suite
+
+
+def _warned(properties: ET.Element, warnings: Sequence[str]) -> list[str]:
+    """The run's warnings as properties (``warning.N``), and as the lines of a suite's output."""
+    for number, warning in enumerate(warnings, start=1):
+        _property(properties, f"warning.{number}", warning)
+    return [f"warning: {warning}" for warning in warnings]
 
 
 def write_junit(
@@ -225,12 +230,16 @@ def write_junit(
 
 
 def write_repeats_junit(
-    out: TextIO, stability: Mapping[str, Any], gate: Gate | None = None
+    out: TextIO,
+    stability: Mapping[str, Any],
+    gate: Gate | None = None,
+    warnings: Sequence[str] = (),
 ) -> None:
     """The JUnit document of a run of repeats (``jury run --repeat N``): one test case per
     case, its verdict by the rule with ``--require K`` (else FAIL when any repeat failed,
     INCONCLUSIVE when none failed and any was), its k/N with the interval and each repeat's
-    verdict as properties; the gate's decision on the rule's verdicts in "aiojury gate"."""
+    verdict as properties; the gate's decision on the rule's verdicts in "aiojury gate"; what
+    the repeats warned of in "aiojury warnings"."""
     gate = gate or Gate()
     rule: Mapping[str, Any] | None = stability.get("rule")
     count = stability["repeats"]
@@ -299,6 +308,12 @@ def write_repeats_junit(
         _property(properties, "pass_rate.level", gate.level)
         if decided.further is not None:
             _property(properties, "gate.further_cases", decided.further)
+    if warnings:
+        suite = ET.SubElement(
+            root, "testsuite", name="aiojury warnings", tests="0", failures="0", errors="0"
+        )
+        lines = _warned(ET.SubElement(suite, "properties"), warnings)
+        ET.SubElement(suite, "system-out").text = _clean("\n".join(lines))
     ET.indent(root)
     out.write("<?xml version='1.0' encoding='utf-8'?>\n")
     out.write(ET.tostring(root, encoding="unicode") + "\n")

@@ -115,9 +115,10 @@ def publish(
     index = VerdictIndex(run_dir)
     page = (into_run and not paths.no_html) or paths.html is not None
     if page:
+        from ._html import TEMPLATE
         from ._page import prepare_template
 
-        prepare_template("report.html.j2")
+        prepare_template(TEMPLATE)
     try:
         families = {juror.id: juror_family(juror) for juror in panel.jurors}
         gathered = _gather(run_dir, index, jurors, paths.html_cases, judged, families, page)
@@ -190,7 +191,7 @@ def print_published(published: Published, stream: Any = None) -> None:
             lines.append(
                 Text(
                     f"No HTML report (--no-html): `jury report {published.run_dir} --html "
-                    "report.html` writes it"
+                    f"{published.run_dir / REPORT}` writes it"
                 )
             )
     lines += [Text(f"Report written to {copy}") for copy in published.copies]

@@ -41,7 +41,7 @@ __all__ = [
 EXIT_PENDING = 3
 
 #: The run options a run resumed by its directory alone does again as it did.
-RECORDED_OPTIONS = ("batch", "no_checks", "judge_all")
+RECORDED_OPTIONS = ("batch", "no_checks", "judge_all", "no_html")
 
 
 def resumed_arguments(options: RunOptions) -> None:

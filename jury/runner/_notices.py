@@ -35,3 +35,11 @@ class Notices:
 
     def status(self, text: str) -> None:
         self.note(text, "status")
+
+    def absorb(self, other: Notices) -> None:
+        """Keep what `other` (a part of this run: a repeat) said, already heard, each
+        warning once."""
+        self.warnings += [
+            text for text in dict.fromkeys(other.warnings) if text not in self.warnings
+        ]
+        self.notes += other.notes

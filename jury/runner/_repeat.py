@@ -116,18 +116,18 @@ def _copies(
     from ..report._junit import write_repeats_junit
 
     written = []
-    if options.junit:
-        junit = StringIO()
-        write_repeats_junit(junit, stability, gate)
-        written.append(_write(Path(options.junit), junit.getvalue()))
-    if options.json:
-        written.append(_write(Path(options.json), text))
-    if options.html:
+    if options.html:  # said first: the repeats' JUnit names it with the repeats' warnings
         said.warning(
             f"--html {options.html} with --repeat: not written; each repeat's HTML report is "
             f"its own ({out / 'repeat-1' / 'report.html'} ...), and each case's k/N is in "
             f"{out / STABILITY}"
         )
+    if options.junit:
+        junit = StringIO()
+        write_repeats_junit(junit, stability, gate, said.warnings)
+        written.append(_write(Path(options.junit), junit.getvalue()))
+    if options.json:
+        written.append(_write(Path(options.json), text))
     return written
 
 

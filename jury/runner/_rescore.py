@@ -29,6 +29,7 @@ from ..decide._cascade import Decider
 from ..decide._core import AGGREGATIONS
 from ..panel._panel import Gate, Panel
 from ..report._publish import HTML_CASES, publish
+from ..report._run_reports import recorded_warnings
 from ..runs._records import (
     Redactor,
     RunRecord,
@@ -95,7 +96,9 @@ def rescore_options(run: Path, options: RescoreOptions) -> Run:
     out = Path(options.out) if options.out else new_run_dir()
     record, panel, rubric = _rescored(run, out, options)
     jurors = [juror.id for juror in panel.jurors]
-    published = publish(out, panel, rubric.name, jurors=jurors, paths=paths)
+    # What the run re-scored warned of stands for its votes (its manifest, copied, keeps it).
+    said = recorded_warnings(record.manifest)
+    published = publish(out, panel, rubric.name, jurors=jurors, warnings=said, paths=paths)
     record.finish(exit_code=published.summary.exit_code(panel.gate))
     return Run.published_as(out, published, Notices())
 

@@ -163,7 +163,7 @@ def merge_runs(runs: Sequence[str | Path], out: Path, argv: Sequence[str]) -> Me
     manifest = {
         key: value
         for key, value in first.items()
-        if key not in ("shard", "finished", "exit_code", "run_id", "command", "started")
+        if key not in ("shard", "finished", "exit_code", "run_id", "command", "started", "warnings")
     }
     manifest.update(
         run_id=out.name,

@@ -12,10 +12,12 @@ import re
 import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from extras import needs
 
+import jury
 from jury.cli import main
 
 ROOT = Path(__file__).parents[2]
@@ -365,6 +367,9 @@ def test_the_reports_asked_of_repeats_are_the_rules_not_the_last_repeats(
     gate = {p.get("name"): p.get("value") for p in suites["aiojury gate"].iter("property")}
     assert (gate["exit_code"], gate["gate.require"], gate["pass_rate"]) == ("1", "3 of 3", "0.5000")
     xmlschema.XMLSchema(ROOT / "tests/junit/junit.xsd").validate(str(tmp_path / "out/junit.xml"))
+    warned = [p.get("value") for p in suites["aiojury warnings"].iter("property")]
+    assert len(warned) == 1
+    assert str(warned[0]).startswith("--html out/r.html with --repeat: not written")
     copied = json.loads((tmp_path / "out/stability.json").read_text())
     assert copied == json.loads((tmp_path / "r/stability.json").read_text())
     # Each repeat keeps its own reports.
@@ -427,3 +432,35 @@ def test_a_misspelt_agent_key_in_the_jury_file_is_named(
     assert main(["run", "golden.jsonl", "--jury", "jury.toml", "--agent", "agent.py:answer"]) == 2
     assert "agent_concurency" in capsys.readouterr().err
     assert calls(tmp_path) == []
+
+
+async def test_each_repeat_reports_what_it_warned_of_and_the_repeats_junit_all_of_it(
+    tmp_path: Path, server: Any
+) -> None:
+    # A juror named by an alias is warned of in every repeat: each repeat's reports say it
+    # once (not once more per repeat before it), and the repeats' JUnit says it once.
+    _flaky_cases(tmp_path, "two.jsonl", ["c0", "c1"])
+    (tmp_path / "alias.toml").write_text('jurors = ["openai/gpt-4.1-mini"]\n')
+    run = await jury.run(
+        "two.jsonl",
+        agent="flaky.py:answer",
+        jury="alias.toml",
+        repeat=3,
+        out="rep",
+        junit="out/junit.xml",
+        no_html=True,
+        no_cache=True,
+    )
+    _each_repeat_warned_once(tmp_path, run)
+
+
+def _each_repeat_warned_once(folder: Path, run: jury.Run) -> None:
+    assert [w for w in run.warnings if "gpt-4.1-mini is an alias" in w]
+    assert len(set(run.warnings)) == len(run.warnings)
+    for n in (1, 2, 3):
+        summary = json.loads((folder / f"rep/repeat-{n}/summary.json").read_text())
+        assert summary["warnings"] == list(run.warnings)
+    root = ET.parse(folder / "out/junit.xml").getroot()
+    suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
+    warned = [p.get("value") for p in suites["aiojury warnings"].iter("property")]
+    assert warned == list(run.warnings)

@@ -166,12 +166,16 @@ def test_no_html_is_said_removes_a_page_that_no_longer_reports_the_run_and_can_b
     capsys.readouterr()
     assert main(["run", "--resume", "r", "--no-html", "--progress", "none"]) == 1
     printed = capsys.readouterr().out
-    assert "No HTML report (--no-html): `jury report r --html report.html` writes it" in printed
+    assert "No HTML report (--no-html): `jury report r --html r/report.html` writes it" in printed
     assert "Gate FAILED" in printed
     assert not Path("r/report.html").exists()
     assert {"summary.json", "junit.xml"} <= set(os.listdir("r"))
     assert main(["report", "r", "--html", "page.html"]) == 1
     assert "bootstrap resamples of cases" in Path("page.html").read_text(encoding="utf-8")
+    # A run started without its page is resumed (a batch collected) without it.
+    assert main(["run", str(EXAMPLE), "--out", "q", "--no-html", "--progress", "none"]) == 1
+    assert main(["run", "--resume", "q", "--progress", "none"]) == 1
+    assert not Path("q/report.html").exists()
     # Contradictory options stop before a run directory is made.
     assert main(["run", str(EXAMPLE), "--no-html", "--html", "x.html", "--out", "r2"]) == 2
     assert "--no-html and --html x.html: give one of the two" in capsys.readouterr().err
@@ -189,6 +193,20 @@ async def test_what_a_run_warned_of_is_in_every_report_and_in_those_made_again(
     jury_file = _write("jury.toml", 'jurors = ["openai/gpt-4.1-mini"]\n')
     run = await jury.run(str(EXAMPLE), jury=jury_file, out="r", no_cache=True)
     _the_warning_is_everywhere(run, capsys)
+    # A re-scored run and shards merged say what the runs they were made from warned of.
+    for index in (1, 2):
+        shard = f"{index}/2"
+        await jury.run(str(EXAMPLE), jury=jury_file, out=f"s{index}", shard=shard, no_html=True)
+    _made_from_runs_say_it_again(run)
+
+
+def _made_from_runs_say_it_again(run: Run) -> None:
+    for made in (jury.rescore("r", out="rescored"), jury.merge(["s1", "s2"], out="merged")):
+        assert made.warnings == run.warnings
+        assert made.path is not None
+        assert Run.open(made.path).warnings == run.warnings
+        summary = json.loads((made.path / "summary.json").read_text(encoding="utf-8"))
+        assert summary["warnings"] == list(run.warnings)
 
 
 def _write(name: str, text: str) -> str:
