@@ -25,6 +25,7 @@ from .._verdict import CaseVerdict, Verdict
 from ..panel._panel import Gate
 from ._index import VerdictIndex
 from ._judge_errors import error_line, family_lines, judge_error_lines, lost
+from ._lines import offline_line
 from ._summary import RunSummary
 from ._uncertainty import INCONCLUSIVE_AS, gate_outcome, pass_rate_interval
 from ._views import confidence_source, probability_text
@@ -160,8 +161,16 @@ def _gate_suite(summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()) -
         _property(properties, "gate.further_cases", decided.further)
     for name, stats in summary.by_category.items():
         _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
+    # Offline reference jurors are not LLM judges: CI's reader is told, as the page's is.
+    offline = [name for name, stats in summary.jurors.items() if stats.offline]
+    if offline:
+        _property(properties, "offline", ", ".join(offline))
     out = ET.SubElement(suite, "system-out")
-    said = (f"pass rate {decided.rate_text()} ({decided.bar_text()})", decided.why())
+    said = (
+        f"pass rate {decided.rate_text()} ({decided.bar_text()})",
+        decided.why(),
+        offline_line(offline) if offline else "",
+    )
     out.text = _clean("\n".join([*filter(None, said), *_warned(properties, warnings)]))
     return suite
 

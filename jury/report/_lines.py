@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 
-__all__ = ["CaseLine", "ReportHeader"]
+__all__ = ["CaseLine", "ReportHeader", "offline_line"]
+
+
+def offline_line(jurors: Sequence[str]) -> str:
+    """What the terminal and JUnit say of offline reference jurors (the page says it too)."""
+    return (
+        f"OFFLINE reference jurors ({', '.join(jurors)}): deterministic heuristics, not LLM judges."
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from ._grid import table_width as _table_width
 from ._judge_errors import family_lines, judge_error_lines
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
-from ._lines import CaseLine, ReportHeader
+from ._lines import CaseLine, ReportHeader, offline_line
 from ._progress import sources_text
 from ._summary import RunSummary, batch_line
 from ._uncertainty import bounds_text, interval_heading
@@ -172,8 +172,7 @@ def render_report(
     if header.offline_jurors:
         console.print(
             Text(
-                f"OFFLINE reference jurors ({', '.join(header.offline_jurors)}): deterministic "
-                "heuristics, not LLM judges."
+                offline_line(header.offline_jurors)
                 + (" Set a provider key or pass --jury for real judges." * header.offline_hint),
                 style="bold yellow",
             )

@@ -163,10 +163,11 @@ def _same_run(
         changed.append("the cases file")
     if not subset.same_filters(manifest.get("subset", {})):
         changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
-    if jury_identity(manifest["jury"]) != jury_identity(
-        json.loads(json.dumps(panel_record(panel)))
-    ):
-        changed.append("the jury")
+    then = jury_identity(manifest["jury"])
+    now = jury_identity(json.loads(json.dumps(panel_record(panel))))
+    if then != now:
+        keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+        changed.append(f"the jury ({', '.join(keys)})")
     if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
         changed.append("the rubric")
     agent_changed = same_agent(manifest, agent[0] if agent is not None else None)

@@ -133,14 +133,12 @@ def panel_record(panel: Panel) -> dict[str, Any]:
 
 
 def jury_identity(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A recorded jury as it decides verdicts: how its calls travel (batch settings) is not
-    part of it, so that a run resumed or merged with other batch settings is the same run."""
+    """A recorded jury as it decides verdicts: how its calls travel (batch, concurrency,
+    timeouts, retries) is not part of it, so that a run resumed or merged with other such
+    settings (a lower concurrency after rate limits) is the same run."""
     # Nor is the agent: the system under test is recorded (and compared) on its own.
-    kept = {
-        k: v
-        for k, v in record.items()
-        if k not in ("batch", "batch_fallback") and not k.startswith("agent")
-    }
+    travel = "batch batch_fallback case_timeout concurrency providers retry timeout".split()
+    kept = {k: v for k, v in record.items() if k not in travel and not k.startswith("agent")}
     kept["jurors"] = [
         {k: v for k, v in juror.items() if k != "batch"} for juror in record.get("jurors", ())
     ]

@@ -25,6 +25,10 @@ def _parse_rpm(items: list[str]) -> dict[str, float]:
     return limits
 
 
+def _names(items: list[str]) -> list[str]:
+    return [name.strip() for item in items for name in item.split(",") if name.strip()]
+
+
 async def _serve(args: argparse.Namespace) -> None:
     server = FakeProviderServer(
         latency=args.latency,
@@ -33,6 +37,7 @@ async def _serve(args: argparse.Namespace) -> None:
         log=False,
         strict=not args.lenient,
         batch_delay=args.batch_delay,
+        models=_names(args.models) if args.models else None,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -61,6 +66,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--batch-delay", type=float, default=0.0, help="seconds until a batch ends")
     parser.add_argument("--lenient", action="store_true", help="answer any body (strict rules off)")
+    parser.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="serve only these models, as each API names them (gpt-5.4-mini-2026-03-17): "
+        "any other answers 404 as a real provider does to a mistyped name (default: any)",
+    )
     asyncio.run(_serve(parser.parse_args(argv)))
     return 0
 

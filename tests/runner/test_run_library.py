@@ -155,7 +155,11 @@ def test_a_run_without_its_html_report_imports_neither_numpy_nor_jinja2(tmp_path
     assert not (out / "report.html").exists()
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["pass_rate_interval"]["method"] == "wilson"
-    assert "Wilson" in (out / "junit.xml").read_text(encoding="utf-8")
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert "Wilson" in junit
+    # The offline panel's jurors are no LLM judges, and CI's reader is told so.
+    assert 'name="offline" value="offline/evidence, offline/facts, offline/reference"' in junit
+    assert "OFFLINE reference jurors (offline/evidence, offline/facts, offline/reference)" in junit
 
 
 def test_no_html_is_said_removes_a_page_that_no_longer_reports_the_run_and_can_be_undone(
@@ -229,3 +233,17 @@ def _the_warning_is_everywhere(run: Run, capsys: pytest.CaptureFixture[str]) -> 
     assert said in Path("again.html").read_text(encoding="utf-8")
     again = json.loads(Path("again.json").read_text(encoding="utf-8"))
     assert again["warnings"] == list(run.warnings)
+
+
+def test_a_run_resumes_with_other_call_settings_and_a_changed_jury_is_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first = ["run", str(EXAMPLE), "--out", "c", "--limit", "3", "--progress", "none"]
+    code = main([*first, "--concurrency", "1", "--no-cache"])
+    # How its calls travel is not the jury: resumed at the default concurrency (after rate
+    # limits, a user lowers it; on a busy machine, raises a timeout) it is the same run.
+    assert main(["run", "--resume", "c", "--progress", "none"]) == code
+    Path("other.toml").write_text('jurors = ["offline/reference"]\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", "--resume", "c", "--jury", "other.toml", "--progress", "none"]) == 2
+    assert "cannot resume: the jury (jurors" in capsys.readouterr().err

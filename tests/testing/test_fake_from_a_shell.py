@@ -100,3 +100,33 @@ def test_the_readme_shows_the_exports_the_module_prints() -> None:
     block = section[start : section.index("```\n", start + 1)]
     names = tuple(exported(line)[0] for line in block.splitlines() if line.startswith("export "))
     assert names == EXPORTED
+
+
+def test_told_its_models_the_fake_answers_a_mistyped_one_404_and_the_run_stops(
+    tmp_path: Path,
+) -> None:
+    fake = subprocess.Popen(
+        [sys.executable, "-m", "jury.testing", "--models", "gpt-5.4-mini-2026-03-17"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert fake.stdout is not None
+        fake.stdout.readline()
+        exports = dict(exported(fake.stdout.readline()) for _ in EXPORTED)
+        jury_file = tmp_path / "jury.toml"
+        jury_file.write_text('jurors = ["openai/gpt-5.4-mnii-2026-03-17"]\n')
+        command = [sys.executable, "-m", "jury", "run", str(EXAMPLE), "--jury", str(jury_file)]
+        command += ["--out", str(tmp_path / "run"), "--no-cache", "--progress", "none"]
+        env = {**clean_environment(), **exports, "PYTHONPATH": str(ROOT)}
+        judged = subprocess.run(
+            command, check=False, env=env, cwd=tmp_path, capture_output=True, timeout=120, text=True
+        )
+    finally:
+        fake.send_signal(signal.SIGINT)
+        fake.communicate(timeout=30)
+    # As a real provider answers a mistyped model: the run stops before it judges.
+    assert judged.returncode == 2, judged.stdout + judged.stderr
+    assert "gpt-5.4-mnii-2026-03-17" in judged.stderr
