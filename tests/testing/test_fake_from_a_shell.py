@@ -49,14 +49,19 @@ def clean_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not provider.match(k)}
 
 
-def test_the_printed_exports_point_a_jury_of_real_judges_at_the_fake(tmp_path: Path) -> None:
-    fake = subprocess.Popen(
-        [sys.executable, "-m", "jury.testing"],
+def start_fake(*options: str) -> subprocess.Popen[str]:
+    """`python -m jury.testing` with these options, its output read as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "jury.testing", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
     )
+
+
+def test_the_printed_exports_point_a_jury_of_real_judges_at_the_fake(tmp_path: Path) -> None:
+    fake = start_fake()
     try:
         assert fake.stdout is not None
         url = fake.stdout.readline().strip()
@@ -105,13 +110,7 @@ def test_the_readme_shows_the_exports_the_module_prints() -> None:
 def test_told_its_models_the_fake_answers_a_mistyped_one_404_and_the_run_stops(
     tmp_path: Path,
 ) -> None:
-    fake = subprocess.Popen(
-        [sys.executable, "-m", "jury.testing", "--models", "gpt-5.4-mini-2026-03-17"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    fake = start_fake("--models", "gpt-5.4-mini-2026-03-17")
     try:
         assert fake.stdout is not None
         fake.stdout.readline()
