@@ -416,7 +416,9 @@ def require_manifest(run: str | Path) -> dict[str, Any]:
     """The manifest of a run this version can resume or re-score, or a clear error."""
     manifest = read_manifest(run)
     if not manifest:
-        raise RunRecordError(str(run), f"not a run directory (no {MANIFEST})")
+        repeats = sorted(Path(run).glob(f"repeat-*/{MANIFEST}"))
+        hint = f"; a run of repeats: each is one ({repeats[0].parent} ...)" if repeats else ""
+        raise RunRecordError(str(run), f"not a run directory (no {MANIFEST}){hint}")
     if manifest.get("format") not in READABLE_FORMATS:
         expected = " or ".join(map(str, READABLE_FORMATS))
         raise RunRecordError(str(Path(run) / MANIFEST), f"format: expected {expected}")

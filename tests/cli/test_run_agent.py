@@ -302,6 +302,11 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     capsys.readouterr()
     assert main(["compare", "--a", "rep", "--b", "rep"]) == 0
     assert "A: rep/repeat-1, rep/repeat-2, rep/repeat-3" in capsys.readouterr().out
+    # The commands that take one run point from the repeats' folder to a repeat.
+    for command in (["report", "rep"], ["rescore", "rep"]):
+        assert main(command) == 2
+        said = " ".join(capsys.readouterr().err.split())
+        assert f"a run of repeats: each is one ({Path('rep/repeat-1')} ...)" in said
 
 
 def _flaky_cases(folder: Path, name: str, ids: list[str]) -> None:
