@@ -162,7 +162,7 @@ def _gate_suite(summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()) -
     for name, stats in summary.by_category.items():
         _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
     # Offline reference jurors are not LLM judges: CI's reader is told, as the page's is.
-    offline = [name for name, stats in summary.jurors.items() if stats.offline]
+    offline = summary.offline_jurors
     if offline:
         _property(properties, "offline", ", ".join(offline))
     out = ET.SubElement(suite, "system-out")

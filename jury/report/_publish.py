@@ -126,7 +126,7 @@ def publish(
         header = ReportHeader(
             rubric=rubric,
             jurors=tuple(jurors),
-            offline_jurors=[name for name, stats in summary.jurors.items() if stats.offline],
+            offline_jurors=summary.offline_jurors,
             checks=checks,
             judge_all=judge_all,
             offline_hint=offline_hint,

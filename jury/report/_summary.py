@@ -146,6 +146,11 @@ class RunSummary(BaseModel):
     decided_without: dict[str, FamilyLoss] = {}
 
     @property
+    def offline_jurors(self) -> list[str]:
+        """The offline reference jurors: deterministic heuristics, not LLM judges."""
+        return [name for name, stats in self.jurors.items() if stats.offline]
+
+    @property
     def coverage(self) -> float | None:
         """Decided (passed or failed) cases over all cases."""
         return (self.passed + self.failed) / self.total if self.total else None

@@ -11,7 +11,7 @@ from ..panel._panel import Panel
 from ..report._publish import publish
 from ..report._run_reports import recorded_warnings
 from ..runs._merge import merge_runs
-from ..runs._records import new_run_dir, read_manifest
+from ..runs._records import new_run_dir
 from ._notices import Notices
 from ._result import Run
 
@@ -26,9 +26,8 @@ def merge(runs: Sequence[str | Path], *, out: str | Path | None = None) -> Run:
     merged = merge_runs([str(run) for run in runs], where, sys.argv)
     panel = Panel.model_validate(merged.manifest["jury"])
     rubric = merged.manifest["rubric"]["name"]
-    # What any shard warned of, each warning once.
-    said = [*dict.fromkeys(w for run in runs for w in recorded_warnings(read_manifest(run)))]
+    said = recorded_warnings(merged.manifest)  # the shards', as the merged manifest has them
     jurors = [juror.id for juror in panel.jurors]
     published = publish(where, panel, rubric, jurors=jurors, warnings=said)
-    merged.record.finish(exit_code=published.summary.exit_code(panel.gate), warnings=said)
+    merged.record.finish(exit_code=published.summary.exit_code(panel.gate))
     return Run.published_as(where, published, Notices())

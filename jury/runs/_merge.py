@@ -163,7 +163,7 @@ def merge_runs(runs: Sequence[str | Path], out: Path, argv: Sequence[str]) -> Me
     manifest = {
         key: value
         for key, value in first.items()
-        if key not in ("shard", "finished", "exit_code", "run_id", "command", "started", "warnings")
+        if key not in ("shard", "finished", "exit_code", "run_id", "command", "started")
     }
     manifest.update(
         run_id=out.name,
@@ -174,6 +174,8 @@ def merge_runs(runs: Sequence[str | Path], out: Path, argv: Sequence[str]) -> Me
             {"run": str(s.run), "shard": f"{s.index}/{first['shard']['count']}"}
             for s in sorted(shards, key=lambda s: s.index)
         ],
+        # What any shard warned of, each warning once.
+        warnings=[*dict.fromkeys(w for s in shards for w in s.manifest.get("warnings") or ())],
     )
     redactor = Redactor(first.get("redact", ()))
     record = RunRecord.create(out, manifest, (cases[i] for i in order), redactor)
