@@ -5,6 +5,7 @@ against a plain loop."""
 from __future__ import annotations
 
 import math
+import random
 import warnings
 
 import numpy as np
@@ -159,7 +160,7 @@ def test_bootstrap_equals_a_plain_loop_over_resampled_units() -> None:
     # The same draws, one resample at a time, through the point estimate.
     pairable = np.sum(~np.isnan(rows), axis=1) >= 2
     kept = rows[pairable]
-    draws = np.random.default_rng(11).integers(0, len(kept), size=(200, len(kept)))
+    draws = _recipe_draws(11, 200, len(kept))
     values = []
     for draw in draws:
         estimate = krippendorff_alpha(Ratings.from_rows(kept[draw].tolist(), level="ordinal"))
@@ -185,32 +186,55 @@ def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one() -> None:
     assert first.confidence == 0.95
 
 
+def _recipe_draws(seed: int, resamples: int, units: int) -> list[list[int]]:
+    """The bootstrap's resamples as its docstring gives them, in plain Python: one 64-bit
+    little-endian word of the stdlib's Mersenne Twister per draw, floor(w * units / 2**64)."""
+    rng = random.Random(seed)
+    return [
+        [int.from_bytes(rng.randbytes(8), "little") * units >> 64 for _ in range(units)]
+        for _ in range(resamples)
+    ]
+
+
 @pytest.mark.parametrize(
-    ("units", "resamples"), [(1, 5), (2, 7), (37, 1000), (1000, 1000), (4001, 3), (5001, 1000)]
+    ("units", "resamples"), [(1, 5), (2, 7), (37, 1000), (1000, 70), (4001, 3), (5001, 20)]
 )
-def test_the_bootstrap_made_in_blocks_draws_the_resamples_one_draw_of_all_gives(
+def test_the_bootstrap_made_in_blocks_draws_the_resamples_of_its_recipe(
     units: int, resamples: int
 ) -> None:
-    # Issue 36 made the bootstrap's memory smaller (32-bit draws, a few resamples at a
-    # time); the resamples, and so every interval, must stay those of the plain recipe: one
-    # 64-bit draw of every unit index per chunk, counted, times the per-unit quantities
-    # (1000 units: chunks of 65 resamples, so the stream must carry over between chunks).
-
-    from jury.agreement._reliability import _CHUNK_FLOATS, Bootstrap, _resample
+    # Issue 36 made the bootstrap's memory smaller (a few resamples at a time, drawn without
+    # numpy.random); the resamples must be those of the plain recipe, whatever the chunks
+    # (1000 units: chunks of 65 resamples; 5001: of 13, so the stream carries over).
+    from jury.agreement._reliability import Bootstrap, _resample
 
     per_unit = np.random.default_rng(7).random((units, 3))
-    boot = Bootstrap(resamples, seed=11)
-    found, _ = _resample(per_unit, lambda sums: sums[:, 0] / sums[:, 1], boot)
-    rng = np.random.default_rng(11)
-    chunk = max(1, min(resamples, _CHUNK_FLOATS // units))
+    found, _ = _resample(
+        per_unit, lambda sums: sums[:, 0] / sums[:, 1], Bootstrap(resamples, seed=11)
+    )
     expected = []
-    for start in range(0, resamples, chunk):
-        size = min(chunk, resamples - start)
-        draws = rng.integers(0, units, size=(size, units)) + np.arange(size)[:, None] * units
-        counts = np.bincount(draws.ravel(), minlength=size * units).reshape(size, units)
-        sums = counts.astype(np.float64) @ per_unit
-        expected.append(sums[:, 0] / sums[:, 1])
-    assert np.array_equal(found, np.concatenate(expected))
+    for draw in _recipe_draws(11, resamples, units):
+        sums = np.bincount(draw, minlength=units).astype(np.float64) @ per_unit
+        expected.append(sums[0] / sums[1])
+    assert np.allclose(found, expected, rtol=1e-13, atol=0)
+
+
+def test_a_draw_is_the_exact_product_at_the_edges_of_the_words_and_the_units() -> None:
+    # floor(w * units / 2**64) is made from 32-bit halves of w, in 64-bit integers: words
+    # and unit counts at the ends of their ranges must give what Python's exact product gives.
+    from jury.agreement._reliability import _uniform
+
+    words = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 2**32, 2**64 - 1]
+
+    class Words(random.Random):
+        def randbytes(self, n: int) -> bytes:
+            assert n == 8 * len(words)
+            return b"".join(w.to_bytes(8, "little") for w in words)
+
+    for units in (1, 2, 3, 1000, 2**31 + 1, 2**32 - 1):
+        found = _uniform(Words(), len(words), units).tolist()
+        assert found == [w * units >> 64 for w in words]
+    with pytest.raises(ValueError, match=r"1 to 2\*\*32 - 1 units"):
+        _uniform(random.Random(3), 1, 2**32)
 
 
 @pytest.mark.parametrize("units", [3, 1000, 5001])
