@@ -9,8 +9,9 @@ them equal):
   where the textbook Wald interval (p ± z·se) collapses (at 20 of 20 passed, Wald says
   [100%, 100%]). Computed here with the standard library (`statistics.NormalDist`), so that
   the gate costs no SciPy import.
-- ``"exact"``: Clopper-Pearson (1934), from the beta quantiles. It never covers less than its
-  level, and so is wider (coverage measured in ``benchmarks/interval_coverage.py``).
+- ``"exact"``: Clopper-Pearson (1934), from the beta quantiles (`beta_quantile`, also with
+  the standard library). It never covers less than its level, and so is wider (coverage
+  measured in ``benchmarks/interval_coverage.py``).
 
 `successes` may be fractional (a case's share of passing repeats, `jury compare` with
 repeats): both formulas are continuous in it.
@@ -134,12 +135,75 @@ def _wilson(k: float, n: int, level: float) -> tuple[float, float]:
 
 def _exact(k: float, n: int, level: float) -> tuple[float, float]:
     # Clopper-Pearson from the beta quantiles (the roots SciPy's proportion_ci finds).
-    from scipy.stats import beta
-
     alpha = (1 - level) / 2
-    low = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
+    low = 0.0 if k == 0 else beta_quantile(alpha, k, n - k + 1)
+    high = 1.0 if k == n else beta_quantile(1 - alpha, k + 1, n - k)
     return low, high
+
+
+def beta_quantile(p: float, a: float, b: float) -> float:
+    """The x at which the beta(a, b) distribution's CDF is `p` (0 < p < 1, a, b > 0).
+
+    Written with the standard library, as Wilson's interval is, so that the exact interval
+    costs no SciPy import (74 MB of a run's memory, issue 36); tests hold it to SciPy's
+    ``beta.ppf``. Newton's steps on the CDF (`_beta_cdf`), kept inside a bracket that halves
+    whenever a step would leave it, so it ends even where the density is steep or unbounded."""
+    if p > 0.5:  # from the other tail: near 1, p's own rounding would blur x
+        return 1 - beta_quantile(1 - p, b, a)
+    low, high = 0.0, 1.0
+    # Start at the normal approximation's x (clipped into the bracket).
+    mean = a / (a + b)
+    spread = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
+    x = min(max(mean + spread * NormalDist().inv_cdf(p), 1e-12), 1 - 1e-12)
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    for _ in range(200):
+        gap = _beta_cdf(x, a, b) - p
+        if gap > 0:
+            high = x
+        else:
+            low = x
+        density = math.exp(log_norm + (a - 1) * math.log(x) + (b - 1) * math.log1p(-x))
+        step = x - gap / density if density > 0 else -1.0
+        following = step if low < step < high else (low + high) / 2
+        if abs(following - x) <= 1e-15 * x or high - low <= 1e-15 * high:
+            return following
+        x = following
+    return x
+
+
+def _beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b): its continued fraction (Lentz's
+    method, as Numerical Recipes 6.4 gives it), on the side of x where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(x, a, b) / a
+    return 1 - front * _beta_fraction(1 - x, b, a) / b
+
+
+def _beta_fraction(x: float, a: float, b: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 1_000_000):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1) < 1e-16:
+            break
+    return fraction
 
 
 def cases_to_decide(

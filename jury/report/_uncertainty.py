@@ -3,8 +3,8 @@
 The pass rate every report shows is passed / total, an INCONCLUSIVE case counted as not
 passed, with its interval (`Gate.interval` at `Gate.level`); the gate counts an inconclusive
 case both ways (`GateOutcome`). The statistics are `jury.decide._proportion`'s, with the
-standard library only for the default Wilson interval: a run's summary, terminal and JUnit
-report import no NumPy (Clopper-Pearson, ``interval = "exact"``, imports SciPy).
+standard library only: a run's summary, terminal and JUnit report import neither NumPy nor
+SciPy.
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ statsmodels' power functions, and a seeded simulation of the McNemar test `jury 
 
 from __future__ import annotations
 
+import json
 import math
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +40,61 @@ def test_the_interval_is_scipys_proportion_ci(method: str, level: float, k: int,
     assert ours.low == pytest.approx(theirs.low, abs=1e-10)
     assert ours.high == pytest.approx(theirs.high, abs=1e-10)
     assert ours.estimate == k / n
+
+
+@pytest.mark.parametrize("a", [1e-3, 0.5, 1, 1.5, 7, 1e3, 1e6, 5e7])
+@pytest.mark.parametrize("b", [1e-3, 0.5, 1, 2, 9, 1e4, 1e7])
+def test_the_beta_quantile_is_scipys_from_tail_to_tail(a: float, b: float) -> None:
+    # Clopper-Pearson's bounds without SciPy (issue 36): the standard-library beta quantile,
+    # for fractional counts too (a case's share of passing repeats), held to SciPy's ppf.
+    from scipy.stats import beta
+
+    from jury.decide._proportion import beta_quantile
+
+    for p in (1e-9, 1e-5, 0.0005, 0.025, 0.3, 0.5, 0.975, 0.9995, 1 - 1e-9):
+        ours = beta_quantile(p, a, b)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # Boost gives up at one point
+            theirs = float(beta.ppf(p, a, b))
+        if abs(ours - theirs) > 1e-10:
+            # Where the two differ, ours is the root: SciPy's own CDF says so.
+            assert abs(beta.cdf(ours, a, b) - p) < abs(beta.cdf(theirs, a, b) - p)
+
+
+def test_a_run_with_the_exact_interval_imports_no_scipy(tmp_path: Path) -> None:
+    # The exact interval took SciPy's beta quantiles: 74 MB and 0.4 s imported into the
+    # run of a gate that asked for it (issue 36).
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    example = tmp_path / "shopnest"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "shopnest", example)
+    panel = example / "jury.toml"
+    with panel.open("a", encoding="utf-8") as out:
+        out.write('\n[gate]\ninterval = "exact"\n')
+    code = (
+        "import asyncio, sys, jury; "
+        f"run = asyncio.run(jury.run({str(example / 'cases.jsonl')!r}, jury={str(panel)!r}, "
+        f"out={str(tmp_path / 'run')!r}, no_cache=True, no_html=True)); "
+        "print([m for m in ('scipy', 'numpy') if m in sys.modules])"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=example,
+    )
+    assert done.stdout.split() == ["[]"]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    found = summary["pass_rate_interval"]
+    assert found["method"] == "exact"
+    theirs = binomtest(found["passed"], found["cases"]).proportion_ci(method="exact")
+    assert (found["low"], found["high"]) == pytest.approx((theirs.low, theirs.high), abs=1e-10)
 
 
 def test_both_hold_the_estimate_and_clopper_pearson_never_covers_less_than_its_level() -> None:
