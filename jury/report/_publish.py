@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -61,6 +61,10 @@ class ReportPaths:
     html_cases: int = HTML_CASES
     no_html: bool = False
 
+    def page(self, into_run: bool = True) -> bool:
+        """Whether an HTML report is written: into the run's directory, or to ``--html``."""
+        return (into_run and not self.no_html) or self.html is not None
+
 
 @dataclass(frozen=True, slots=True)
 class Published:
@@ -113,7 +117,7 @@ def publish(
     loaded = None if isinstance(rubric, str) else rubric
     rubric = rubric if isinstance(rubric, str) else rubric.name
     index = VerdictIndex(run_dir)
-    page = (into_run and not paths.no_html) or paths.html is not None
+    page = paths.page(into_run)
     if page:
         from ._html import TEMPLATE
         from ._page import prepare_template
@@ -212,19 +216,23 @@ class JudgedCases:
     (`jury run` adds each with its verdict), so that publishing need not read and parse the
     run's ``cases.jsonl`` again.
 
-    Bounded memory: it keeps what the reports show and no more, the failed and inconclusive
-    cases (at most `limit` of them) and the `limit` passing cases first by ID, as the
-    records keep them (redacted), and each case's label. When that is not every case the
-    reports need (a resumed run: cases judged by an earlier process are only on disk; more
-    than `limit` failed cases), `publish` reads the cases from the run directory instead.
+    Bounded memory: it keeps what the reports show and no more, each case as the compact JSON
+    text the records keep (redacted): a fifth of a `Case` object's memory (issue 36), parsed
+    again only for the cases a report shows. With a page (`page`), the failed and
+    inconclusive cases (at most `limit` of them) and the `limit` passing cases first by ID;
+    without one, only the failed and inconclusive conversations (the terminal shows their
+    turns). And each case's label. When that is not every case the reports need (a resumed
+    run: cases judged by an earlier process are only on disk; more than `limit` failed
+    cases), `publish` reads the cases from the run directory instead.
     """
 
-    def __init__(self, redactor: Redactor, limit: int = HTML_CASES) -> None:
+    def __init__(self, redactor: Redactor, limit: int = HTML_CASES, page: bool = True) -> None:
         self.redactor = redactor
         self.limit = limit
+        self.page = page
         self.labels: dict[str, tuple[str, Any]] = {}
-        self.failing: dict[str, Case] = {}
-        self.passing: dict[str, Case] = {}
+        self.failing: dict[str, str] = {}
+        self.passing: dict[str, str] = {}
         self.count = 0
         self.overflow = False
         self._cut: str | None = None
@@ -238,10 +246,10 @@ class JudgedCases:
             if len(self.failing) >= self.limit:
                 self.overflow = True
                 self.failing.clear()
-            if not self.overflow:
+            if not self.overflow and (self.page or case.turns):
                 self.failing[case.id] = self._recorded(case)
             return
-        if self._cut is None or case.id < self._cut:
+        if self.page and (self._cut is None or case.id < self._cut):
             self.passing[case.id] = self._recorded(case)
             if len(self.passing) > 2 * self.limit:  # trimmed now and then, not on every case
                 self._trim()
@@ -255,20 +263,23 @@ class JudgedCases:
         # No case after the last one kept can be among the first `limit` any more.
         self._cut = ids[self.limit - 1]
 
-    def _recorded(self, case: Case) -> Case:
-        """The case as ``cases.jsonl`` keeps it: redacted (parsed again only when redaction
-        changed something)."""
-        data = case.model_dump(mode="json", exclude_unset=True)
-        redacted = self.redactor.data(data)
-        return case if redacted == data else Case.model_validate(redacted)
+    def _recorded(self, case: Case) -> str:
+        """The case as ``cases.jsonl`` keeps it: redacted, compact JSON."""
+        data = self.redactor.data(case.model_dump(mode="json", exclude_unset=True))
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     def covers(self, verdicts: int, limit: int) -> bool:
         """Whether these are all the cases the reports of a run of `verdicts` need."""
         return not self.overflow and self.count == verdicts and self.limit >= limit
 
-    def cases(self) -> dict[str, Case]:
+    def cases(self, ids: Collection[str]) -> dict[str, Case]:
+        """Those of the cases `ids` that are held, parsed as a re-read of the records is."""
         self._trim()
-        return {**self.failing, **self.passing}
+        held = (self.failing.get(case_id) or self.passing.get(case_id) for case_id in ids)
+        return {
+            case.id: case
+            for case in (Case.model_validate(json.loads(text)) for text in held if text)
+        }
 
 
 @dataclass(slots=True)
@@ -307,8 +318,7 @@ def _gather(
     cases: dict[str, Case] = {}
     labels: dict[str, tuple[str, Any]] = {}
     if judged is not None and judged.covers(len(index), limit):
-        held = judged.cases()
-        cases = {case_id: held[case_id] for case_id in shown_ids if case_id in held}
+        cases = judged.cases(shown_ids)
         labels = judged.labels
     else:
         # Bounded memory forces this re-read: the cases are not all held in memory (a

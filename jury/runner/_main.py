@@ -325,7 +325,8 @@ async def _judged(
                     # part); with an agent, the judged case is the answered one, which the
                     # record holds: the reports read it there.
                     if agent is None:
-                        judged = JudgedCases(redactor, report_paths(options).html_cases)
+                        paths = report_paths(options)
+                        judged = JudgedCases(redactor, paths.html_cases, paths.page())
                     await judge_cases(
                         jury, record, selection, progress, hooked, calling, notice, judged
                     )

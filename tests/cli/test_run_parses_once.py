@@ -2,9 +2,11 @@
 
 A new run reads its cases twice, no more: validation (which also writes the run's
 ``cases.jsonl``) and judging (the run streams in bounded memory, so the validated cases are
-not kept). The prompt hashes come from the first case written, and the reports get the
-judged cases from memory. The rubric is loaded once, and each model's lifecycle status is
-looked up once for the panel's warnings and once by the jury's refusal of retired models.
+not kept); the HTML page parses the cases it shows a third time, from the compact text held
+in memory (issue 36: a held `Case` object took five times the memory). The prompt hashes
+come from the first case written, and the reports get the judged cases from memory. The
+rubric is loaded once, and each model's lifecycle status is looked up once for the panel's
+warnings and once by the jury's refusal of retired models.
 These counts are pinned here so that a stage that starts parsing again is seen.
 """
 
@@ -68,13 +70,17 @@ def example_ids() -> list[str]:
     return [json.loads(line)["id"] for line in EXAMPLE.read_text().splitlines() if line]
 
 
-def test_a_new_run_parses_each_case_twice_validation_and_judging(
+def test_a_new_run_parses_each_case_twice_and_the_page_those_it_shows(
     parses: Counter[str], loads: Counter[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     ids = example_ids()
+    assert main(["run", str(EXAMPLE), "--jury", str(JURY_FILE), "--out", "bare", "--no-html"])
+    assert {case_id: parses[case_id] for case_id in ids} == dict.fromkeys(ids, 2)
+    parses.clear()
+    loads.clear()
     assert main(["run", str(EXAMPLE), "--jury", str(JURY_FILE), "--out", "run"]) == 1
     assert set(ids) <= set(parses)
-    assert {case_id: parses[case_id] for case_id in ids} == dict.fromkeys(ids, 2)
+    assert {case_id: parses[case_id] for case_id in ids} == dict.fromkeys(ids, 3)
     assert loads["rubric"] == 1
     jurors = ("offline/reference", "offline/evidence", "offline/facts")
     assert {spec: loads[spec] for spec in jurors} == dict.fromkeys(jurors, 2)
@@ -133,11 +139,30 @@ def test_judged_cases_keep_the_first_passing_cases_by_id_whatever_their_order() 
     for n in (9, 4, 7, 1, 8, 2, 6, 3, 5, 0):
         judged.add(Case(id=f"c{n}", answer="a"), verdict(f"c{n}", Verdict.PASS))
     judged.add(Case(id="f", answer="a"), verdict("f", Verdict.FAIL))
-    assert sorted(judged.cases()) == ["c0", "c1", "c2", "f"]
+    everything = [f"c{n}" for n in range(10)] + ["f"]
+    assert sorted(judged.cases(everything)) == ["c0", "c1", "c2", "f"]
     assert judged.covers(verdicts=11, limit=3)
     # A run with verdicts from elsewhere (resumed), or a page that shows more, reads the file.
     assert not judged.covers(verdicts=12, limit=3)
     assert not judged.covers(verdicts=11, limit=4)
+
+
+def test_without_a_page_judged_cases_keep_only_the_conversations_the_terminal_shows() -> None:
+    judged = JudgedCases(Redactor(), limit=3, page=False)
+    talk = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]
+    judged.add(Case(id="p", answer="a"), verdict("p", Verdict.PASS))
+    judged.add(Case(id="f", answer="a"), verdict("f", Verdict.FAIL))
+    judged.add(Case.model_validate({"id": "t", "turns": talk}), verdict("t", Verdict.FAIL))
+    judged.add(Case.model_validate({"id": "ok", "turns": talk}), verdict("ok", Verdict.PASS))
+    assert list(judged.cases(["p", "f", "t", "ok"])) == ["t"]
+    assert judged.covers(verdicts=4, limit=3)
+
+
+def test_held_cases_are_the_redacted_records_parsed_again() -> None:
+    judged = JudgedCases(Redactor([r"SECRET-\d+"]), limit=3)
+    case = Case(id="a", question="my code?", answer="SECRET-4242", category="c")
+    judged.add(case, verdict("a", Verdict.FAIL))
+    assert judged.cases(["a"])["a"] == case.model_copy(update={"answer": "[redacted]"})
 
 
 def test_judged_cases_give_up_rather_than_hold_more_failed_cases_than_the_limit() -> None:
@@ -145,7 +170,7 @@ def test_judged_cases_give_up_rather_than_hold_more_failed_cases_than_the_limit(
     for n in range(3):
         judged.add(Case(id=f"f{n}", answer="a"), verdict(f"f{n}", Verdict.FAIL))
     assert not judged.covers(verdicts=3, limit=2)
-    assert judged.cases() == {}
+    assert judged.cases(["f0", "f1", "f2"]) == {}
 
 
 def test_a_run_directory_that_cannot_be_made_is_a_usage_error(
