@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._redact import Redactor
-from .._verdict import CaseVerdict, Verdict
+from .._verdict import Verdict
 from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..panel._panel import Gate, Panel
@@ -25,6 +24,7 @@ from ._calibration import Tradeoff
 from ._console import console_for
 from ._index import Entry, VerdictIndex
 from ._judge_errors import lost
+from ._judged import HTML_CASES, JudgedCases
 from ._junit import write_junit
 from ._summary import RunSummary, Tally
 from ._uncertainty import decision_json, interval_json
@@ -34,15 +34,12 @@ if TYPE_CHECKING:
     from ..agreement._tally import AgreementTally
     from ._lines import CaseLine
 
-__all__ = ["HTML_CASES", "JudgedCases", "Published", "ReportPaths", "print_published", "publish"]
+__all__ = ["HTML_CASES", "Published", "ReportPaths", "print_published", "publish"]
 
 #: Runs up to this many cases get a per-case table in the terminal report.
 CASE_TABLE_LIMIT = 60
 
 
-#: Passing cases the HTML report shows at most (by case ID); every failed and inconclusive
-#: case is always shown. A page of tens of thousands of cases is too big for a browser.
-HTML_CASES = 2000
 #: Cases each list of the terminal report (failed, inconclusive, disagreement) prints at most.
 TERMINAL_CASES = 200
 
@@ -209,77 +206,6 @@ def print_published(published: Published, stream: Any = None) -> None:
         limit=TERMINAL_CASES,
         before_gate=lines,
     )
-
-
-class JudgedCases:
-    """The cases judged by this process, handed to `publish` while they are still in memory
-    (`jury run` adds each with its verdict), so that publishing need not read and parse the
-    run's ``cases.jsonl`` again.
-
-    Bounded memory: it keeps what the reports show and no more, each case as the compact JSON
-    text the records keep (redacted): a fifth of a `Case` object's memory (issue 36), parsed
-    again only for the cases a report shows. With a page (`page`), the failed and
-    inconclusive cases (at most `limit` of them) and the `limit` passing cases first by ID;
-    without one, only the failed and inconclusive conversations (the terminal shows their
-    turns). And each case's label. When that is not every case the reports need (a resumed
-    run: cases judged by an earlier process are only on disk; more than `limit` failed
-    cases), `publish` reads the cases from the run directory instead.
-    """
-
-    def __init__(self, redactor: Redactor, limit: int = HTML_CASES, page: bool = True) -> None:
-        self.redactor = redactor
-        self.limit = limit
-        self.page = page
-        self.labels: dict[str, tuple[str, Any]] = {}
-        self.failing: dict[str, str] = {}
-        self.passing: dict[str, str] = {}
-        self.count = 0
-        self.overflow = False
-        self._cut: str | None = None
-
-    def add(self, case: Case, verdict: CaseVerdict) -> None:
-        self.count += 1
-        found = Tradeoff.label(case)
-        if found is not None:
-            self.labels[case.id] = found
-        if verdict.verdict is not Verdict.PASS:
-            if len(self.failing) >= self.limit:
-                self.overflow = True
-                self.failing.clear()
-            if not self.overflow and (self.page or case.turns):
-                self.failing[case.id] = self._recorded(case)
-            return
-        if self.page and (self._cut is None or case.id < self._cut):
-            self.passing[case.id] = self._recorded(case)
-            if len(self.passing) > 2 * self.limit:  # trimmed now and then, not on every case
-                self._trim()
-
-    def _trim(self) -> None:
-        if len(self.passing) <= self.limit:
-            return
-        ids = sorted(self.passing)
-        for case_id in ids[self.limit :]:
-            del self.passing[case_id]
-        # No case after the last one kept can be among the first `limit` any more.
-        self._cut = ids[self.limit - 1]
-
-    def _recorded(self, case: Case) -> str:
-        """The case as ``cases.jsonl`` keeps it: redacted, compact JSON."""
-        data = self.redactor.data(case.model_dump(mode="json", exclude_unset=True))
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    def covers(self, verdicts: int, limit: int) -> bool:
-        """Whether these are all the cases the reports of a run of `verdicts` need."""
-        return not self.overflow and self.count == verdicts and self.limit >= limit
-
-    def cases(self, ids: Collection[str]) -> dict[str, Case]:
-        """Those of the cases `ids` that are held, parsed as a re-read of the records is."""
-        self._trim()
-        held = (self.failing.get(case_id) or self.passing.get(case_id) for case_id in ids)
-        return {
-            case.id: case
-            for case in (Case.model_validate(json.loads(text)) for text in held if text)
-        }
 
 
 @dataclass(slots=True)

@@ -24,8 +24,9 @@ from ..engine._cache import SqliteCache, default_cache_dir
 from ..engine._jury import Jury
 from ..panel._agent_spec import AgentSettings
 from ..panel._panel import Panel
+from ..report._judged import JudgedCases
 from ..report._progress import RunProgress
-from ..report._publish import JudgedCases, publish
+from ..report._publish import publish
 from ..runs._cases_file import CasesFile
 from ..runs._records import Redactor
 from ..runs._shards import Shard

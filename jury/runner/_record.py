@@ -22,8 +22,8 @@ from ..engine._cache import SqliteCache
 from ..engine._jury import Jury
 from ..panel._agent_spec import AgentSettings
 from ..panel._panel import Panel
+from ..report._judged import JudgedCases
 from ..report._progress import RunProgress
-from ..report._publish import JudgedCases
 from ..runs._cases_file import CasesFile
 from ..runs._lock import RunLock
 from ..runs._records import (

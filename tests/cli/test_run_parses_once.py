@@ -22,7 +22,7 @@ import pytest
 import jury.adapters._registry as registry
 from jury import Case, CaseVerdict, Verdict
 from jury.cli import main
-from jury.report._publish import JudgedCases
+from jury.report._judged import JudgedCases
 from jury.runs._records import Redactor
 
 ROOT = Path(__file__).parents[2]
