@@ -159,6 +159,8 @@ def _gate_suite(summary: RunSummary, gate: Gate, warnings: Sequence[str] = ()) -
     _property(properties, "pass_rate.inconclusive_counted_as", INCONCLUSIVE_AS)
     if decided.further is not None:
         _property(properties, "gate.further_cases", decided.further)
+    if summary.not_judged:
+        _property(properties, "not_judged", summary.not_judged)
     for name, stats in summary.by_category.items():
         _interval_properties(properties, f"category.{name}.pass_rate", stats.interval(gate))
     # Offline reference jurors are not LLM judges: CI's reader is told, as the page's is.

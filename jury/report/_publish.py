@@ -26,7 +26,7 @@ from ._index import Entry, VerdictIndex
 from ._judge_errors import lost
 from ._judged import HTML_CASES, JudgedCases
 from ._junit import write_junit
-from ._summary import RunSummary, Tally
+from ._summary import RunSummary, Tally, with_unjudged
 from ._uncertainty import decision_json, interval_json
 from ._views import ErrorGroups
 
@@ -278,7 +278,15 @@ def _gather(
         if shown_case is not None and shown_case.turns and verdict.verdict is not Verdict.PASS:
             conversations[verdict.case_id] = conversation_line(shown_case, verdict)
     return _Gathered(
-        tally.summary(), shown, cases, agreement, errors, tradeoff, lines, conversations, limit
+        with_unjudged(tally.summary(), read_manifest(run_dir)),
+        shown,
+        cases,
+        agreement,
+        errors,
+        tradeoff,
+        lines,
+        conversations,
+        limit,
     )
 
 

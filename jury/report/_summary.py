@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,7 @@ __all__ = [
     "Tally",
     "batch_line",
     "summarize",
+    "with_unjudged",
 ]
 
 _MODEL = ConfigDict(frozen=True)
@@ -144,6 +145,9 @@ class RunSummary(BaseModel):
     #: Families of the panel some decided cases were decided without (`FamilyLoss`), by
     #: family: a jury that lost a family is not the jury that was configured.
     decided_without: dict[str, FamilyLoss] = {}
+    #: Cases of the run with no verdict: it did not finish (interrupted, stopped, batches
+    #: pending, still going). The gate counts them as inconclusive: they could go either way.
+    not_judged: int = 0
 
     @property
     def offline_jurors(self) -> list[str]:
@@ -175,7 +179,7 @@ class RunSummary(BaseModel):
         bound reaches p, fails when the interval lies wholly below p, and is undecided when
         the interval straddles p.
         """
-        return gate_outcome(self.passed, self.failed, self.inconclusive, gate)
+        return gate_outcome(self.passed, self.failed, self.inconclusive, gate, self.not_judged)
 
     def pass_rate_interval(self, gate: Gate | None = None) -> Interval:
         """The pass rate (inconclusive cases counted as not passed) with the interval the
@@ -403,6 +407,14 @@ def summarize(
     for verdict in verdicts:
         tally.add(verdict)
     return tally.summary()
+
+
+def with_unjudged(summary: RunSummary, manifest: Mapping[str, Any]) -> RunSummary:
+    """`summary` with the cases its run selected (the manifest's subset) that have no verdict:
+    a report of a run that did not finish must not pass its gate on the cases it reached."""
+    selected = (manifest.get("subset") or {}).get("selected")
+    missing = selected - summary.total if isinstance(selected, int) else 0
+    return summary.model_copy(update={"not_judged": missing}) if missing > 0 else summary
 
 
 def batch_line(summary: RunSummary) -> str:

@@ -287,13 +287,18 @@ def render_report(
         ("Gate ", "bold"),
         (word, f"bold {style}"),
         f"  {summary.passed} passed, {summary.failed} failed, {summary.inconclusive} "
-        f"inconclusive of {summary.total}  ·  pass rate {decided.rate_text()} "
-        f"({decided.bar_text()})  ·  cost {_cost(summary.cost)}  ·  exit {decided.code}",
+        f"inconclusive{_unjudged(summary)} of {summary.total + summary.not_judged}  ·  "
+        f"pass rate {decided.rate_text()} ({decided.bar_text()})  ·  cost {_cost(summary.cost)}"
+        f"  ·  exit {decided.code}",
     )
     # Off a terminal (a CI log, a pipe) the gate's line is one line at any width, so that the
     # log's last line holds the outcome and the pass rate with its interval whole; a terminal
     # has rich wrap it between words, never through a figure.
     console.print(outcome, soft_wrap=not console.is_terminal)
+
+
+def _unjudged(summary: RunSummary) -> str:
+    return f", {summary.not_judged} not judged" if summary.not_judged else ""
 
 
 def _more(console: Console, listed: int, limit: int | None) -> None:

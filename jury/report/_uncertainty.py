@@ -74,9 +74,11 @@ class GateOutcome:
     code: int
     gate: Gate
     passed: int
+    #: Inconclusive cases, and those of a run that did not finish (`not_judged` of them).
     inconclusive: int
     total: int
     further: int | None = None
+    not_judged: int = 0
 
     @cached_property
     def interval(self) -> Interval:
@@ -114,8 +116,15 @@ class GateOutcome:
         """``"87.5% (95% Wilson 73.9-94.5%)"``, saying how inconclusive cases count."""
         estimate = self.interval.estimate
         rate = "-" if estimate is None else f"{estimate:.1%}"
+        what = (
+            "inconclusive"
+            if not self.not_judged
+            else "not judged"
+            if self.not_judged == self.inconclusive
+            else "inconclusive or not judged"
+        )
         counted = (
-            f"; {self.inconclusive} inconclusive counted as {INCONCLUSIVE_AS}"
+            f"; {self.inconclusive} {what} counted as {INCONCLUSIVE_AS}"
             if self.inconclusive
             else ""
         )
@@ -127,7 +136,25 @@ class GateOutcome:
         return f"lower bound required {bar}" if self.gate.on == "lower_bound" else f"required {bar}"
 
     def why(self) -> str | None:
-        """The sentence that explains a gate on the lower bound (None for the default gate)."""
+        """What explains the decision: a run that did not finish, and the sentence of a gate
+        on the lower bound (None when there is nothing to say)."""
+        said = [text for text in (self._unfinished(), self._bound()) if text]
+        return " ".join(said) or None
+
+    def _unfinished(self) -> str | None:
+        if not self.not_judged:
+            return None
+        then = (
+            "the gate fails whatever their verdicts"
+            if self.code == 1
+            else "the gate counts them as inconclusive"
+        )
+        return (
+            f"The run did not finish: {self.not_judged:,} of its {self.total:,} cases have no "
+            f"verdict, and {then} (`jury run --resume RUN` judges them)."
+        )
+
+    def _bound(self) -> str | None:
         if self.gate.on != "lower_bound" or self.total == 0:
             return None
         low, high = self.interval.low, self.interval.high
@@ -167,7 +194,7 @@ class GateOutcome:
 
 
 def gate_outcome(
-    passed: int, failed: int, inconclusive: int, gate: Gate | None = None
+    passed: int, failed: int, inconclusive: int, gate: Gate | None = None, not_judged: int = 0
 ) -> GateOutcome:
     """0 the gate passed, 1 it failed, 3 undecided.
 
@@ -179,6 +206,7 @@ def gate_outcome(
     undecided, and `GateOutcome.further` says how many more cases would likely decide it.
     """
     gate = gate or Gate()
+    inconclusive += not_judged  # a case without its verdict yet could go either way
     total = passed + failed + inconclusive
     bar = gate.min_pass_rate
     if total == 0:
@@ -190,7 +218,7 @@ def gate_outcome(
             code = 3
         else:
             code = 0
-        return GateOutcome(code, gate, passed, inconclusive, total)
+        return GateOutcome(code, gate, passed, inconclusive, total, not_judged=not_judged)
     worst = pass_rate_interval(passed, total, gate)
     top = pass_rate_interval(passed + inconclusive, total, gate)
     assert worst.low is not None
@@ -213,7 +241,7 @@ def gate_outcome(
             # 0 (the rate with them passing is decided already) is said by `why`, not here.
             found = cases_to_decide(seen, total, bar, method=gate.interval, level=gate.level)
             further = found or None
-    return GateOutcome(code, gate, passed, inconclusive, total, further)
+    return GateOutcome(code, gate, passed, inconclusive, total, further, not_judged)
 
 
 def interval_json(interval: Interval, counted_as: str = INCONCLUSIVE_AS) -> dict[str, object]:

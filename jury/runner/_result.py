@@ -174,12 +174,12 @@ class Run:
         if self.repeats:
             raise AttributeError("a run of repeats has a summary per repeat (`repeats`)")
         from ..panel._warnings import juror_family
-        from ..report._summary import summarize
+        from ..report._summary import summarize, with_unjudged
 
         panel = self.panel
         jurors = [juror.id for juror in panel.jurors]
         families = {juror.id: juror_family(juror) for juror in panel.jurors}
-        return summarize(self.verdicts, jurors, families)
+        return with_unjudged(summarize(self.verdicts, jurors, families), self.manifest)
 
     @property
     def finished(self) -> bool:
