@@ -63,13 +63,18 @@ __all__ = [
 
 
 class Budget:
-    """The most a run may spend (USD), and what it has spent on calls with a known price."""
+    """The most a run may spend (USD), and what it has spent on calls with a known price.
 
-    __slots__ = ("limit", "spent")
+    A reply of `jury.testing`'s fake costs nothing, but is counted here at the price the real
+    API would charge for it (`fake`: how much of `spent` that is), so that ``--max-cost``
+    tried against the fake stops the run where a real one would stop."""
+
+    __slots__ = ("fake", "limit", "spent")
 
     def __init__(self, limit: float | None) -> None:
         self.limit = limit
         self.spent = 0.0
+        self.fake = 0.0
 
     @property
     def exhausted(self) -> bool:
@@ -235,8 +240,7 @@ class Caller:
             self._servers.learn(self._endpoint, reply.fake)
         # Offline jurors (reference heuristics, replayed records) and the fake cost nothing.
         cost = 0.0 if self.model.offline or reply.fake else self.model.price(reply)
-        if cost is not None:
-            self._budget.spent += cost
+        self._spend(reply, cost)
         stats.paid(cost)
         if reply.batch is not None:
             stats.batched += 1
@@ -248,6 +252,16 @@ class Caller:
             where = fake_key(key) if reply.fake else key
             await self._cache.put(where, self.model.name, request, reply)
         return reply
+
+    def _spend(self, reply: JudgeReply, cost: float | None) -> None:
+        """Count a reply against the run's budget: the fake's at the real API's price (see
+        `Budget`), though it is paid and reported as $0."""
+        if reply.fake and not self.model.offline:
+            # The adapter prices a reply of the fake at $0: priced here as the real API's.
+            cost = self.model.price(replace(reply, fake=False))
+            self._budget.fake += cost or 0.0
+        if cost is not None:
+            self._budget.spent += cost
 
     def _unusable(self, error: ProviderError, attempts: int) -> JurorUnusable:
         """The run's stop for a model whose first calls failed for good; every other call of

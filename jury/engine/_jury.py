@@ -235,8 +235,9 @@ class Jury:
 
     @property
     def spent(self) -> float:
-        """USD spent by this jury's calls so far (calls with a known price)."""
-        return self._calls.budget.spent
+        """USD spent by this jury's calls so far (calls with a known price; the fake's cost
+        nothing, though its budget counts them)."""
+        return self._calls.budget.spent - self._calls.budget.fake
 
     async def __aenter__(self) -> Jury:
         return self
@@ -250,7 +251,13 @@ class Jury:
     def _over_budget(self) -> str | None:
         if not self._calls.budget.exhausted:
             return None
-        return f"budget: the run's cost limit of ${self.max_cost:g} was reached"
+        said = f"budget: the run's cost limit of ${self.max_cost:g} was reached"
+        if self._calls.budget.fake:  # nothing was paid: say what the limit was reached by
+            said += (
+                f" (${self._calls.budget.fake:.4g} of it is jury.testing's FAKE replies priced "
+                "as the real API would charge them; they cost nothing)"
+            )
+        return said
 
     def _failed_over(self, seat: Seat, model: JudgeModel) -> None:
         kin = family(model)

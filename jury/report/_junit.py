@@ -9,7 +9,9 @@ each vote's line). What the judges lost (a juror's missed cases and errors, case
 without a family) is a suite of its own, "aiojury judge errors", with zero tests: its
 properties and system-err say it where CI shows a suite's output. The gate's decision and the
 pass rate with its interval (the run's, each category's) are the properties of a suite "aiojury
-gate", with zero tests; each suite of cases carries its own pass rate and interval.
+gate", with zero tests; each suite of cases carries its own pass rate and interval. The
+repeats' JUnit file (``--repeat N``) says what degraded in its repeats, each with the repeats
+it happened in, in a suite "aiojury degraded".
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..panel._panel import Gate
 from ._index import VerdictIndex
 from ._judge_errors import error_line, family_lines, judge_error_lines, lost
 from ._lines import offline_line
+from ._losses import JudgeError
 from ._summary import RunSummary
 from ._uncertainty import INCONCLUSIVE_AS, gate_outcome, pass_rate_interval
 from ._views import confidence_source, probability_text
@@ -184,6 +187,39 @@ def _warned(properties: ET.Element, warnings: Sequence[str]) -> list[str]:
     return [f"warning: {warning}" for warning in warnings]
 
 
+def _repeats_lost_suite(degraded: Mapping[str, Any]) -> ET.Element | None:
+    """What degraded in a run's repeats (`jury.report._repeats_lost.degraded`), as the single
+    run's "aiojury gate" and "aiojury judge errors" suites say it (in one suite, "aiojury
+    degraded"): FAKE and OFFLINE jurors,
+    each juror's missed cases and errors, the families decided without, each with the repeats
+    it happened in (properties), and its lines in system-err. None when nothing degraded."""
+    if not degraded.get("lines"):
+        return None
+    suite = ET.Element(
+        "testsuite", name="aiojury degraded", tests="0", failures="0", errors="0", skipped="0"
+    )
+    properties = ET.SubElement(suite, "properties")
+    for key in ("fake", "offline"):
+        if key in degraded:
+            _property(properties, key, ", ".join(degraded[key]["jurors"]))
+            _property(properties, f"{key}.repeats", _repeats(degraded[key]["repeats"]))
+    for juror, found in degraded.get("judge_errors", {}).items():
+        _property(properties, f"judge_errors.{juror}.missed", found["missed"])
+        _property(properties, f"judge_errors.{juror}.repeats", _repeats(found["repeats"]))
+        for error in found["errors"]:
+            said = error_line(JudgeError(**{k: error[k] for k in JudgeError.__slots__}))
+            _property(properties, f"judge_errors.{juror}.{error['kind']}", said)
+    for family, loss in degraded.get("decided_without", {}).items():
+        _property(properties, f"decided_without.{family}", loss["cases"])
+        _property(properties, f"decided_without.{family}.repeats", _repeats(loss["repeats"]))
+    ET.SubElement(suite, "system-err").text = _clean("\n".join(degraded["lines"]))
+    return suite
+
+
+def _repeats(numbers: Sequence[int]) -> str:
+    return " ".join(map(str, numbers))
+
+
 def write_junit(
     out: TextIO,
     index: VerdictIndex,
@@ -319,6 +355,9 @@ def write_repeats_junit(
         _property(properties, "pass_rate.level", gate.level)
         if decided.further is not None:
             _property(properties, "gate.further_cases", decided.further)
+    lost_suite = _repeats_lost_suite(stability.get("degraded", {}))
+    if lost_suite is not None:
+        root.append(lost_suite)
     if warnings:
         suite = ET.SubElement(
             root, "testsuite", name="aiojury warnings", tests="0", failures="0", errors="0"

@@ -9,13 +9,21 @@ from dataclasses import dataclass
 
 from .._verdict import CaseVerdict, CheckOutcome, CheckResult, Verdict
 
-__all__ = ["CaseLine", "ReportHeader", "offline_line"]
+__all__ = ["CaseLine", "ReportHeader", "fake_line", "offline_line"]
 
 
 def offline_line(jurors: Sequence[str]) -> str:
     """What the terminal and JUnit say of offline reference jurors (the page says it too)."""
     return (
         f"OFFLINE reference jurors ({', '.join(jurors)}): deterministic heuristics, not LLM judges."
+    )
+
+
+def fake_line(jurors: Sequence[str]) -> str:
+    """What the terminal says of jurors answered by `jury.testing`'s fake (the page too)."""
+    return (
+        f"FAKE replies ({', '.join(jurors)}): answered by jury.testing's fake provider server, "
+        "not by real judges; priced $0."
     )
 
 

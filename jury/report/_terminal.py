@@ -20,7 +20,7 @@ from ._grid import table_width as _table_width
 from ._judge_errors import family_lines, judge_error_lines
 from ._juror_rows import cost_text as _cost
 from ._juror_rows import juror_rows
-from ._lines import CaseLine, ReportHeader, offline_line
+from ._lines import CaseLine, ReportHeader, fake_line, offline_line
 from ._progress import sources_text
 from ._summary import RunSummary, batch_line
 from ._uncertainty import bounds_text, interval_heading
@@ -178,13 +178,7 @@ def render_report(
             )
         )
     if header.fake_jurors:
-        console.print(
-            Text(
-                f"FAKE replies ({', '.join(header.fake_jurors)}): answered by jury.testing's "
-                "fake provider server, not by real judges; priced $0.",
-                style="bold yellow",
-            )
-        )
+        console.print(Text(fake_line(header.fake_jurors), style="bold yellow"))
     if header.checks is not None and not header.checks:
         console.print("Checks off: the judges alone decide.")
     elif header.checks:

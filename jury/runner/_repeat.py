@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import ConfigError
+from .._errors import ConfigError, JurorUnusable
 from ..panel._panel import Gate, Panel
 from ..runs._records import new_run_dir, read_cases, read_verdicts, write_atomic
 from ._options import RunOptions
@@ -91,13 +91,53 @@ async def run_repeats(
             html=None,
             json=None,
         )
-        runs.append(await run_one(one))
+        try:
+            runs.append(await run_one(one))
+        except JurorUnusable as exc:
+            raise _unusable_after(exc, runs) from None
     stability = case_stability(repeat_dirs(out, count), gate, options.require)
+    stability["degraded"] = _degraded(runs)
     text = json.dumps(stability, indent=2, ensure_ascii=False) + "\n"
     write_atomic(out / STABILITY, text)
     written = _copies(options, out, stability, gate, text, said)
     lines = stability_lines(stability, out, gate, written)
     return Run.repeated(out, runs, stability, lines, said)
+
+
+def _unusable_after(stopped: JurorUnusable, runs: Sequence[Run]) -> JurorUnusable:
+    """A juror whose first call in a repeat failed for good, with the fix for what is known:
+    when its model gave valid votes in an earlier repeat, its base URL and model name were
+    right then (the single run's fix would say to check them), so the server changed since."""
+    worked = [
+        number
+        for number, run in enumerate(runs, start=1)
+        if run.finished
+        and any(
+            juror.model == stopped.model and run.summary.jurors[juror.id].valid
+            for juror in run.panel.jurors
+            if juror.id in run.summary.jurors
+        )
+    ]
+    if not worked:
+        return stopped
+    fix = (
+        f"{stopped.model} gave valid votes at this URL in repeat"
+        f"{'s' * (len(worked) != 1)} {', '.join(map(str, worked))} of this run of repeats, "
+        "so its base URL and model name were right then: the server changed since (stopped, "
+        "restarted without the model, a limit reached); check what it serves now, then give "
+        "the same --out again to resume the repeats"
+    )
+    return JurorUnusable(
+        stopped.model, stopped.endpoint, stopped.error, fix, attempts=stopped.attempts
+    )
+
+
+def _degraded(runs: Sequence[Run]) -> dict[str, Any]:
+    """What degraded in the repeats (FAKE, OFFLINE, judge errors, families lost), from the
+    summaries each repeat's own reports were written from: said once, with its repeats."""
+    from ..report._repeats_lost import degraded
+
+    return degraded({n: run.summary for n, run in enumerate(runs, start=1) if run.finished})
 
 
 def _copies(
@@ -222,6 +262,7 @@ def stability_lines(
 ) -> list[str]:
     """What the terminal says of the repeats' stability (all of it is in stability.json), and
     where the reports asked for are (`written`), the gate's line last."""
+    from ..report._repeats_lost import degraded_lines
     from ..report._uncertainty import gate_outcome, interval_heading
 
     gate = gate or Gate()
@@ -275,6 +316,8 @@ def stability_lines(
         + (f", … and {len(flipped) - SHOWN} more" if len(flipped) > SHOWN else "")
     )
     if rule is None:
+        # What degraded in the repeats, said where the single run says it: before the end.
+        lines += degraded_lines(stability)
         lines += [f"Report written to {path}" for path in written]
         lines.append(
             "The exit code is the worst repeat's; --require K decides each case by K of its "
@@ -289,6 +332,7 @@ def stability_lines(
         + (", ".join(failed[:SHOWN]) or "none")
         + (f", … and {len(failed) - SHOWN} more" if len(failed) > SHOWN else "")
     )
+    lines += degraded_lines(stability)
     lines += [f"Report written to {path}" for path in written]
     decided = gate_outcome(rule["passed"], rule["failed"], rule["inconclusive"], gate)
     if decided.why():
