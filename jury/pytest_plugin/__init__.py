@@ -28,7 +28,10 @@
 - A judge that is unavailable (down, rate-limited past its retries, replying garbage) is
   never a plain failure: it is its own outcome, ``unavailable``, listed apart in the summary
   (``--jury-on-unavailable=error``, the default), or a skip (``skip``), or, when a team
-  insists, a failure (``fail``).
+  insists, a failure (``fail``). A case the judges left INCONCLUSIVE (a tie the panel does not
+  break) has no verdict to assert either: its outcome is ``inconclusive``, handled the same
+  way. A juror that cannot work (`jury.JurorUnusable`: a mistyped model, nothing at its URL)
+  stops the session as a usage error (exit 4), as it stops `jury run` (exit 2).
 - An async judged test that no async plugin runs (pytest-asyncio's strict mode without
   ``@pytest.mark.asyncio``) errors with the marker it needs, instead of a bare "not natively
   supported".
@@ -47,6 +50,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from .._errors import JurorUnusable
 from .._verdict import CaseVerdict, Verdict, VoteStatus
 from ..adapters._registry import build_rubric
 from ..adapters._request import CallCache
@@ -59,7 +63,14 @@ from ..panel._defaults import default_panel
 from ..panel._lifecycle import agent_lifecycle
 from ..panel._panel import Panel, load_panel
 
-__all__ = ["Judge", "JudgeUnavailable", "JuryAssertionError", "JuryFactory", "JurySession"]
+__all__ = [
+    "Judge",
+    "JudgeUnavailable",
+    "JuryAssertionError",
+    "JuryFactory",
+    "JuryInconclusive",
+    "JurySession",
+]
 
 T = TypeVar("T")
 
@@ -72,6 +83,13 @@ _SKIP_REASON = "judged test: pass --jury or set JURY_RUN=1 to call the judges"
 
 class JudgeUnavailable(Exception):
     """The judges could not give a verdict: not the code under test's failure."""
+
+
+class JuryInconclusive(JudgeUnavailable):
+    """The judges voted, and their votes leave the case INCONCLUSIVE (a tie the panel does not
+    break, too little confidence): no verdict, so not the answer's failure either. Asserting a
+    verdict on it is the outcome ``inconclusive``, handled as an unavailable judge is
+    (``--jury-on-unavailable``), as `jury run` keeps it apart (exit 3) from a failure."""
 
 
 class JuryAssertionError(AssertionError):
@@ -182,7 +200,10 @@ class Judge:
     async def judge(self, case: Case | None = None, /, **fields: Any) -> CaseVerdict:
         """The jury's verdict on a case (or on the case these fields describe).
 
-        Raises `JudgeUnavailable` when too few judges could vote: that is no verdict at all.
+        Raises `JudgeUnavailable` when the case is INCONCLUSIVE and some judge was unavailable
+        or replied invalid: no verdict, because the judges failed. (An INCONCLUSIVE verdict
+        the judges reached, a tie, is returned; the ``assert_`` methods raise
+        `JuryInconclusive` on it.)
         """
         return await self._verdict(self.jury, self._case(case, fields))
 
@@ -216,11 +237,13 @@ class Judge:
         broken = [
             v for v in verdict.votes if v.status in (VoteStatus.UNAVAILABLE, VoteStatus.INVALID)
         ]
-        if verdict.verdict is Verdict.INCONCLUSIVE and broken and verdict.valid_votes < jury.quorum:
+        # Whatever made it INCONCLUSIVE (too few valid votes, `require_every_juror`, a tie a
+        # lost vote might have broken), a judge that failed is why there is no verdict.
+        if verdict.verdict is Verdict.INCONCLUSIVE and broken:
             details = "; ".join(f"{v.juror} {v.status.value}: {v.error or ''}" for v in broken)
             raise JudgeUnavailable(
-                f"case {verdict.case_id}: {verdict.valid_votes} valid vote(s), {jury.quorum} "
-                f"needed; {details}"
+                f"case {verdict.case_id}: INCONCLUSIVE with {verdict.valid_votes} valid vote(s) "
+                f"({jury.quorum} needed); {details}"
             )
         return verdict
 
@@ -251,6 +274,7 @@ class Judge:
             reply if isinstance(reply, Case) else self._case(None, {**fields, "answer": reply})
         )
         verdict = await self._verdict(self.jury.with_rubric(rubric), subject)
+        _conclusive(verdict)
         if verdict.verdict is not Verdict.PASS:
             wanted = "not to meet" if refute else "to meet"
             raise JuryAssertionError(
@@ -265,12 +289,19 @@ class Judge:
     ) -> CaseVerdict:
         __tracebackhide__ = True
         verdict = await self.judge(case, **fields)
+        _conclusive(verdict)
         if verdict.verdict is not expected:
             raise JuryAssertionError(
                 f"expected {expected.value}; " + explain(verdict).replace("case ", "", 1),
                 verdict,
             )
         return verdict
+
+
+def _conclusive(verdict: CaseVerdict) -> None:
+    __tracebackhide__ = True
+    if verdict.verdict is Verdict.INCONCLUSIVE:
+        raise JuryInconclusive("no verdict to assert: " + explain(verdict))
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -412,22 +443,30 @@ def _warned(config: pytest.Config, panel: Panel) -> Panel:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(JurorUnusable):
+        # As `jury run` stops (exit 2) before it pays for more cases: the session stops, a
+        # usage error, never a test failure nor an unavailable judge a skip would hide.
+        pytest.exit(f"{item.nodeid}: {call.excinfo.value}", returncode=pytest.ExitCode.USAGE_ERROR)
     if call.excinfo is None or not call.excinfo.errisinstance(JudgeUnavailable):
         return report
     mode = _on_unavailable(item.config)
     message = str(call.excinfo.value)
+    kind = "inconclusive" if call.excinfo.errisinstance(JuryInconclusive) else "unavailable"
     if mode == "skip":
         report.outcome = "skipped"
         path, line, _ = item.location
-        report.longrepr = (path, (line or 0) + 1, f"judge unavailable: {message}")
+        said = "jury inconclusive" if kind == "inconclusive" else "judge unavailable"
+        report.longrepr = (path, (line or 0) + 1, f"{said}: {message}")
     elif mode == "error":
         report.jury_unavailable = message
+        report.jury_outcome = kind
     return report
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if getattr(report, "jury_unavailable", None) and report.failed:
-        return "unavailable", "U", ("UNAVAILABLE", {"yellow": True})
+        kind = getattr(report, "jury_outcome", "unavailable")
+        return kind, kind[0].upper(), (kind.upper(), {"yellow": True})
     return None
 
 
@@ -437,9 +476,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.section("jury warnings", yellow=True)
         for warning in warnings:
             terminalreporter.line(warning)
-    reports = terminalreporter.stats.get("unavailable", [])
-    if not reports:
-        return
-    terminalreporter.section("judges unavailable (not test failures)", yellow=True)
-    for report in reports:
-        terminalreporter.line(f"{report.nodeid}: {report.jury_unavailable}")
+    for kind, title in (
+        ("unavailable", "judges unavailable (not test failures)"),
+        ("inconclusive", "no verdict: the jury was inconclusive (not test failures)"),
+    ):
+        reports = terminalreporter.stats.get(kind, [])
+        if reports:
+            terminalreporter.section(title, yellow=True)
+            for report in reports:
+                terminalreporter.line(f"{report.nodeid}: {report.jury_unavailable}")

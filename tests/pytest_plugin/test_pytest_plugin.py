@@ -12,11 +12,18 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parents[2]
 
 CONFTEST = """
-from jury.adapters import TransientError, register_provider
+from jury.adapters import InvalidRequestError, TransientError, register_provider
 from jury.testing import ScriptedModel
 
 # A judge that is always down, for the unavailable outcome.
 register_provider("down", lambda spec: ScriptedModel([TransientError("503")], name=spec))
+# Two that always disagree, for a tie; and a model the server does not have.
+register_provider("yes", lambda spec: ScriptedModel([{"reason": "ok", "pass": True}], name=spec))
+register_provider("no", lambda spec: ScriptedModel([{"reason": "no", "pass": False}], name=spec))
+register_provider(
+    "gone",
+    lambda spec: ScriptedModel([InvalidRequestError("model not found", status=404)], name=spec),
+)
 """
 
 TESTS = """
@@ -51,6 +58,23 @@ def test_plain():
     assert 1 + 1 == 2
 """
 
+MORE_TESTS = """
+import pytest
+
+@pytest.mark.jury(file="every.toml")
+async def test_every_juror_required(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+
+@pytest.mark.jury(file="tie.toml")
+async def test_tie(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+
+@pytest.mark.jury(file="tie.toml")
+async def test_tie_inspected(judge):
+    verdict = await judge.judge(question="q", answer="a", golden_answer="a", context="a")
+    assert verdict.verdict.value == "INCONCLUSIVE"
+"""
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
@@ -64,6 +88,14 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.path.joinpath("down.toml").write_text(
         'jurors = ["down/judge"]\n[retry]\nattempts = 1\ncool_down = 0\n'
     )
+    grounded = 'rubric = "grounded-answer"\n'
+    pytester.path.joinpath("every.toml").write_text(
+        'jurors = ["yes/a", "down/b"]\nquorum = 1\n'
+        + grounded
+        + "[gate]\nrequire_every_juror = true\n[retry]\nattempts = 1\ncool_down = 0\n"
+    )
+    pytester.path.joinpath("tie.toml").write_text('jurors = ["yes/a", "no/b"]\n' + grounded)
+    pytester.path.joinpath("gone.toml").write_text('jurors = ["gone/judge"]\n' + grounded)
     return pytester
 
 
@@ -111,6 +143,54 @@ def test_unavailable_as_skip_or_fail(project: pytest.Pytester) -> None:
     fail = run(project, "--jury", "--jury-on-unavailable=fail", "-k", "down")
     fail.assert_outcomes(failed=1, deselected=3)
     fail.stdout.fnmatch_lines(["*JudgeUnavailable*"])
+
+
+def test_no_verdict_from_the_judges_is_never_a_test_failure(project: pytest.Pytester) -> None:
+    # A new user's trial: with `require_every_juror`, a down judge left the case INCONCLUSIVE
+    # with a quorum of valid votes, and assert_passes reported a plain FAILED, even with
+    # --jury-on-unavailable=skip; a tie was a plain failure too, where `jury run` exits 3.
+    project.makepyfile(test_more=MORE_TESTS)
+    result = run(project, "--jury", "test_more.py")
+    assert result.parseoutcomes() == {"passed": 1, "unavailable": 1, "inconclusive": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "*judges unavailable (not test failures)*",
+            "*test_every_juror_required*INCONCLUSIVE with 1 valid vote(s)*down/b unavailable*",
+            "*no verdict: the jury was inconclusive (not test failures)*",
+            "*test_tie: no verdict to assert: case *: the jury said INCONCLUSIVE*",
+        ]
+    )
+    assert "FAILED" not in result.stdout.str()
+    skipped = run(project, "--jury", "--jury-on-unavailable=skip", "-rs", "test_more.py")
+    skipped.assert_outcomes(passed=1, skipped=2)
+    skipped.stdout.fnmatch_lines(["*jury inconclusive: no verdict to assert*"])
+    assert skipped.ret == 0
+
+
+def test_a_juror_that_cannot_work_stops_the_session_as_a_usage_error(
+    project: pytest.Pytester,
+) -> None:
+    # As `jury run` stops with exit 2 before it pays for more cases, not as a failed test,
+    # and never as an unavailable judge that --jury-on-unavailable=skip would hide.
+    project.makepyfile(
+        test_gone="""
+import pytest
+
+@pytest.mark.jury(file="gone.toml")
+async def test_first(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+
+@pytest.mark.jury(file="gone.toml")
+async def test_second(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+"""
+    )
+    result = run(project, "--jury", "--jury-on-unavailable=skip", "test_gone.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    out = result.stdout.str() + result.stderr.str()
+    assert "test_first: gone/judge cannot work" in out
+    assert "model not found" in out
+    assert "test_second" not in out
 
 
 SKIPPED_TOOL = """
