@@ -62,6 +62,7 @@ from ..panel._agent_spec import AgentLike, as_agent
 from ..panel._defaults import default_panel
 from ..panel._lifecycle import agent_lifecycle
 from ..panel._panel import Panel, load_panel
+from ._outcomes import JudgeUnavailable, JuryAssertionError, JuryInconclusive, conclusive, explain
 
 __all__ = [
     "Judge",
@@ -71,6 +72,9 @@ __all__ = [
     "JuryInconclusive",
     "JurySession",
 ]
+# The outcomes are defined in `_outcomes`; their front door is here.
+for _outcome in (JudgeUnavailable, JuryAssertionError, JuryInconclusive):
+    _outcome.__module__ = __name__
 
 T = TypeVar("T")
 
@@ -79,52 +83,6 @@ JuryFactory = Callable[..., Jury]
 
 ON_UNAVAILABLE = ("error", "skip", "fail")
 _SKIP_REASON = "judged test: pass --jury or set JURY_RUN=1 to call the judges"
-
-
-class JudgeUnavailable(Exception):
-    """The judges could not give a verdict: not the code under test's failure."""
-
-
-class JuryInconclusive(JudgeUnavailable):
-    """The judges voted, and their votes leave the case INCONCLUSIVE (a tie the panel does not
-    break, too little confidence): no verdict, so not the answer's failure either. Asserting a
-    verdict on it is the outcome ``inconclusive``, handled as an unavailable judge is
-    (``--jury-on-unavailable``), as `jury run` keeps it apart (exit 3) from a failure."""
-
-
-class JuryAssertionError(AssertionError):
-    """The jury's verdict was not the one the test expected."""
-
-    def __init__(self, message: str, verdict: CaseVerdict) -> None:
-        super().__init__(message)
-        self.verdict = verdict
-
-
-def explain(verdict: CaseVerdict) -> str:
-    """The verdict as a person reads it: reasons, scores, each juror, and the dissent."""
-    lines = [f"case {verdict.case_id}: the jury said {verdict.verdict.value}"]
-    lines += [f"  {reason}" for reason in verdict.reasons]
-    if verdict.metrics:
-        scores = ", ".join(
-            f"{name} {result.value if result.value is not None else '?'}"
-            for name, result in verdict.metrics.items()
-        )
-        lines.append(f"  scores: {scores}")
-    for check in verdict.checks:
-        lines.append(f"  check {check.name}: {check.outcome.value} {check.reason}".rstrip())
-    lines.append("  jurors:")
-    for vote in verdict.votes:
-        said = vote.verdict.value if vote.verdict else vote.status.value
-        scores = ", ".join(f"{k} {v}" for k, v in vote.scores.items())
-        lines.append(f"    {vote.juror}: {said}" + (f" [{scores}]" if scores else ""))
-        if vote.reason or vote.error:
-            lines.append(f"      {vote.reason or vote.error}")
-    if verdict.disagreement:
-        lines.append("  disagreement: " + "; ".join(verdict.disagreement_reasons))
-        for dissent in verdict.dissent:
-            said = dissent.verdict.value if dissent.verdict else "-"
-            lines.append(f"    dissent from {dissent.juror} ({said}): {dissent.reason}")
-    return "\n".join(lines)
 
 
 class JurySession:
@@ -274,7 +232,7 @@ class Judge:
             reply if isinstance(reply, Case) else self._case(None, {**fields, "answer": reply})
         )
         verdict = await self._verdict(self.jury.with_rubric(rubric), subject)
-        _conclusive(verdict)
+        conclusive(verdict)
         if verdict.verdict is not Verdict.PASS:
             wanted = "not to meet" if refute else "to meet"
             raise JuryAssertionError(
@@ -289,19 +247,13 @@ class Judge:
     ) -> CaseVerdict:
         __tracebackhide__ = True
         verdict = await self.judge(case, **fields)
-        _conclusive(verdict)
+        conclusive(verdict)
         if verdict.verdict is not expected:
             raise JuryAssertionError(
                 f"expected {expected.value}; " + explain(verdict).replace("case ", "", 1),
                 verdict,
             )
         return verdict
-
-
-def _conclusive(verdict: CaseVerdict) -> None:
-    __tracebackhide__ = True
-    if verdict.verdict is Verdict.INCONCLUSIVE:
-        raise JuryInconclusive("no verdict to assert: " + explain(verdict))
 
 
 def _enabled(config: pytest.Config) -> bool:
