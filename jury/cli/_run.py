@@ -21,6 +21,7 @@ from ..runner._options import RunOptions
 from ..runner._result import Run
 from ..runs import Interrupted, run_interruptible
 from ._options import (
+    _count,
     add_case_arguments,
     add_check_options,
     add_output_arguments,
@@ -42,7 +43,7 @@ def register(sub: Any) -> None:
     )
     add_case_arguments(parser, "the cases (with --resume: the run's)", required=False)
     add_panel_options(parser)
-    parser.add_argument("--concurrency", type=int, help="cases judged at once")
+    parser.add_argument("--concurrency", type=_count, help="cases judged at once")
     parser.add_argument(
         "--max-cost",
         type=float,

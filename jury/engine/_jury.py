@@ -149,6 +149,10 @@ class Jury:
         if len(set(ids)) != len(ids):
             raise ConfigError("two jurors have the same name; give one of them a 'name'")
         if max_cost is not None:
+            if not max_cost >= 0:  # NaN too
+                raise ConfigError(
+                    f"max_cost {max_cost:g}: give the most to spend, in USD (0 or more)"
+                )
             unpriced = [m.name for m in self.models if _price_unknown(m)]
             if unpriced:
                 raise ConfigError(

@@ -271,7 +271,9 @@ def panel_for(options: RunOptions) -> Panel:
         update["rubric"] = options.rubric
     if options.threshold is not None:
         update["thresholds"] = {"*": options.threshold}
-    if options.concurrency:
+    if options.concurrency is not None:
+        if options.concurrency < 1:
+            raise ConfigError(f"--concurrency {options.concurrency}: give at least 1")
         update["concurrency"] = options.concurrency
     if options.map:
         try:

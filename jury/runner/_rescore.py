@@ -151,18 +151,44 @@ def _updated_panel(panel: Panel, args: RescoreOptions) -> tuple[Panel, dict[str,
         try:
             Gate.model_validate(gate)
         except ValidationError as exc:
-            said = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
-            raise ConfigError(f"rescore: the gate: {said}") from None
+            raise ConfigError(f"rescore: {_named(exc)}") from None
         changes["gate"] = gate
     try:
         updated = Panel.model_validate({**panel.model_dump(), **changes})
-    except ValueError as exc:
-        raise ConfigError(f"rescore: {exc}") from None
+    except ValidationError as exc:
+        raise ConfigError(f"rescore: {_named(exc)}") from None
     if updated.effective_quorum > len(updated.jurors):
         raise ConfigError(
             f"quorum {updated.effective_quorum} is more than the {len(updated.jurors)} jurors"
         )
     return updated, changes
+
+
+#: The flag that sets each field of the panel or its gate that rescore changes.
+_FLAGS = {
+    "min_pass_rate": "--min-pass-rate",
+    "on": "--gate-on",
+    "interval": "--interval",
+    "level": "--level",
+    "quorum": "--quorum",
+    "ties": "--ties",
+    "thresholds": "--threshold",
+    "aggregation": "--aggregation",
+    "calibration": "--calibration",
+}
+
+
+def _named(error: ValidationError) -> str:
+    """Each problem named by the flag that made it (``--level 95: Input should be ...``), not
+    as pydantic words it (a model's name, a link to its docs)."""
+    said = []
+    for problem in error.errors():
+        field = next((str(part) for part in problem["loc"] if str(part) in _FLAGS), None)
+        text = str(problem["msg"]).removeprefix("Value error, ")
+        given = problem.get("input")
+        named = f"{_FLAGS[field]} {given}" if field and not isinstance(given, dict) else field
+        said.append(f"{named}: {text}" if named else text)
+    return "; ".join(said)
 
 
 def decider(panel: Panel, rubric: Rubric) -> Decider:

@@ -83,3 +83,60 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert main(["run", "/nonexistent/cases.jsonl"]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        # A new user's trial: -1 hung the run after an unretrieved traceback, and 0 ran.
+        (["--concurrency", "-1"], "argument --concurrency: expected a whole number of at least"),
+        (["--concurrency", "0"], "argument --concurrency: expected a whole number of at least"),
+        (["--max-cost", "-1"], "--max-cost -1: give the most to spend in USD, 0 or more"),
+        (["--max-cost", "nan"], "--max-cost nan: give the most to spend in USD, 0 or more"),
+    ],
+)
+def test_a_number_a_run_cannot_take_is_refused_before_anything_is_made(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code: int | str | None
+    try:
+        code = main(["run", str(EXAMPLE), "--out", "run", *flags])
+    except SystemExit as exc:  # a flag's own type refuses it, as argparse does
+        code = exc.code
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert not Path("run").exists()
+
+
+def test_the_library_refuses_them_too(tmp_path: Path) -> None:
+    import asyncio
+
+    import jury
+
+    for options, said in (
+        ({"concurrency": 0}, "--concurrency 0: give at least 1"),
+        ({"max_cost": -1.0}, "--max-cost -1: give the most to spend"),
+    ):
+        with pytest.raises(jury.ConfigError, match=said):
+            asyncio.run(jury.run(str(EXAMPLE), out=str(tmp_path / "run"), **options))
+        assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--quorum", "0"], "rescore: --quorum 0: Input should be greater than or equal to 1"),
+        (["--min-pass-rate", "1.5"], "rescore: --min-pass-rate 1.5: Input should be less than"),
+        (["--level", "95"], "rescore: --level 95.0: Input should be less than 1"),
+    ],
+)
+def test_rescore_names_the_flag_of_a_value_it_cannot_take(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(EXAMPLE), "--out", "run", "--no-cache", "--progress", "none"]) == 1
+    capsys.readouterr()
+    assert main(["rescore", "run", "--out", "again", *flags]) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "pydantic" not in err
+    assert not Path("again").exists()
