@@ -150,4 +150,11 @@ def fix_for(error: ProviderError, url: str, variable: str | None = None) -> str:
             f"check the model name (the server lists what it serves at GET /models) and "
             f"{where} (an OpenAI-compatible server's usually ends in /v1)"
         )
+    if error.status is not None and error.status >= 500:
+        # It answered: the URL is not in question. Say what is known, not a guess at a cause.
+        return (
+            f"the server gives the same error to every attempt at {url}: it cannot handle this "
+            "model or request (its words above say why), or it is failing; `jury doctor` asks it "
+            "again, and a provider that is down can be tried again later (`--resume`)"
+        )
     return f"the server gives the same error to every attempt: check {where}"

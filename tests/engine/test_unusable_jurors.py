@@ -194,6 +194,9 @@ def test_the_same_server_error_on_every_attempt_stops_the_run(
     err = capsys.readouterr().err
     assert "HTTP 500: model failed to load (the same on all 4 attempts)" in err
     assert "the server gives the same error to every attempt" in err
+    # The server answered: its base URL is not what the fix points at (a new user's trial).
+    assert "check the base URL" not in err
+    assert "it cannot handle this model or request (its words above say why)" in err
 
 
 def panel(spec: str, **settings: Any) -> Panel:
