@@ -10,6 +10,7 @@ the cases with the widest disagreement; with hand labels (a cases file's, or lab
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,6 +143,24 @@ def gate(
     return code, below, unknown
 
 
+#: Resamples each tail of a percentile interval must rest on, at the least: with fewer, its
+#: bounds are a few extreme draws (1 resample gave "[0.99, 0.99]" about an alpha of 0.829).
+TAIL_RESAMPLES = 5
+
+
+def _enough_resamples(args: AgreementOptions) -> None:
+    if not 0 < args.confidence < 1:
+        raise ConfigError(f"--confidence {args.confidence:g}: give a level between 0 and 1 (0.95)")
+    tail = (1 - args.confidence) / 2
+    least = math.ceil(TAIL_RESAMPLES / tail - 1e-9)
+    if args.bootstrap < 0 or 0 < args.bootstrap < least:
+        raise ConfigError(
+            f"--bootstrap {args.bootstrap}: too few resamples for a {args.confidence:.0%} interval "
+            f"(each tail would rest on fewer than {TAIL_RESAMPLES}); give 0 for no interval, or "
+            f"at least {least}"
+        )
+
+
 def agreement_options(source: str, args: AgreementOptions) -> Agreement:
     """`measure_agreement` with its options gathered (the command builds them from its
     flags)."""
@@ -152,6 +171,11 @@ def agreement_options(source: str, args: AgreementOptions) -> Agreement:
 
     if args.gate_on == "lower" and args.bootstrap <= 0:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
+    _enough_resamples(args)
+    if args.fail_under is not None and not args.fail_under <= 1:
+        raise ConfigError(
+            f"--fail-under {args.fail_under:g}: alpha is at most 1; give a bar up to 1"
+        )
     if is_score_table(source):
         if args.labels or args.cases or args.rubric:
             raise ConfigError("a table of scores: --labels, --cases and --rubric are for runs")

@@ -202,15 +202,25 @@ def subset_from(options: Subsetting) -> Subset:
     )
 
 
+def run_verdicts(run: str | Path) -> list[CaseVerdict]:
+    """The verdicts of a run (a directory or its verdicts.jsonl); a directory that holds none
+    is named for what it is (not a run, or a run of repeats' folder) before a bare "No such
+    file" would be."""
+    from ..runs._records import read_verdicts, require_manifest
+    from ..runs._verdict_file import VERDICTS
+
+    if Path(run).is_dir() and not (Path(run) / VERDICTS).exists():
+        require_manifest(run)
+    return read_verdicts(run)
+
+
 def select_verdicts(run: str | Path, subset: Subset) -> list[CaseVerdict]:
     """The recorded verdicts of a run (a directory or its verdicts.jsonl) that a subset keeps.
 
     The filters see the cases in the order the run recorded them (its cases.jsonl, the cases
     file's order), so that ``--limit`` and ``--sample`` pick the same cases as in `jury run`.
     """
-    from ..runs._records import read_verdicts
-
-    verdicts = read_verdicts(run)
+    verdicts = run_verdicts(run)
     if subset.everything:
         return verdicts
     cases = Path(run) / "cases.jsonl"

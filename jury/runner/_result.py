@@ -136,9 +136,9 @@ class Run:
     @cached_property
     def verdicts(self) -> list[CaseVerdict]:
         """Every recorded verdict, in the order they were written."""
-        from ..runs._records import read_verdicts
+        from ._options import run_verdicts
 
-        return read_verdicts(self._where())
+        return run_verdicts(self._where())
 
     def cases(self) -> Iterator[Case]:
         """The cases as they were judged (the agent's answers in them, redacted)."""

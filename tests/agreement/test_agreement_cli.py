@@ -43,9 +43,9 @@ async def test_agreement_report_and_gate(
     assert "juror x juror" in out
     assert "widest disagreement" in out
     assert "c4" in out  # the case b flipped is the widest
-    assert main(["agreement", str(run), "--fail-under", "0.5", "--bootstrap", "100"]) == 0
+    assert main(["agreement", str(run), "--fail-under", "0.5", "--bootstrap", "200"]) == 0
     assert "Gate PASSED" in capsys.readouterr().out
-    assert main(["agreement", str(run), "--fail-under", "0.99", "--bootstrap", "100"]) == 1
+    assert main(["agreement", str(run), "--fail-under", "0.99", "--bootstrap", "200"]) == 1
     assert "Gate FAILED" in capsys.readouterr().out
 
 
@@ -171,7 +171,7 @@ async def test_compare_repeats_and_the_jury_files_rules(
 def test_the_command_runs_as_a_program(tmp_path: Path) -> None:
     run = asyncio.run(agreeing_run(tmp_path / "run", flip="c4"))
     done = subprocess.run(
-        [sys.executable, "-m", "jury", "agreement", str(run), "--json", "--bootstrap", "50"],
+        [sys.executable, "-m", "jury", "agreement", str(run), "--json", "--bootstrap", "200"],
         capture_output=True,
         text=True,
         check=False,

@@ -94,13 +94,13 @@ def test_agreement_of_a_run_through_the_library_matches_the_command_and_names_a_
 ) -> None:
     asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
     capsys.readouterr()
-    found = jury.measure_agreement("a", bootstrap=50, metric=["correctness"])
+    found = jury.measure_agreement("a", bootstrap=200, metric=["correctness"])
     said = capsys.readouterr()
     assert (said.out, said.err) == ("", "")
     assert found.rubric == "five-metric"
     assert set(found.summary.metrics) == {"correctness"}
     code, data = printed_json(
-        capsys, "agreement", "a", "--bootstrap", "50", "--metric", "correctness"
+        capsys, "agreement", "a", "--bootstrap", "200", "--metric", "correctness"
     )
     assert (code, data) == (found.exit_code, found.to_json())
     with pytest.raises(ConfigError, match="fail_unde"):
@@ -132,3 +132,48 @@ def test_calibrate_names_a_typo_and_stops_a_budget_without_select() -> None:
         asyncio.run(jury.calibrate(EXAMPLE, gold_mn=0.5))
     with pytest.raises(ConfigError, match="--budget"):
         asyncio.run(jury.calibrate(EXAMPLE, budget=10.0))
+
+
+def test_what_agreement_cannot_measure_is_refused_by_its_flag_not_reported(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A new user's trial: `--bootstrap 1` printed "0.829 [0.99, 0.99]" under "95% intervals",
+    # an interval that did not hold its own estimate; `--fail-under 2` could never pass.
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
+    for flags, said in (
+        (["--bootstrap", "1"], "--bootstrap 1: too few resamples for a 95% interval"),
+        (["--bootstrap", "199"], "or at least 200"),
+        (["--confidence", "0.99", "--bootstrap", "999"], "or at least 1000"),
+        (["--confidence", "95"], "--confidence 95: give a level between 0 and 1"),
+        (["--fail-under", "2"], "--fail-under 2: alpha is at most 1"),
+    ):
+        capsys.readouterr()
+        assert main(["agreement", "a", *flags]) == 2
+        assert said in capsys.readouterr().err
+        with pytest.raises(ConfigError, match=said.replace("*", r"\*")):
+            jury.measure_agreement("a", **_library(flags))
+    assert main(["agreement", "a", "--bootstrap", "200"]) == 0
+    assert main(["agreement", "a", "--bootstrap", "0"]) == 0
+
+
+def _library(flags: list[str]) -> dict[str, float]:
+    """The keyword arguments of `jury.measure_agreement` that these flags are."""
+    names = {"--bootstrap": "bootstrap", "--confidence": "confidence", "--fail-under": "fail_under"}
+    pairs = zip(flags[::2], flags[1::2], strict=True)
+    return {names[flag]: (int if flag == "--bootstrap" else float)(value) for flag, value in pairs}
+
+
+def test_a_folder_that_is_no_run_is_named_by_agreement_and_compare(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # They printed only ".../verdicts.jsonl: No such file or directory".
+    asyncio.run(jury.run(str(EXAMPLE), out="repeats/repeat-1", no_cache=True))
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
+    capsys.readouterr()
+    assert main(["agreement", "repeats"]) == 2
+    assert "repeats: not a run directory (no manifest.json); a run of repeats" in (
+        capsys.readouterr().err
+    )
+    Path("elsewhere").mkdir()
+    assert main(["compare", "a", "elsewhere"]) == 2
+    assert "elsewhere: not a run directory (no manifest.json)" in capsys.readouterr().err
