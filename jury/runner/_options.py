@@ -253,22 +253,28 @@ def case_source(
     source = CaseSource(
         options.cases, fields=panel.fields, format=options.format, root=options.root
     )
-    if with_images is not None:
-        given = each
+    unasked: list[str] = []
 
-        def each(case: Case) -> object:
-            if case.images:
-                with_images.append(case.id)
-            return None if given is None else given(case)
+    def seen(case: Case) -> object:
+        if with_images is not None and case.images:
+            with_images.append(case.id)
+        if not case.question.strip():  # a conversation's question is its user's last words
+            unasked.append(case.id)
+        return None if each is None else each(case)
 
     try:
-        source.validate(each)
+        source.validate(seen)
     except BaseException:
         source.close()
         raise
     say = notes or (lambda note: print(f"jury: note: {note}", file=sys.stderr))
     for notice in source.notices:
         say(notice)
+    if unasked:  # judged all the same (a rubric may need none), but never silently
+        say(
+            f"{source.name}: {len(unasked)} case(s) have no question (such as {unasked[0]}): "
+            "the judges see the answer without what it answers"
+        )
     return source
 
 

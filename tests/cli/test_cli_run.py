@@ -140,3 +140,23 @@ def test_rescore_names_the_flag_of_a_value_it_cannot_take(
     assert said in err
     assert "pydantic" not in err
     assert not Path("again").exists()
+
+
+def test_a_case_without_a_question_is_judged_and_said(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A new user's trial: a case that lost its question was judged with nothing said.
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()[:3]
+    first = json.loads(lines[0])
+    del first["question"]
+    second = {**json.loads(lines[1]), "question": "  "}
+    Path("cases.jsonl").write_text(
+        "\n".join([json.dumps(first), json.dumps(second), lines[2]]) + "\n", encoding="utf-8"
+    )
+    main(["run", "cases.jsonl", "--out", "run", "--no-cache", "--progress", "none"])
+    err = capsys.readouterr().err
+    assert (
+        f"cases.jsonl: 2 case(s) have no question (such as {first['id']}): the judges see the "
+        "answer without what it answers"
+    ) in " ".join(err.split())
+    assert len(Path("run/verdicts.jsonl").read_text(encoding="utf-8").splitlines()) == 3
