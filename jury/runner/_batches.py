@@ -53,6 +53,12 @@ def resumed_arguments(options: RunOptions) -> None:
     )
     if run is None:
         return
+    if options.resume and next(Path(run).glob("repeat-*/manifest.json"), None):
+        # A run of repeats has no manifest of its own: its command, given again, resumes it.
+        raise ConfigError(
+            f"--resume {run}: a run of repeats; give the command that started it again with "
+            f"--out {run}: the repeats it finished are kept, the one it stopped in is resumed"
+        )
     manifest = require_manifest(run)
     where = Path(manifest.get("cwd") or ".")
     if not options.cases:

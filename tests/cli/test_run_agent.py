@@ -307,6 +307,11 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
         assert main(command) == 2
         said = " ".join(capsys.readouterr().err.split())
         assert f"a run of repeats: each is one ({Path('rep/repeat-1')} ...)" in said
+    # `--resume` (what an interrupted single run takes) names how a run of repeats resumes.
+    assert main(["run", "--resume", "rep"]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--resume rep: a run of repeats; give the command that started it again" in said
+    assert len(calls(tmp_path)) == 6
 
 
 def _flaky_cases(folder: Path, name: str, ids: list[str]) -> None:
