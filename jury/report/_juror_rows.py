@@ -65,7 +65,8 @@ def juror_rows(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
         ]
         cells += [record.abstained, record.calls.reasks, record.calls.attempts]
         cells += [record.calls.cache_hits, tokens, cost_text(record.calls.cost)]
-        cells += [", ".join(record.calls.served_by), _sure(record)]
+        # A juror no call of which was answered was served by nobody: "-", not a blank.
+        cells += [", ".join(record.calls.served_by) or "-", _sure(record)]
         rows.append([str(cell) for cell in cells])
     rows += _check_rows(summary)
     keep = [i for i, column in enumerate(columns) if optional.get(column, True)]

@@ -97,6 +97,8 @@ async def run_repeats(
             raise _unusable_after(exc, runs) from None
     stability = case_stability(repeat_dirs(out, count), gate, options.require)
     stability["degraded"] = _degraded(runs)
+    costs = [run.cost for run in runs]  # what every repeat cost; unknown if any one's is
+    stability["cost"] = None if None in costs else sum(c for c in costs if c is not None)
     text = json.dumps(stability, indent=2, ensure_ascii=False) + "\n"
     write_atomic(out / STABILITY, text)
     written = _copies(options, out, stability, gate, text, said)
@@ -262,6 +264,7 @@ def stability_lines(
 ) -> list[str]:
     """What the terminal says of the repeats' stability (all of it is in stability.json), and
     where the reports asked for are (`written`), the gate's line last."""
+    from ..report._juror_rows import cost_text
     from ..report._repeats_lost import degraded_lines
     from ..report._uncertainty import gate_outcome, interval_heading
 
@@ -320,8 +323,8 @@ def stability_lines(
         lines += degraded_lines(stability)
         lines += [f"Report written to {path}" for path in written]
         lines.append(
-            "The exit code is the worst repeat's; --require K decides each case by K of its "
-            f"{count} answers passing."
+            f"The repeats cost {cost_text(stability.get('cost'))}; the exit code is the worst "
+            f"repeat's; --require K decides each case by K of its {count} answers passing."
         )
         return lines
     failed = [
@@ -342,6 +345,7 @@ def stability_lines(
         f"Gate {word} by the rule (a case passes when at least {rule['require']} of its "
         f"{count} answers pass)  {rule['passed']} passed, {rule['failed']} failed, "
         f"{rule['inconclusive']} inconclusive of {stability['cases']}  ·  pass rate "
-        f"{decided.rate_text()} ({decided.bar_text()})  ·  exit {decided.code}"
+        f"{decided.rate_text()} ({decided.bar_text()})  ·  cost "
+        f"{cost_text(stability.get('cost'))}  ·  exit {decided.code}"
     )
     return lines

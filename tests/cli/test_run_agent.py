@@ -294,6 +294,8 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     assert len(stability["by_case"]["c1"]["answers"]) == 2
     assert re.search(r"c1 +2/3 +20\.8–93\.9% +PASS FAIL PASS  flaky", out)
     assert "Flaky (PASS and FAIL among its repeats): c1 (2/3)" in out
+    assert "The repeats cost $0.0000; the exit code is the worst repeat's" in " ".join(out.split())
+    assert stability["cost"] == 0
     assert "No, returns are never accepted." in out
     # Asked again, every repeat is finished: the agent is not called.
     assert main(command) == 1
@@ -332,6 +334,7 @@ def test_k_of_n_repeats_decide_each_case_and_the_gate_decides_on_those(
     assert re.search(r"c1 +2/3 +20\.8–93\.9% +PASS FAIL PASS +-> PASS  flaky", out)
     assert "Failed by the rule (fewer than 2 of 3 passed): none" in out
     assert "Gate PASSED by the rule (a case passes when at least 2 of its 3 answers pass)" in out
+    assert "cost $0.0000  ·  exit 0" in out
     stability = json.loads((tmp_path / "two/stability.json").read_text())
     assert stability["by_case"]["c1"]["verdict"] == "PASS"
     assert stability["by_case"]["c1"]["flaky"] is True
