@@ -216,7 +216,13 @@ def rescore_verdict(verdict: CaseVerdict, case: Case, rules: Decider) -> CaseVer
     """One case decided again from its recorded votes and checks."""
     if not verdict.votes and not verdict.judges_spared:
         return verdict  # the rubric could not judge the case: nothing to decide again
-    return rules.decide(case, verdict.votes, checks=verdict.checks, duration_s=verdict.duration_s)
+    decided = rules.decide(
+        case, verdict.votes, checks=verdict.checks, duration_s=verdict.duration_s
+    )
+    if decided.judges_spared and verdict.judges_spared:
+        # The calls its checks spared were counted when the run judged it (the same jurors).
+        decided = decided.model_copy(update={"calls_saved": verdict.calls_saved})
+    return decided
 
 
 def _rescored(run: Path, out: Path, args: RescoreOptions) -> tuple[RunRecord, Panel, Rubric]:

@@ -177,3 +177,17 @@ def test_a_folder_that_is_no_run_is_named_by_agreement_and_compare(
     Path("elsewhere").mkdir()
     assert main(["compare", "a", "elsewhere"]) == 2
     assert "elsewhere: not a run directory (no manifest.json)" in capsys.readouterr().err
+
+
+def test_a_rescore_keeps_the_judge_calls_its_checks_spared() -> None:
+    # A new user's trial: "Judges spared on 10 case(s): 0 judge call(s) saved" after rescore.
+    asyncio.run(jury.run(str(EXAMPLE), out="a", no_cache=True))
+    first = json.loads(Path("a/summary.json").read_text(encoding="utf-8"))
+    assert first["judges_spared"] > 0
+    assert first["calls_saved"] > 0
+    jury.rescore("a", out="b", threshold=5)
+    again = json.loads(Path("b/summary.json").read_text(encoding="utf-8"))
+    assert (again["judges_spared"], again["calls_saved"]) == (
+        first["judges_spared"],
+        first["calls_saved"],
+    )
