@@ -23,6 +23,7 @@ the bare SDK of the same round and the range over rounds.
     python benchmarks/neutral.py --rounds 5
     python benchmarks/neutral.py --rounds 1 --sides run --trace    # where the memory goes
     python benchmarks/neutral.py --rounds 3 --old ../old           # before/after, same run
+    python benchmarks/neutral.py --rounds 5 --priced                # with the price table
 """
 
 from __future__ import annotations
@@ -85,7 +86,14 @@ def _run_files(n: int, concurrency: int, folder: Path) -> tuple[Path, Path]:
     return cases, panel
 
 
-async def _with_run(cases: Path, panel: Path, folder: Path, no_html: bool = False) -> int:
+#: A budget no run reaches: with one, every reply of the fake is priced as the real API's
+#: (`--priced`), so the price table's memory and CPU are in the figures as in a real run.
+_NEVER_REACHED = 1e9
+
+
+async def _with_run(
+    cases: Path, panel: Path, folder: Path, no_html: bool = False, priced: bool = False
+) -> int:
     import jury
 
     valid = 0
@@ -95,6 +103,8 @@ async def _with_run(cases: Path, panel: Path, folder: Path, no_html: bool = Fals
         valid += verdict.valid_votes
 
     options: dict[str, Any] = {"no_html": True} if no_html else {}  # an older jury lacks it
+    if priced:
+        options["max_cost"] = _NEVER_REACHED
     await jury.run(
         cases,
         jury=str(panel),
@@ -106,7 +116,7 @@ async def _with_run(cases: Path, panel: Path, folder: Path, no_html: bool = Fals
     return valid
 
 
-async def _with_evaluate(n: int, concurrency: int) -> int:
+async def _with_evaluate(n: int, concurrency: int, priced: bool = False) -> int:
     import jury
 
     panel = jury.Panel(
@@ -115,7 +125,8 @@ async def _with_evaluate(n: int, concurrency: int) -> int:
         providers={"openai": jury.ProviderLimits(concurrency=concurrency * len(JURORS))},
     )
     valid = 0
-    async with jury.Jury(panel, checks=None) as judge:
+    budget = _NEVER_REACHED if priced else None
+    async with jury.Jury(panel, checks=None, max_cost=budget) as judge:
         async for verdict in judge.evaluate(jury.Case(**data) for data in case_data(n)):
             valid += verdict.valid_votes
     return valid
@@ -190,9 +201,10 @@ def child(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="jury-neutral-") as folder:
         if side in ("run", "run-no-html"):
             files = _run_files(args.cases, args.concurrency, Path(folder))
-            valid = asyncio.run(_with_run(*files, Path(folder), side == "run-no-html"))
+            no_html = side == "run-no-html"
+            valid = asyncio.run(_with_run(*files, Path(folder), no_html, args.priced))
         elif side == "evaluate":
-            valid = asyncio.run(_with_evaluate(args.cases, args.concurrency))
+            valid = asyncio.run(_with_evaluate(args.cases, args.concurrency, args.priced))
         else:
             valid = asyncio.run(_with_sdk(args.bodies, args.concurrency, args.sdk_aiohttp))
         cpu = _cpu() - cpu
@@ -215,6 +227,7 @@ def _measure(
     command += ["--checkout", str(args.old)] * bool(old)
     command += ["--concurrency", str(args.concurrency), "--bodies", str(bodies)]
     command += ["--trace"] * args.trace + ["--sdk-aiohttp"] * args.sdk_aiohttp
+    command += ["--priced"] * args.priced
     out = subprocess.run(
         command, env={**os.environ, **env}, capture_output=True, text=True, check=False
     )
@@ -242,6 +255,12 @@ def main() -> None:
     parser.add_argument("--sdk-aiohttp", action="store_true", help="the SDK on its aiohttp client")
     parser.add_argument("--trace", action="store_true", help="where memory goes (tracemalloc)")
     parser.add_argument(
+        "--priced",
+        action="store_true",
+        help="price every fake reply as the real API's (a budget no run reaches), as a run "
+        "against a real provider prices its calls",
+    )
+    parser.add_argument(
         "--old", type=Path, help="also run the jury sides on this checkout's jury (as side@old)"
     )
     parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
@@ -251,6 +270,8 @@ def main() -> None:
     if args.child:
         child(args)
         return
+    if args.priced and args.old is not None:
+        parser.error("--priced with --old: a checkout before 2026-12-04 prices no fake reply")
     from benchmarks._machine import machine
     from benchmarks.providers import ServerProcess
 

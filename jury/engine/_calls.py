@@ -65,9 +65,9 @@ __all__ = [
 class Budget:
     """The most a run may spend (USD), and what it has spent on calls with a known price.
 
-    A reply of `jury.testing`'s fake costs nothing, but is counted here at the price the real
-    API would charge for it (`fake`: how much of `spent` that is), so that ``--max-cost``
-    tried against the fake stops the run where a real one would stop."""
+    A reply of `jury.testing`'s fake costs nothing, but with a `limit` it is counted here at
+    the price the real API would charge for it (`fake`: how much of `spent` that is), so that
+    ``--max-cost`` tried against the fake stops the run where a real one would stop."""
 
     __slots__ = ("fake", "limit", "spent")
 
@@ -256,8 +256,9 @@ class Caller:
     def _spend(self, reply: JudgeReply, cost: float | None) -> None:
         """Count a reply against the run's budget: the fake's at the real API's price (see
         `Budget`), though it is paid and reported as $0."""
-        if reply.fake and not self.model.offline:
-            # The adapter prices a reply of the fake at $0: priced here as the real API's.
+        if reply.fake and not self.model.offline and self._budget.limit is not None:
+            # The adapter prices a reply of the fake at $0: priced here as the real API's (only
+            # for a budget: the price table costs a run 7 MB, which nothing else here needs).
             cost = self.model.price(replace(reply, fake=False))
             self._budget.fake += cost or 0.0
         if cost is not None:
