@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
@@ -23,14 +22,14 @@ class JudgedCases:
     (`jury run` adds each with its verdict), so that publishing need not read and parse the
     run's ``cases.jsonl`` again.
 
-    Bounded memory: it keeps what the reports show and no more, each case as the compact JSON
-    text the records keep (redacted): a fifth of a `Case` object's memory (issue 36), parsed
-    again only for the cases a report shows. With a page (`page`), the failed and
-    inconclusive cases (at most `limit` of them) and the `limit` passing cases first by ID;
-    without one, only the failed and inconclusive conversations (the terminal shows their
-    turns). And each case's label. When that is not every case the reports need (a resumed
-    run: cases judged by an earlier process are only on disk; more than `limit` failed
-    cases), `publish` reads the cases from the run directory instead.
+    Bounded memory: it keeps what the reports show and no more, as the records keep it
+    (redacted). With a page (`page`), the failed and inconclusive cases (at most `limit` of
+    them) and the `limit` passing cases first by ID; without one, only the failed and
+    inconclusive conversations, whose turns the terminal shows (issue 36: a run without its
+    page held up to 4,000 cases it never showed). And each case's label. When that is not
+    every case the reports need (a resumed run: cases judged by an earlier process are only
+    on disk; more than `limit` failed cases), `publish` reads the cases from the run
+    directory instead.
     """
 
     def __init__(self, redactor: Redactor, limit: int = HTML_CASES, page: bool = True) -> None:
@@ -38,8 +37,8 @@ class JudgedCases:
         self.limit = limit
         self.page = page
         self.labels: dict[str, tuple[str, Any]] = {}
-        self.failing: dict[str, str] = {}
-        self.passing: dict[str, str] = {}
+        self.failing: dict[str, Case] = {}
+        self.passing: dict[str, Case] = {}
         self.count = 0
         self.overflow = False
         self._cut: str | None = None
@@ -70,20 +69,19 @@ class JudgedCases:
         # No case after the last one kept can be among the first `limit` any more.
         self._cut = ids[self.limit - 1]
 
-    def _recorded(self, case: Case) -> str:
-        """The case as ``cases.jsonl`` keeps it: redacted, compact JSON."""
-        data = self.redactor.data(case.model_dump(mode="json", exclude_unset=True))
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    def _recorded(self, case: Case) -> Case:
+        """The case as ``cases.jsonl`` keeps it: redacted (parsed again only when redaction
+        changed something)."""
+        data = case.model_dump(mode="json", exclude_unset=True)
+        redacted = self.redactor.data(data)
+        return case if redacted == data else Case.model_validate(redacted)
 
     def covers(self, verdicts: int, limit: int) -> bool:
         """Whether these are all the cases the reports of a run of `verdicts` need."""
         return not self.overflow and self.count == verdicts and self.limit >= limit
 
     def cases(self, ids: Collection[str]) -> dict[str, Case]:
-        """Those of the cases `ids` that are held, parsed as a re-read of the records is."""
+        """Those of the cases `ids` that are held."""
         self._trim()
         held = (self.failing.get(case_id) or self.passing.get(case_id) for case_id in ids)
-        return {
-            case.id: case
-            for case in (Case.model_validate(json.loads(text)) for text in held if text)
-        }
+        return {case.id: case for case in held if case is not None}

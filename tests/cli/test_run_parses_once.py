@@ -2,11 +2,10 @@
 
 A new run reads its cases twice, no more: validation (which also writes the run's
 ``cases.jsonl``) and judging (the run streams in bounded memory, so the validated cases are
-not kept); the HTML page parses the cases it shows a third time, from the compact text held
-in memory (issue 36: a held `Case` object took five times the memory). The prompt hashes
-come from the first case written, and the reports get the judged cases from memory. The
-rubric is loaded once, and each model's lifecycle status is looked up once for the panel's
-warnings and once by the jury's refusal of retired models.
+not kept). The prompt hashes come from the first case written, and the reports get the
+judged cases from memory (with the HTML page; without it, only the failed conversations the
+terminal shows: issue 36). The rubric is loaded once, and each model's lifecycle status is
+looked up once for the panel's warnings and once by the jury's refusal of retired models.
 These counts are pinned here so that a stage that starts parsing again is seen.
 """
 
@@ -70,7 +69,7 @@ def example_ids() -> list[str]:
     return [json.loads(line)["id"] for line in EXAMPLE.read_text().splitlines() if line]
 
 
-def test_a_new_run_parses_each_case_twice_and_the_page_those_it_shows(
+def test_a_new_run_parses_each_case_twice_validation_and_judging(
     parses: Counter[str], loads: Counter[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     ids = example_ids()
@@ -80,7 +79,7 @@ def test_a_new_run_parses_each_case_twice_and_the_page_those_it_shows(
     loads.clear()
     assert main(["run", str(EXAMPLE), "--jury", str(JURY_FILE), "--out", "run"]) == 1
     assert set(ids) <= set(parses)
-    assert {case_id: parses[case_id] for case_id in ids} == dict.fromkeys(ids, 3)
+    assert {case_id: parses[case_id] for case_id in ids} == dict.fromkeys(ids, 2)
     assert loads["rubric"] == 1
     jurors = ("offline/reference", "offline/evidence", "offline/facts")
     assert {spec: loads[spec] for spec in jurors} == dict.fromkeys(jurors, 2)
@@ -158,7 +157,7 @@ def test_without_a_page_judged_cases_keep_only_the_conversations_the_terminal_sh
     assert judged.covers(verdicts=4, limit=3)
 
 
-def test_held_cases_are_the_redacted_records_parsed_again() -> None:
+def test_held_cases_are_the_redacted_records() -> None:
     judged = JudgedCases(Redactor([r"SECRET-\d+"]), limit=3)
     case = Case(id="a", question="my code?", answer="SECRET-4242", category="c")
     judged.add(case, verdict("a", Verdict.FAIL))
