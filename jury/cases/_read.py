@@ -332,6 +332,12 @@ def table_keys(head: bytes, delimiter: str) -> list[str] | None:
 
 def _header(cells: list[str], name: str, number: int) -> list[list[str]]:
     names = [cell.strip() for cell in cells]
+    if names and names[0].startswith(("{", "[")):
+        # JSON read as a table (`--format csv` on JSONL): every line would be a problem.
+        said = (
+            "a JSON value where the header row should be: is the file JSON Lines? (--format jsonl)"
+        )
+        raise CaseFileError(name, [LineError(number, "header", said)])
     problems = []
     for index, column in enumerate(names):
         if names.index(column) != index:

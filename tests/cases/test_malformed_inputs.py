@@ -160,6 +160,13 @@ BAD = [
     cases(
         "id,question\na,q,extra\n", "cases.csv", "line 2: 3 cells, but the header names 2 columns"
     ),
+    # JSON Lines read as CSV (a new user's `--format csv`): one line that says so, not a
+    # problem per line with a --map "fix" made of JSON fragments.
+    cases(
+        '{"id": "a", "question": "q", "answer": "x"}\n',
+        "cases.csv",
+        "line 1: header: a JSON value where the header row should be: is the file JSON Lines?",
+    ),
     cases(
         'id,trace.tool_calls\na,"[{broken"\n',
         "cases.csv",
