@@ -190,9 +190,9 @@ def _warned(properties: ET.Element, warnings: Sequence[str]) -> list[str]:
 def _repeats_lost_suite(degraded: Mapping[str, Any]) -> ET.Element | None:
     """What degraded in a run's repeats (`jury.report._repeats_lost.degraded`), as the single
     run's "aiojury gate" and "aiojury judge errors" suites say it (in one suite, "aiojury
-    degraded"): FAKE and OFFLINE jurors,
-    each juror's missed cases and errors, the families decided without, each with the repeats
-    it happened in (properties), and its lines in system-err. None when nothing degraded."""
+    degraded"): FAKE and OFFLINE jurors, each juror's missed cases and errors, the families
+    decided without, each with the repeats it happened in (properties), and its lines in
+    system-err. None when nothing degraded."""
     if not degraded.get("lines"):
         return None
     suite = ET.Element(

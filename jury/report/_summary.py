@@ -155,14 +155,19 @@ class RunSummary(BaseModel):
         return [name for name, stats in self.jurors.items() if stats.offline]
 
     @property
+    def cases(self) -> int:
+        """Every case of the run: those judged (`total`) and those it did not reach."""
+        return self.total + self.not_judged
+
+    @property
     def coverage(self) -> float | None:
         """Decided (passed or failed) cases over all cases."""
-        return (self.passed + self.failed) / self.total if self.total else None
+        return (self.passed + self.failed) / self.cases if self.cases else None
 
     @property
     def pass_rate(self) -> float | None:
-        """Passed cases over all cases (None for an empty run)."""
-        return self.passed / self.total if self.total else None
+        """Passed cases over all cases (None for an empty run), as the gate counts them."""
+        return self.passed / self.cases if self.cases else None
 
     def exit_code(self, gate: Gate | None = None) -> int:
         """0 the gate passed, 1 it failed, 3 inconclusive cases or the pass rate's interval
@@ -184,7 +189,7 @@ class RunSummary(BaseModel):
     def pass_rate_interval(self, gate: Gate | None = None) -> Interval:
         """The pass rate (inconclusive cases counted as not passed) with the interval the
         gate asks for (95% Wilson by default)."""
-        return pass_rate_interval(self.passed, self.total, gate)
+        return pass_rate_interval(self.passed, self.cases, gate)
 
     @property
     def calls(self) -> CallStats:

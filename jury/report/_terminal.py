@@ -281,7 +281,7 @@ def render_report(
         ("Gate ", "bold"),
         (word, f"bold {style}"),
         f"  {summary.passed} passed, {summary.failed} failed, {summary.inconclusive} "
-        f"inconclusive{_unjudged(summary)} of {summary.total + summary.not_judged}  ·  "
+        f"inconclusive{_unjudged(summary)} of {summary.cases}  ·  "
         f"pass rate {decided.rate_text()} ({decided.bar_text()})  ·  cost {_cost(summary.cost)}"
         f"  ·  exit {decided.code}",
     )

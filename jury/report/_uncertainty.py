@@ -144,14 +144,14 @@ class GateOutcome:
     def _unfinished(self) -> str | None:
         if not self.not_judged:
             return None
-        then = (
-            "the gate fails whatever their verdicts"
-            if self.code == 1
-            else "the gate counts them as inconclusive"
-        )
+        then = {
+            0: "the gate passes even if every one of them fails",
+            1: "the gate fails whatever their verdicts",
+        }.get(self.code, "they leave the gate undecided")
         return (
             f"The run did not finish: {self.not_judged:,} of its {self.total:,} cases have no "
-            f"verdict, and {then} (`jury run --resume RUN` judges them)."
+            f"verdict, and {then} (`jury run --resume` on the run that was judging them "
+            "judges them)."
         )
 
     def _bound(self) -> str | None:

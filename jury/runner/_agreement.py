@@ -152,12 +152,12 @@ def _enough_resamples(args: AgreementOptions) -> None:
     if not 0 < args.confidence < 1:
         raise ConfigError(f"--confidence {args.confidence:g}: give a level between 0 and 1 (0.95)")
     tail = (1 - args.confidence) / 2
-    least = math.ceil(TAIL_RESAMPLES / tail - 1e-9)
+    least = math.ceil(round(TAIL_RESAMPLES / tail, 6))  # 5 / 0.00005 is not 100,001
     if args.bootstrap < 0 or 0 < args.bootstrap < least:
         raise ConfigError(
-            f"--bootstrap {args.bootstrap}: too few resamples for a {args.confidence:.0%} interval "
-            f"(each tail would rest on fewer than {TAIL_RESAMPLES}); give 0 for no interval, or "
-            f"at least {least}"
+            f"--bootstrap {args.bootstrap}: too few resamples for a {100 * args.confidence:.10g}% "
+            f"interval (--confidence {args.confidence:g}): each tail would rest on fewer than "
+            f"{TAIL_RESAMPLES}; give 0 for no interval, or at least {least}"
         )
 
 

@@ -117,6 +117,10 @@ async def run_options(
     """`run` with its options gathered (the command builds them from its flags)."""
     options = options.replace()  # what a resumed run takes from its manifest goes here
     report_paths(options)  # options that contradict each other stop before anything is paid
+    if options.max_cost is not None and not options.max_cost >= 0:  # NaN too
+        raise ConfigError(
+            f"--max-cost {options.max_cost:g}: give the most to spend in USD, 0 or more"
+        )
     answers_source(options)
     resumed_arguments(options)
     resumed_agent(options)
@@ -231,10 +235,6 @@ async def _run(
 
 
 def _refuse_combinations(options: RunOptions, batch: bool, agent: Agent | None) -> None:
-    if options.max_cost is not None and not options.max_cost >= 0:  # NaN too
-        raise ConfigError(
-            f"--max-cost {options.max_cost:g}: give the most to spend in USD, 0 or more"
-        )
     if batch and agent is not None:
         raise ConfigError("--agent: not in batch mode yet; run the agent online")
     if options.submit_only and not batch:

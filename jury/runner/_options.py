@@ -253,13 +253,14 @@ def case_source(
     source = CaseSource(
         options.cases, fields=panel.fields, format=options.format, root=options.root
     )
-    unasked: list[str] = []
+    unasked, first = 0, ""  # cases without a question: how many, and the first one
 
     def seen(case: Case) -> object:
+        nonlocal unasked, first
         if with_images is not None and case.images:
             with_images.append(case.id)
         if not case.question.strip():  # a conversation's question is its user's last words
-            unasked.append(case.id)
+            unasked, first = unasked + 1, first or case.id
         return None if each is None else each(case)
 
     try:
@@ -272,7 +273,7 @@ def case_source(
         say(notice)
     if unasked:  # judged all the same (a rubric may need none), but never silently
         say(
-            f"{source.name}: {len(unasked)} case(s) have no question (such as {unasked[0]}): "
+            f"{source.name}: {unasked} case(s) have no question (such as {first}): "
             "the judges see the answer without what it answers"
         )
     return source

@@ -27,7 +27,7 @@ from ..adapters._rubric import Rubric
 from ..cases._case import Case
 from ..decide._cascade import Decider
 from ..decide._core import AGGREGATIONS
-from ..panel._panel import Gate, Panel
+from ..panel._panel import Gate, Panel, thresholds_problem
 from ..report._publish import HTML_CASES, publish
 from ..report._run_reports import recorded_warnings
 from ..runs._records import (
@@ -158,9 +158,13 @@ def _updated_panel(panel: Panel, args: RescoreOptions) -> tuple[Panel, dict[str,
     except ValidationError as exc:
         raise ConfigError(f"rescore: {_named(exc)}") from None
     if updated.effective_quorum > len(updated.jurors):
+        named = f"--quorum {args.quorum}" if args.quorum is not None else "the quorum"
         raise ConfigError(
-            f"quorum {updated.effective_quorum} is more than the {len(updated.jurors)} jurors"
+            f"rescore: {named}: more than the {len(updated.jurors)} jurors "
+            f"(a quorum of {updated.effective_quorum})"
         )
+    if args.threshold is not None and (problem := thresholds_problem(updated)) is not None:
+        raise ConfigError(f"rescore: --threshold {args.threshold:g}: {problem[1]}")
     return updated, changes
 
 
@@ -186,7 +190,8 @@ def _named(error: ValidationError) -> str:
         field = next((str(part) for part in problem["loc"] if str(part) in _FLAGS), None)
         text = str(problem["msg"]).removeprefix("Value error, ")
         given = problem.get("input")
-        named = f"{_FLAGS[field]} {given}" if field and not isinstance(given, dict) else field
+        shown = f"{given:g}" if isinstance(given, float) else given
+        named = f"{_FLAGS[field]} {shown}" if field and not isinstance(given, dict) else field
         said.append(f"{named}: {text}" if named else text)
     return "; ".join(said)
 

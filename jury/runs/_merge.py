@@ -170,6 +170,8 @@ def merge_runs(runs: Sequence[str | Path], out: Path, argv: Sequence[str]) -> Me
         started=min(str(s.manifest.get("started", now)) for s in shards),
         command=list(argv),
         cases={**first["cases"], "count": len(order)},
+        # The merged run's cases, every shard's: what a report counts its verdicts against.
+        subset={**(first.get("subset") or {}), "selected": len(order)},
         merged=[
             {"run": str(s.run), "shard": f"{s.index}/{first['shard']['count']}"}
             for s in sorted(shards, key=lambda s: s.index)

@@ -127,7 +127,9 @@ def test_the_library_refuses_them_too(tmp_path: Path) -> None:
     [
         (["--quorum", "0"], "rescore: --quorum 0: Input should be greater than or equal to 1"),
         (["--min-pass-rate", "1.5"], "rescore: --min-pass-rate 1.5: Input should be less than"),
-        (["--level", "95"], "rescore: --level 95.0: Input should be less than 1"),
+        (["--level", "95"], "rescore: --level 95: Input should be less than 1"),
+        (["--quorum", "9"], "rescore: --quorum 9: more than the 3 jurors"),
+        (["--threshold", "99"], "rescore: --threshold 99: 99 is outside the scale 1..5"),
     ],
 )
 def test_rescore_names_the_flag_of_a_value_it_cannot_take(

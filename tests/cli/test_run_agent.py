@@ -314,6 +314,11 @@ def test_repeat_asks_the_agent_n_times_and_reports_each_cases_stability(
     said = " ".join(capsys.readouterr().err.split())
     assert "--resume rep: a run of repeats; give the command that started it again" in said
     assert len(calls(tmp_path)) == 6
+    # A number the run cannot take stops it before its first repeat makes anything.
+    again = ["run", "two.jsonl", "--agent", "flaky.py:answer", "--repeat", "3", "--out", "again"]
+    assert main([*again, "--max-cost", "-1"]) == 2
+    assert "--max-cost -1: give the most to spend" in capsys.readouterr().err
+    assert not (tmp_path / "again").exists()
 
 
 def _flaky_cases(folder: Path, name: str, ids: list[str]) -> None:

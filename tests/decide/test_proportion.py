@@ -42,7 +42,7 @@ def test_the_interval_is_scipys_proportion_ci(method: str, level: float, k: int,
     assert ours.estimate == k / n
 
 
-@pytest.mark.parametrize("a", [1e-3, 0.5, 1, 1.5, 7, 1e3, 1e6, 5e7])
+@pytest.mark.parametrize("a", [1e-3, 0.03, 0.5, 1, 1.5, 7, 1e3, 1e6, 5e7])
 @pytest.mark.parametrize("b", [1e-3, 0.5, 1, 2, 9, 1e4, 1e7])
 def test_the_beta_quantile_is_scipys_from_tail_to_tail(a: float, b: float) -> None:
     # Clopper-Pearson's bounds without SciPy (issue 36): the standard-library beta quantile,
@@ -59,6 +59,31 @@ def test_the_beta_quantile_is_scipys_from_tail_to_tail(a: float, b: float) -> No
         if abs(ours - theirs) > 1e-10:
             # Where the two differ, ours is the root: SciPy's own CDF says so.
             assert abs(beta.cdf(ours, a, b) - p) < abs(beta.cdf(theirs, a, b) - p)
+
+
+def test_the_beta_quantile_converges_for_a_tiny_share_of_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A review found the lower bound of 0.01 passes of 100 (a case's share of repeats) ending
+    # on the step cap at 6e-73, where SciPy gives 2e-166: not converged, and not said.
+    from scipy.stats import beta
+
+    import jury.decide._proportion as proportion
+
+    evaluations = 0
+    cdf = proportion._beta_cdf
+
+    def counted(x: float, a: float, b: float) -> float:
+        nonlocal evaluations
+        evaluations += 1
+        return cdf(x, a, b)
+
+    monkeypatch.setattr(proportion, "_beta_cdf", counted)
+    for k, n in ((0.01, 100), (0.03, 100), (0.5, 10_000), (1, 10_000_000)):
+        evaluations = 0
+        ours = proportion.beta_quantile(0.025, k, n - k + 1)
+        assert ours == pytest.approx(float(beta.ppf(0.025, k, n - k + 1)), rel=1e-6)
+        assert evaluations < 100
 
 
 def test_a_run_with_the_exact_interval_imports_no_scipy(tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ def test_a_run_stopped_on_passing_cases_leaves_its_gate_undecided_everywhere(
     assert main(["report", "run", "--junit", "j.xml", "--json", "s.json"]) == 3
     printed = " ".join(capsys.readouterr().out.split())  # as one line, however it wraps
     assert "The run did not finish: 21 of its 24 cases have no verdict" in printed
-    assert "`jury run --resume RUN` judges them" in printed
+    assert "they leave the gate undecided" in printed
+    assert "(`jury run --resume` on the run that was judging them judges them)" in printed
     assert "Gate INCONCLUSIVE 3 passed, 0 failed, 0 inconclusive, 21 not judged of 24" in printed
     summary = json.loads(Path("s.json").read_text(encoding="utf-8"))
     assert (summary["not_judged"], summary["exit_code"]) == (21, 3)
@@ -57,6 +58,14 @@ def test_a_run_stopped_on_passing_cases_leaves_its_gate_undecided_everywhere(
     assert main(["rescore", "run", "--out", "again"]) == 3
     again = json.loads(Path("again/summary.json").read_text(encoding="utf-8"))
     assert again["not_judged"] == 21
+    # Every figure counts the cases the run did not reach, as the gate does.
+    assert summary["pass_rate"] == pytest.approx(3 / 24)
+    assert summary["coverage"] == pytest.approx(3 / 24)
+    assert opened.summary.pass_rate == pytest.approx(3 / 24)
+    # A bar the judged cases clear even if every missing one fails: passed, and said so.
+    assert main(["rescore", "run", "--out", "low", "--min-pass-rate", "0.1"]) == 0
+    low = " ".join(capsys.readouterr().out.split())
+    assert "the gate passes even if every one of them fails" in low
 
 
 def test_a_run_stopped_after_a_failure_fails_a_gate_no_verdict_could_save() -> None:

@@ -125,6 +125,7 @@ def test_four_shards_merged_are_the_run_unsharded(
     merged = json.loads((shards / "merged/manifest.json").read_text())
     assert [m["shard"] for m in merged["merged"]] == ["1/4", "2/4", "3/4", "4/4"]
     assert merged["cases"]["count"] == CASES
+    assert merged["subset"]["selected"] == CASES  # not shard 1's: reports count against it
     assert "shard" not in merged
     # The merged run lists its cases in the cases file's order.
     lines = (shards / "merged/cases.jsonl").read_text().splitlines()
