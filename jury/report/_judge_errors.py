@@ -9,6 +9,9 @@ is that nobody reads a gate's outcome without seeing that the jury was not the o
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
 from ._losses import FamilyLoss, JudgeError
 from ._summary import JurorStats, RunSummary
 
@@ -18,6 +21,7 @@ __all__ = [
     "family_lines",
     "judge_error_lines",
     "juror_line",
+    "losses_json",
     "lost",
     "probability_lines",
 ]
@@ -26,6 +30,16 @@ __all__ = [
 def lost(summary: RunSummary) -> list[tuple[str, JurorStats]]:
     """The jurors that missed cases (unavailable or invalid votes), by name."""
     return [(name, stats) for name, stats in summary.jurors.items() if stats.missed]
+
+
+def losses_json(stats: JurorStats) -> dict[str, Any]:
+    """A juror's losses as ``summary.json``'s ``judge_errors`` keeps them."""
+    return {
+        "missed": stats.missed,
+        "unavailable": stats.unavailable,
+        "invalid": stats.invalid,
+        "errors": [asdict(error) for error in stats.errors.values()],
+    }
 
 
 def juror_line(name: str, stats: JurorStats) -> str:

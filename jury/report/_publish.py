@@ -23,7 +23,7 @@ from ._agreement import CONFIDENCE, RESAMPLES, SEED, WIDEST, manifest_rubric, ru
 from ._calibration import Tradeoff
 from ._console import console_for
 from ._index import Entry, VerdictIndex
-from ._judge_errors import lost
+from ._judge_errors import losses_json, lost
 from ._judged import HTML_CASES, JudgedCases
 from ._junit import write_junit
 from ._summary import RunSummary, Tally, with_unjudged
@@ -363,15 +363,7 @@ def _write_summary(
     # Every call of the run, the jurors' and the model checks' (`check_calls`), added up.
     data["calls"] = asdict(summary.calls)
     # The judge-errors section: each juror that missed cases, and how (`_judge_errors`).
-    data["judge_errors"] = {
-        name: {
-            "missed": stats.missed,
-            "unavailable": stats.unavailable,
-            "invalid": stats.invalid,
-            "errors": [asdict(error) for error in stats.errors.values()],
-        }
-        for name, stats in lost(summary)
-    }
+    data["judge_errors"] = {name: losses_json(stats) for name, stats in lost(summary)}
     data["gate"] = gate.model_dump(mode="json")
     decided = summary.gate_outcome(gate)
     data["exit_code"] = decided.code

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ._judge_errors import error_line, family_line, juror_line
+from ._judge_errors import error_line, family_line, juror_line, losses_json
 from ._lines import fake_line, offline_line
 from ._losses import FamilyLoss, JudgeError
 from ._summary import JurorStats, RunSummary
@@ -113,16 +113,11 @@ def _lost_json(one: _Lost) -> dict[str, Any]:
     """One juror's losses as ``summary.json``'s ``judge_errors`` keeps them, with the repeats
     they happened in (and the repeat where each kind of error was first met)."""
     stats = one.stats
-    return {
-        "repeats": one.repeats,
-        "missed": stats.missed,
-        "votes": stats.votes,
-        "unavailable": stats.unavailable,
-        "invalid": stats.invalid,
-        "errors": [
-            {**asdict(error), "repeat": one.first_in[kind]} for kind, error in stats.errors.items()
-        ],
-    }
+    found = {"repeats": one.repeats, "votes": stats.votes, **losses_json(stats)}
+    found["errors"] = [
+        {**error, "repeat": one.first_in[error["kind"]]} for error in found["errors"]
+    ]
+    return found
 
 
 def _in(repeats: Sequence[int]) -> str:
