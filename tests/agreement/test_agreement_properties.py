@@ -258,3 +258,25 @@ def test_the_resamples_do_not_depend_on_the_size_of_a_chunk(
         found.append(reliability._resample(per_unit, ratio, boot)[0])
     assert np.allclose(found[0], found[1], rtol=1e-13, atol=0)
     assert np.allclose(found[0], found[2], rtol=1e-13, atol=0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(-5, 5).map(float), st.floats(-1e6, 1e6, allow_nan=False)),
+        min_size=1,
+        max_size=60,
+    ),
+    st.lists(st.floats(0, 1), min_size=1, max_size=4),
+)
+def test_the_intervals_quantiles_are_numpys_linear_ones_to_the_bit(
+    values: list[float], levels: list[float]
+) -> None:
+    # Written out so that a run's page imports no numpy.ma (issue 36): the same arithmetic as
+    # np.quantile's default method, so the same floats, ties and repeated values included.
+    from jury.agreement._reliability import _distinct, _quantiles
+
+    data = np.asarray(values)
+    assert _quantiles(data, levels) == np.quantile(data, levels).tolist()
+    codes = np.asarray([int(v) % 7 for v in values], dtype=np.int64)
+    assert _distinct(codes).tolist() == np.unique(codes).tolist()
