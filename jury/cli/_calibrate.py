@@ -219,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
 
     configure_logging(0)
     found = run_interruptible(calibrate_options(CalibrateOptions.of(args)))
+    for note in found.notes:
+        print(f"jury: note: {note}", file=sys.stderr)
     for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     out = sys.stdout

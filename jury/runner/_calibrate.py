@@ -62,6 +62,9 @@ class Calibration:
     fit_report: str | None = None
     warnings: tuple[str, ...] = ()
     exit_code: int = 0
+    #: How the cases were read (shapes, fields kept aside, cases without a question): the
+    #: command prints them; the library returns them, printing nothing.
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -135,7 +138,8 @@ async def calibrate_options(args: CalibrateOptions) -> Calibration:
         raise ConfigError(f"--budget: {args.budget:g} USD per 1000 cases; it must be above 0")
     options = args.run_options()
     panel = panel_for(options)
-    source = case_source(options, panel)
+    notes: list[str] = []
+    source = case_source(options, panel, notes=notes.append)
     try:
         cases = source.load()
     finally:
@@ -162,6 +166,7 @@ async def calibrate_options(args: CalibrateOptions) -> Calibration:
             fit_report=out.getvalue(),
             warnings=tuple(warnings),
             exit_code=code,
+            notes=tuple(notes),
         )
     # A calibration tests the judges on the answers it swaps in; the trace checks of the
     # cases would only spare the judges it means to test.
@@ -180,6 +185,7 @@ async def calibrate_options(args: CalibrateOptions) -> Calibration:
         other_max=args.other_max,
         gold=tuple(checks),
         warnings=tuple(warnings),
+        notes=tuple(notes),
     )
     return _against_labels(found, args, panel, jury.rubric, labelled, verdicts)
 

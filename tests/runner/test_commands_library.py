@@ -194,3 +194,23 @@ def test_a_rescore_keeps_the_judge_calls_its_checks_spared() -> None:
         first["judges_spared"],
         first["calls_saved"],
     )
+
+
+def test_calibrate_as_a_library_prints_nothing_and_returns_how_it_read_the_cases(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A review found `jury.calibrate` printing the cases' notes to stderr ("jury: note: ..."):
+    # a library prints nothing; the command prints what it returns.
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()[:4]
+    first = json.loads(lines[0])
+    del first["question"]
+    Path("cases.jsonl").write_text(
+        "\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8"
+    )
+    capsys.readouterr()
+    found = asyncio.run(jury.calibrate("cases.jsonl", passes=1))
+    printed = capsys.readouterr()
+    assert (printed.out, printed.err) == ("", "")
+    assert any("1 case(s) have no question" in note for note in found.notes)
+    main(["calibrate", "cases.jsonl", "--passes", "1"])
+    assert "jury: note: cases.jsonl: 1 case(s) have no question" in capsys.readouterr().err
