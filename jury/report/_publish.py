@@ -140,7 +140,7 @@ def publish(
             SUMMARY: (paths.json, lambda out: _write_summary(out, summary, gate, said)),
             REPORT: (
                 paths.html,
-                lambda out: _write_html(out, run_dir, index, gathered, header, gate, loaded, said),
+                lambda out: _write_html(out, index, gathered, header, gate, loaded, said),
             ),
             JUNIT: (
                 paths.junit,
@@ -222,6 +222,8 @@ class _Gathered:
     lines: list[CaseLine]
     conversations: dict[str, str]
     limit: int
+    #: The run's manifest, read once for the reports (an empty mapping without one).
+    manifest: dict[str, Any]
 
 
 def _gather(
@@ -277,8 +279,9 @@ def _gather(
         # The terminal lists the failed and inconclusive cases (always shown) with this line.
         if shown_case is not None and shown_case.turns and verdict.verdict is not Verdict.PASS:
             conversations[verdict.case_id] = conversation_line(shown_case, verdict)
+    manifest = read_manifest(run_dir)
     return _Gathered(
-        with_unjudged(tally.summary(), read_manifest(run_dir)),
+        with_unjudged(tally.summary(), manifest),
         shown,
         cases,
         agreement,
@@ -287,12 +290,12 @@ def _gather(
         lines,
         conversations,
         limit,
+        manifest,
     )
 
 
 def _write_html(
     out: TextIO,
-    run_dir: Path,
     index: VerdictIndex,
     gathered: _Gathered,
     header: Any,
@@ -304,7 +307,7 @@ def _write_html(
     from ._html import Cards, Page, write_html
     from ._prompts import prompt_book
 
-    manifest = read_manifest(run_dir)
+    manifest = gathered.manifest
     shown = gathered.shown
     first = [index.load(index.entries[0])] if index.entries else []
     metrics = rubric_metrics(rubric or manifest_rubric(manifest), first, required=False)

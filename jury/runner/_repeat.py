@@ -26,7 +26,7 @@ from .._errors import ConfigError, JurorUnusable
 from ..panel._panel import Gate, Panel
 from ..runs._records import new_run_dir, read_cases, read_verdicts, write_atomic
 from ._options import RunOptions
-from ._result import Run
+from ._result import Run, total_cost
 
 if TYPE_CHECKING:
     from ._notices import Notices
@@ -97,8 +97,7 @@ async def run_repeats(
             raise _unusable_after(exc, runs) from None
     stability = case_stability(repeat_dirs(out, count), gate, options.require)
     stability["degraded"] = _degraded(runs)
-    costs = [run.cost for run in runs]  # what every repeat cost; unknown if any one's is
-    stability["cost"] = None if None in costs else sum(c for c in costs if c is not None)
+    stability["cost"] = total_cost(runs)
     text = json.dumps(stability, indent=2, ensure_ascii=False) + "\n"
     write_atomic(out / STABILITY, text)
     written = _copies(options, out, stability, gate, text, said)

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
     from ..report._summary import RunSummary
     from ._notices import Notices
 
-__all__ = ["Run"]
+__all__ = ["Run", "total_cost"]
+
+
+def total_cost(runs: Sequence[Run]) -> float | None:
+    """USD of these runs' calls together; None when any one's price is unknown."""
+    costs = [run.cost for run in runs]
+    return None if None in costs else sum(c for c in costs if c is not None)
 
 
 class Run:
@@ -216,8 +222,7 @@ class Run:
     def cost(self) -> float | None:
         """USD of the run's calls (None when a price is unknown)."""
         if self.repeats:
-            costs = [run.cost for run in self.repeats]
-            return None if None in costs else sum(c for c in costs if c is not None)
+            return total_cost(self.repeats)
         return self.summary.cost
 
     @property
