@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import ConfigError, JuryError
 from .._verdict import CaseVerdict
 from ..adapters import Rubric
 from ..adapters._agent import Agent
+from ..adapters._registry import load_rubric
 from ..cases import CaseSource
 from ..cases._case import Case
 from ..cases._subset import Selection, Subset
@@ -168,7 +169,7 @@ def _same_run(
     if then != now:
         keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
         changed.append(f"the jury ({', '.join(keys)})")
-    if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
+    if _rubric_changed(manifest["rubric"]["fingerprint"], jury.rubric, panel, then, now):
         changed.append("the rubric")
     agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
     if agent_changed is not None:
@@ -178,6 +179,23 @@ def _same_run(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
             "start a new run (another --out)"
         )
+
+
+def _rubric_changed(
+    recorded: str, rubric: Rubric, panel: Panel, then: dict[str, Any], now: dict[str, Any]
+) -> bool:
+    """Whether the rubric's content changed, besides what the jury's record names: another
+    rubric or other thresholds change its fingerprint too, and are named once, as the jury's."""
+    if rubric.fingerprint() == recorded or then.get("rubric") != now.get("rubric"):
+        return False
+    if then.get("thresholds") == now.get("thresholds"):
+        return True
+    # Other thresholds: the rubric as the run's thresholds would make it tells whether its file
+    # changed as well.
+    try:
+        return load_rubric(panel.rubric, then.get("thresholds")).fingerprint() != recorded
+    except (JuryError, ValueError):  # the run's thresholds no longer fit the file: it changed
+        return True
 
 
 async def judge_cases(

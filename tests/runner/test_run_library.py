@@ -251,3 +251,34 @@ def test_a_run_resumes_with_other_call_settings_and_a_changed_jury_is_named(
     capsys.readouterr()
     assert main(["run", "--resume", "c", "--jury", "other.toml", "--progress", "none"]) == 2
     assert "cannot resume: the jury (jurors" in capsys.readouterr().err
+
+
+def test_a_changed_threshold_or_rubric_is_named_once_when_a_run_resumes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The thresholds and the rubric's name are the jury's, and the rubric's fingerprint
+    # changes with them: one change was named twice ("the jury (thresholds) and the rubric").
+    rubric = Path(jury.__file__).parents[1] / "rubrics" / "builtin" / "five-metric.toml"
+    Path("mine.toml").write_text(rubric.read_text(encoding="utf-8"), encoding="utf-8")
+    first = ["run", str(EXAMPLE), "--out", "c", "--limit", "3", "--progress", "none"]
+    assert main([*first, "--rubric", "mine.toml", "--no-cache"]) == 1
+    capsys.readouterr()
+
+    def refused(*flags: str) -> str:
+        assert main(["run", "--resume", "c", "--progress", "none", *flags]) == 2
+        return capsys.readouterr().err
+
+    resumed = ["--rubric", "mine.toml"]
+    assert "cannot resume: the jury (thresholds) changed since" in refused(
+        *resumed, "--threshold", "3"
+    )
+    assert "cannot resume: the jury (rubric) changed since" in refused(
+        "--rubric", "grounded-answer"
+    )
+    # The file's content changed: named, by itself and beside other thresholds.
+    text = Path("mine.toml").read_text(encoding="utf-8")
+    Path("mine.toml").write_text(text.replace("that was asked?", "asked?"), encoding="utf-8")
+    assert "cannot resume: the rubric changed since" in refused(*resumed)
+    assert "cannot resume: the jury (thresholds) and the rubric changed" in refused(
+        *resumed, "--threshold", "3"
+    )
