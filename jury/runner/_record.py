@@ -116,7 +116,7 @@ def open_record(
     try:
         if resume or (path / "manifest.json").exists():
             manifest = require_manifest(path)
-            _same_run(manifest, source, panel, jury, selection.subset, agent)
+            _same_run(path, manifest, source, panel, jury, selection.subset, agent)
             same_shard(manifest, shard)
             return RunRecord.resume(path, redactor, lock)
         manifest = build_manifest(
@@ -151,6 +151,7 @@ def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
 
 
 def _same_run(
+    path: Path,
     manifest: dict[str, Any],
     source: CaseSource,
     panel: Panel,
@@ -175,10 +176,50 @@ def _same_run(
     if agent_changed is not None:
         changed.append(agent_changed)
     if changed:
+        rescore = _rescore_hint(path, manifest, then, now) if len(changed) == 1 else ""
         raise ConfigError(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
-            "start a new run (another --out)"
+            f"{rescore}start a new run (another --out)"
         )
+
+
+def _rescore_hint(
+    path: Path, manifest: dict[str, Any], then: dict[str, Any], now: dict[str, Any]
+) -> str:
+    """`jury rescore` with its flags, when a finished run differs only by rules it can change:
+    the votes are decided again for nothing, where a new run pays for every call again."""
+    keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    flags = [_rescored(key, then, now) for key in keys]
+    if not manifest.get("finished") or not flags or None in flags:
+        return ""
+    return (
+        f"`jury rescore {path} {' '.join(f for f in flags if f)}` decides its recorded votes "
+        "again by the new rules, calling no judge; or "
+    )
+
+
+def _rescored(key: str, then: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The `jury rescore` flags that set the jury's `key` as it is `now`, or None (they
+    cannot)."""
+    value = now.get(key)
+    if key in ("quorum", "aggregation", "ties") and value is not None:
+        return f"--{key} {value}"
+    if key == "thresholds" and isinstance(value, dict) and set(value) == {"*"}:
+        return f"--threshold {value['*']:g}"  # one threshold for every metric, as it sets
+    if key == "gate" and isinstance(value, dict):
+        before = then.get("gate") or {}
+        flags = [_gate_flag(k, v) for k, v in value.items() if before.get(k) != v]
+        return " ".join(f for f in flags if f) if flags and all(flags) else None
+    return None
+
+
+def _gate_flag(key: str, value: Any) -> str | None:
+    """The `jury rescore` flag that sets the gate's `key` to `value`, or None."""
+    if key in ("min_pass_rate", "level") and isinstance(value, float | int):
+        return f"--{key.replace('_', '-')} {value:g}"
+    if key in ("on", "interval") and isinstance(value, str):
+        return f"--{'gate-on' if key == 'on' else key} {value}"
+    return "--require-every-juror" if key == "require_every_juror" and value is True else None
 
 
 def _rubric_changed(
