@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 import tomllib
 import typing
@@ -197,6 +198,10 @@ _WORDS = {
 }
 
 
+#: The pydantic error types of a number's bounds.
+_BOUNDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+
+
 def _reason(
     err: ErrorDetails, known: list[str], unknown: tuple[str, str], typos: bool = False
 ) -> str:
@@ -216,6 +221,10 @@ def _reason(
         hint = suggest(got, choices) if isinstance(got, str) else ""
         return f"{_shown(got)} is not one of {', '.join(choices)}{hint}"
     template = _WORDS.get(kind)
+    got = err.get("input")
+    if kind in _BOUNDS and isinstance(got, float) and math.isnan(got):
+        # NaN fails every bound: the one pydantic checked ("must be at most 1") is no fix.
+        return "expected a number, got NaN"
     if template is not None:
         limits = {k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in ctx.items()}
         return template.format(got=_shown(err.get("input")), **limits)

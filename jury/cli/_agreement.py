@@ -210,6 +210,7 @@ def render(
     console.print()
 
     table = Table(title="Agreement", title_justify="left")
+    table.caption, table.caption_justify = "verdict: the jurors' own PASS or FAIL", "left"
     for column in ("metric", "level", "alpha", "Fleiss kappa", "AC1", "agreement", "cases"):
         table.add_column(column, justify="left" if column in ("metric", "level") else "right")
     rows = agreement_rows(summary)
@@ -233,8 +234,7 @@ def _render_metric(console: Console, result: MetricAgreement, top: int) -> None:
     from rich.text import Text
 
     console.print()
-    label = "pass/fail verdicts" if result.metric == "verdict" else result.metric
-    console.print(Text(f"{label} ({result.level})", style="bold"))
+    console.print(Text(f"{result.metric} ({result.level})", style="bold"))
     matrix = Table(title=f"{result.pairwise.statistic}, juror x juror", title_justify="left")
     matrix.add_column("")
     for name in result.pairwise.raters:

@@ -15,6 +15,23 @@ __all__ = ["CommandParser", "JuryParser"]
 _CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
 
 
+#: `jury rescore`'s flags for the rules that decide a verdict, as a jury file sets them. Given
+#: to another command (`jury run --quorum 2`), they are no typo of its flags: the closest
+#: spelling ("did you mean '--resume'?") would send the user the wrong way.
+_RULES = {
+    "--quorum": ("quorum = N", " N"),
+    "--aggregation": ('aggregation = "NAME"', " NAME"),
+    "--calibration": ('aggregation = "learned" and calibration = "FIT"', " FIT"),
+    "--ties": ('ties = "POLICY"', " POLICY"),
+    "--threshold": ("thresholds = T", " T"),
+    "--min-pass-rate": ("min_pass_rate = P under [gate]", " P"),
+    "--require-every-juror": ("require_every_juror = true under [gate]", ""),
+    "--gate-on": ('on = "lower_bound" under [gate]', " lower_bound"),
+    "--interval": ('interval = "NAME" under [gate]', " NAME"),
+    "--level": ("level = L under [gate]", " L"),
+}
+
+
 class JuryParser(argparse.ArgumentParser):
     """An `ArgumentParser` that never takes ``--thr`` for ``--threshold`` (an abbreviation
     changes meaning when a flag is added) and says "did you mean" on a near miss."""
@@ -30,6 +47,13 @@ class JuryParser(argparse.ArgumentParser):
         if message.startswith("unrecognized arguments: "):
             flags = [a.split("=")[0] for a in message.split(": ", 1)[1].split() if a[:1] == "-"]
             for flag in flags:
+                if flag in _RULES:
+                    setting, value = _RULES[flag]
+                    return (
+                        f" ({flag} is not a flag of {self.prog}: set {setting} in the jury "
+                        f"file (--jury FILE); `jury rescore RUN {flag}{value}` decides a "
+                        "recorded run again by it, calling no judge)"
+                    )
                 hint = suggest(flag, self._option_string_actions)
                 if hint:
                     return hint.replace(" (did you mean ", f" ({flag}: did you mean ")

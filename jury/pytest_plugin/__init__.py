@@ -392,13 +392,23 @@ def _warned(config: pytest.Config, panel: Panel) -> Panel:
     return panel
 
 
+def _unusable(error: BaseException) -> JurorUnusable | None:
+    """The juror that cannot work behind `error`, even when a test's own TaskGroup (or any
+    exception group, nested) wrapped it: it stops the session all the same."""
+    if isinstance(error, BaseExceptionGroup):
+        found = (_unusable(inner) for inner in error.exceptions)
+        return next((unusable for unusable in found if unusable is not None), None)
+    return error if isinstance(error, JurorUnusable) else None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    if call.excinfo is not None and call.excinfo.errisinstance(JurorUnusable):
+    unusable = _unusable(call.excinfo.value) if call.excinfo is not None else None
+    if unusable is not None:
         # As `jury run` stops (exit 2) before it pays for more cases: the session stops, a
         # usage error, never a test failure nor an unavailable judge a skip would hide.
-        pytest.exit(f"{item.nodeid}: {call.excinfo.value}", returncode=pytest.ExitCode.USAGE_ERROR)
+        pytest.exit(f"{item.nodeid}: {unusable}", returncode=pytest.ExitCode.USAGE_ERROR)
     if call.excinfo is None or not call.excinfo.errisinstance(JudgeUnavailable):
         return report
     mode = _on_unavailable(item.config)

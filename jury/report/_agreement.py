@@ -121,7 +121,9 @@ class AgreementRow:
 
 
 def agreement_rows(summary: AgreementSummary) -> list[AgreementRow]:
-    """The agreement table: each metric, then the jurors' own pass/fail verdicts."""
+    """The agreement table: each metric, then the jurors' own pass/fail verdicts, named
+    "verdict" as everywhere else (`--metric verdict`, the JSON, the gate's and the undefined
+    statistics' lines)."""
     rows = []
     for result in (*summary.metrics.values(), summary.verdict):
         percent = result.percent_agreement.value
@@ -132,7 +134,7 @@ def agreement_rows(summary: AgreementSummary) -> list[AgreementRow]:
         )
         rows.append(
             AgreementRow(
-                metric="pass/fail" if result is summary.verdict else result.metric,
+                metric=result.metric,
                 level=result.level,
                 alpha=estimate_text(result.alpha),
                 fleiss=estimate_text(result.fleiss_kappa, interval=False),

@@ -173,9 +173,9 @@ def agreement_options(source: str, args: AgreementOptions) -> Agreement:
         raise ConfigError("--gate-on lower needs an interval: give --bootstrap N > 0")
     _enough_resamples(args)
     if args.fail_under is not None and not args.fail_under <= 1:
-        raise ConfigError(
-            f"--fail-under {args.fail_under:g}: alpha is at most 1; give a bar up to 1"
-        )
+        # NaN fails the test too, but is no bar above 1: said as what it is.
+        why = "not a number" if math.isnan(args.fail_under) else "alpha is at most 1"
+        raise ConfigError(f"--fail-under {args.fail_under:g}: {why}; give a bar up to 1")
     if is_score_table(source):
         if args.labels or args.cases or args.rubric:
             raise ConfigError("a table of scores: --labels, --cases and --rubric are for runs")

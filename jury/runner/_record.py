@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._errors import ConfigError
+from .._errors import ConfigError, JuryError
 from .._verdict import CaseVerdict
 from ..adapters import Rubric
 from ..adapters._agent import Agent
+from ..adapters._registry import load_rubric
 from ..cases import CaseSource
 from ..cases._case import Case
 from ..cases._subset import Selection, Subset
@@ -115,7 +116,7 @@ def open_record(
     try:
         if resume or (path / "manifest.json").exists():
             manifest = require_manifest(path)
-            _same_run(manifest, source, panel, jury, selection.subset, agent)
+            _same_run(path, manifest, source, panel, jury, selection.subset, agent)
             same_shard(manifest, shard)
             return RunRecord.resume(path, redactor, lock)
         manifest = build_manifest(
@@ -150,6 +151,7 @@ def _answered(selection: Selection, agent: bool) -> Iterator[Case]:
 
 
 def _same_run(
+    path: Path,
     manifest: dict[str, Any],
     source: CaseSource,
     panel: Panel,
@@ -168,16 +170,73 @@ def _same_run(
     if then != now:
         keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
         changed.append(f"the jury ({', '.join(keys)})")
-    if manifest["rubric"]["fingerprint"] != jury.rubric.fingerprint():
+    if _rubric_changed(manifest["rubric"]["fingerprint"], jury.rubric, panel, then, now):
         changed.append("the rubric")
     agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
     if agent_changed is not None:
         changed.append(agent_changed)
     if changed:
+        rescore = _rescore_hint(path, manifest, then, now) if len(changed) == 1 else ""
         raise ConfigError(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
-            "start a new run (another --out)"
+            f"{rescore}start a new run (another --out)"
         )
+
+
+def _rescore_hint(
+    path: Path, manifest: dict[str, Any], then: dict[str, Any], now: dict[str, Any]
+) -> str:
+    """`jury rescore` with its flags, when a finished run differs only by rules it can change:
+    the votes are decided again for nothing, where a new run pays for every call again."""
+    keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    flags = [_rescored(key, then, now) for key in keys]
+    if not manifest.get("finished") or not flags or None in flags:
+        return ""
+    return (
+        f"`jury rescore {path} {' '.join(f for f in flags if f)}` decides its recorded votes "
+        "again by the new rules, calling no judge; or "
+    )
+
+
+def _rescored(key: str, then: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The `jury rescore` flags that set the jury's `key` as it is `now`, or None (they
+    cannot)."""
+    value = now.get(key)
+    if key in ("quorum", "aggregation", "ties") and value is not None:
+        return f"--{key} {value}"
+    if key == "thresholds" and isinstance(value, dict) and set(value) == {"*"}:
+        return f"--threshold {value['*']:g}"  # one threshold for every metric, as it sets
+    if key == "gate" and isinstance(value, dict):
+        before = then.get("gate") or {}
+        flags = [_gate_flag(k, v) for k, v in value.items() if before.get(k) != v]
+        return " ".join(f for f in flags if f) if flags and all(flags) else None
+    return None
+
+
+def _gate_flag(key: str, value: Any) -> str | None:
+    """The `jury rescore` flag that sets the gate's `key` to `value`, or None."""
+    if key in ("min_pass_rate", "level") and isinstance(value, float | int):
+        return f"--{key.replace('_', '-')} {value:g}"
+    if key in ("on", "interval") and isinstance(value, str):
+        return f"--{'gate-on' if key == 'on' else key} {value}"
+    return "--require-every-juror" if key == "require_every_juror" and value is True else None
+
+
+def _rubric_changed(
+    recorded: str, rubric: Rubric, panel: Panel, then: dict[str, Any], now: dict[str, Any]
+) -> bool:
+    """Whether the rubric's content changed, besides what the jury's record names: another
+    rubric or other thresholds change its fingerprint too, and are named once, as the jury's."""
+    if rubric.fingerprint() == recorded or then.get("rubric") != now.get("rubric"):
+        return False
+    if then.get("thresholds") == now.get("thresholds"):
+        return True
+    # Other thresholds: the rubric as the run's thresholds would make it tells whether its file
+    # changed as well.
+    try:
+        return load_rubric(panel.rubric, then.get("thresholds")).fingerprint() != recorded
+    except (JuryError, ValueError):  # the run's thresholds no longer fit the file: it changed
+        return True
 
 
 async def judge_cases(

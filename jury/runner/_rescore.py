@@ -10,6 +10,7 @@ directory, reported like a run.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -182,6 +183,10 @@ _FLAGS = {
 }
 
 
+#: What a float flag takes, for a NaN given to it.
+_RANGES = {"min_pass_rate": "a rate from 0 to 1", "level": "a level between 0 and 1 (0.95)"}
+
+
 def _named(error: ValidationError) -> str:
     """Each problem named by the flag that made it (``--level 95: Input should be ...``), not
     as pydantic words it (a model's name, a link to its docs)."""
@@ -190,6 +195,10 @@ def _named(error: ValidationError) -> str:
         field = next((str(part) for part in problem["loc"] if str(part) in _FLAGS), None)
         text = str(problem["msg"]).removeprefix("Value error, ")
         given = problem.get("input")
+        if isinstance(given, float) and math.isnan(given):
+            # NaN fails every bound, so pydantic names whichever it checked ("less than or
+            # equal to 1"): the wrong fix.
+            text = f"not a number; give {_RANGES.get(field or '', 'a number')}"
         shown = f"{given:g}" if isinstance(given, float) else given
         named = f"{_FLAGS[field]} {shown}" if field and not isinstance(given, dict) else field
         said.append(f"{named}: {text}" if named else text)

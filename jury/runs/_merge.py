@@ -94,9 +94,14 @@ def _check(shards: list[_Shard]) -> list[str]:
     problems: list[str] = []
     first = shards[0]
     for shard in shards[1:]:
+        then, now = (jury_identity(s.manifest["jury"]) for s in (first, shard))
+        keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
         for what, fact in _FACTS.items():
+            if what == "the rubric" and {"rubric", "thresholds"} & set(keys):
+                continue  # another rubric or thresholds change its fingerprint: named once
             if fact(shard.manifest) != fact(first.manifest):
-                problems.append(f"{shard.name}: {what} differs from {first.name}'s")
+                named = f"the jury ({', '.join(keys)})" if what == "the jury" else what
+                problems.append(f"{shard.name}: {named} differs from {first.name}'s")
     if problems:
         return problems
     count = int(first.manifest["shard"]["count"])

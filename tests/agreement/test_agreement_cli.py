@@ -39,7 +39,6 @@ async def test_agreement_report_and_gate(
     out = capsys.readouterr().out
     assert "Agreement" in out
     assert "correctness" in out
-    assert "pass/fail" in out
     assert "juror x juror" in out
     assert "widest disagreement" in out
     assert "c4" in out  # the case b flipped is the widest
@@ -47,6 +46,28 @@ async def test_agreement_report_and_gate(
     assert "Gate PASSED" in capsys.readouterr().out
     assert main(["agreement", str(run), "--fail-under", "0.99", "--bootstrap", "200"]) == 1
     assert "Gate FAILED" in capsys.readouterr().out
+
+
+async def test_the_jurors_own_verdicts_have_one_name_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The table's row was "pass/fail" where its gate line, its undefined reasons, --json and
+    # --metric say "verdict": a user read one name and had to type another.
+    run = await agreeing_run(tmp_path / "run", flip="c4")
+    capsys.readouterr()
+    assert main(["agreement", str(run), "--bootstrap", "0", "--fail-under", "0.99"]) == 1
+    out = capsys.readouterr().out
+    (row,) = [line for line in out.splitlines() if "nominal" in line and "│" in line]
+    assert row.split("│")[1].strip() == "verdict"
+    assert "verdict (nominal)" in out  # its juror x juror matrix
+    assert "verdict: the jurors' own PASS or FAIL" in out  # what the row is, under the table
+    assert "pass/fail" not in out
+    (gate,) = [line for line in out.splitlines() if "alpha below 0.99:" in line]
+    assert "verdict" in gate.split("alpha below 0.99:")[1]
+    assert main(["agreement", str(run), "--bootstrap", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"]["metric"] == "verdict"
+    assert main(["agreement", str(run), "--bootstrap", "0", "--metric", "verdict"]) == 0
+    assert "verdict" in capsys.readouterr().out
 
 
 async def test_undefined_agreement_does_not_pass_the_gate(

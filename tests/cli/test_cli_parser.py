@@ -38,3 +38,19 @@ def test_an_unambiguous_abbreviation_is_still_refused(capsys: pytest.CaptureFixt
 def test_a_flag_far_from_any_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
     err = usage_error(["run", "cases.jsonl", "--zzzzzz"], capsys)
     assert err.rstrip().endswith("unrecognized arguments: --zzzzzz")
+
+
+def test_a_rule_of_the_verdict_given_to_run_says_where_it_is_set_not_a_near_spelling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A new user's trial: `jury run --quorum 2` got "did you mean '--resume'?", a flag that
+    # continues a run and sets no quorum.
+    err = usage_error(["run", "cases.jsonl", "--out", "r", "--quorum", "2"], capsys)
+    assert "--resume" not in err.splitlines()[-1]
+    assert err.rstrip().endswith(
+        "(--quorum is not a flag of jury run: set quorum = N in the jury file (--jury FILE); "
+        "`jury rescore RUN --quorum N` decides a recorded run again by it, calling no judge)"
+    )
+    err = usage_error(["run", "cases.jsonl", "--min-pass-rate", "0.9"], capsys)
+    assert "set min_pass_rate = P under [gate] in the jury file" in err
+    assert "`jury rescore RUN --min-pass-rate P`" in err

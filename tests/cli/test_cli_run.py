@@ -122,12 +122,26 @@ def test_the_library_refuses_them_too(tmp_path: Path) -> None:
         assert not (tmp_path / "run").exists()
 
 
+def test_the_library_rescore_refuses_nan_by_its_flag(tmp_path: Path) -> None:
+    import asyncio
+
+    import jury
+
+    asyncio.run(jury.run(str(EXAMPLE), out=str(tmp_path / "run"), no_cache=True))
+    with pytest.raises(jury.ConfigError, match="--min-pass-rate nan: not a number; give a rate"):
+        jury.rescore(tmp_path / "run", out=str(tmp_path / "again"), min_pass_rate=float("nan"))
+    assert not (tmp_path / "again").exists()
+
+
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
         (["--quorum", "0"], "rescore: --quorum 0: Input should be greater than or equal to 1"),
         (["--min-pass-rate", "1.5"], "rescore: --min-pass-rate 1.5: Input should be less than"),
         (["--level", "95"], "rescore: --level 95: Input should be less than 1"),
+        # NaN fails every bound: pydantic named one ("less than or equal to 1").
+        (["--min-pass-rate", "nan"], "rescore: --min-pass-rate nan: not a number; give a rate"),
+        (["--level", "nan"], "rescore: --level nan: not a number; give a level between 0"),
         (["--quorum", "9"], "rescore: --quorum 9: more than the 3 jurors"),
         (["--threshold", "99"], "rescore: --threshold 99: 99 is outside the scale 1..5"),
     ],

@@ -86,6 +86,12 @@ def test_default_quorum_is_a_majority() -> None:
             "must be more than 0, got -1",
         ),
         ("jurors = [", "", "not valid TOML"),
+        # NaN (valid TOML) fails every bound: "must be at most 1, got NaN" was no fix.
+        (
+            'jurors = ["offline/reference"]\n[gate]\nmin_pass_rate = nan',
+            "gate.min_pass_rate",
+            "expected a number, got NaN",
+        ),
     ],
 )
 def test_a_bad_jury_file_names_the_key(tmp_path: Path, text: str, key: str, reason: str) -> None:

@@ -193,6 +193,39 @@ async def test_second(judge):
     assert "test_second" not in out
 
 
+def test_a_juror_that_cannot_work_inside_an_exception_group_stops_the_session_too(
+    project: pytest.Pytester,
+) -> None:
+    # A test that judges its cases in a TaskGroup gets the JurorUnusable wrapped (nested,
+    # here): the session stops the same way, naming the juror, not a failed test.
+    project.makepyfile(
+        test_grouped="""
+import asyncio
+import pytest
+
+@pytest.mark.jury(file="gone.toml")
+async def test_first(judge):
+    async def judged():
+        async with asyncio.TaskGroup() as group:
+            group.create_task(
+                judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+            )
+    async with asyncio.TaskGroup() as outer:
+        outer.create_task(judged())
+
+@pytest.mark.jury(file="gone.toml")
+async def test_second(judge):
+    await judge.assert_passes(question="q", answer="a", golden_answer="a", context="a")
+"""
+    )
+    result = run(project, "--jury", "--jury-on-unavailable=skip", "test_grouped.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    out = result.stdout.str() + result.stderr.str()
+    assert "test_first: gone/judge cannot work" in out
+    assert "model not found" in out
+    assert "test_second" not in out
+
+
 SKIPPED_TOOL = """
 import pytest
 

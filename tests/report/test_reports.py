@@ -169,7 +169,7 @@ def test_report_agreement_is_what_jury_agreement_prints(
         cells[0]: cells
         for cells in (re.findall(r"<td[^>]*>(.*?)</td>", row) for row in table.split("<tr>")[2:])
     }
-    for name, result in (*data["metrics"].items(), ("pass/fail", data["verdict"])):
+    for name, result in (*data["metrics"].items(), ("verdict", data["verdict"])):
         alpha = result["alpha"]
         text = "undefined"
         if alpha["value"] is not None:

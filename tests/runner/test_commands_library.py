@@ -149,6 +149,7 @@ def test_what_agreement_cannot_measure_is_refused_by_its_flag_not_reported(
         (["--confidence", "0.9999"], "or at least 100000"),
         (["--confidence", "95"], "--confidence 95: give a level between 0 and 1"),
         (["--fail-under", "2"], "--fail-under 2: alpha is at most 1"),
+        (["--fail-under", "nan"], "--fail-under nan: not a number; give a bar up to 1"),
     ):
         capsys.readouterr()
         assert main(["agreement", "a", *flags]) == 2

@@ -251,3 +251,63 @@ def test_a_run_resumes_with_other_call_settings_and_a_changed_jury_is_named(
     capsys.readouterr()
     assert main(["run", "--resume", "c", "--jury", "other.toml", "--progress", "none"]) == 2
     assert "cannot resume: the jury (jurors" in capsys.readouterr().err
+
+
+def test_a_changed_threshold_or_rubric_is_named_once_when_a_run_resumes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The thresholds and the rubric's name are the jury's, and the rubric's fingerprint
+    # changes with them: one change was named twice ("the jury (thresholds) and the rubric").
+    rubric = Path(jury.__file__).parents[1] / "rubrics" / "builtin" / "five-metric.toml"
+    Path("mine.toml").write_text(rubric.read_text(encoding="utf-8"), encoding="utf-8")
+    first = ["run", str(EXAMPLE), "--out", "c", "--limit", "3", "--progress", "none"]
+    assert main([*first, "--rubric", "mine.toml", "--no-cache"]) == 1
+    capsys.readouterr()
+
+    def refused(*flags: str) -> str:
+        assert main(["run", "--resume", "c", "--progress", "none", *flags]) == 2
+        return capsys.readouterr().err
+
+    resumed = ["--rubric", "mine.toml"]
+    assert "cannot resume: the jury (thresholds) changed since" in refused(
+        *resumed, "--threshold", "3"
+    )
+    assert "cannot resume: the jury (rubric) changed since" in refused(
+        "--rubric", "grounded-answer"
+    )
+    # The file's content changed: named, by itself and beside other thresholds.
+    text = Path("mine.toml").read_text(encoding="utf-8")
+    Path("mine.toml").write_text(text.replace("that was asked?", "asked?"), encoding="utf-8")
+    assert "cannot resume: the rubric changed since" in refused(*resumed)
+    assert "cannot resume: the jury (thresholds) and the rubric changed" in refused(
+        *resumed, "--threshold", "3"
+    )
+
+
+def test_a_finished_run_resumed_under_other_rules_is_pointed_to_the_rescore_that_decides_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Changed rules only decide the recorded votes again: a new run (all the message said)
+    # pays for every call again, where `jury rescore` calls no judge.
+    first = ["run", str(EXAMPLE), "--out", "c", "--limit", "3", "--progress", "none"]
+    assert main([*first, "--no-cache"]) == 1
+    capsys.readouterr()
+    assert main(["run", "--resume", "c", "--threshold", "3", "--progress", "none"]) == 2
+    said = capsys.readouterr().err
+    assert "cannot resume: the jury (thresholds) changed since the run started; " in said
+    assert "`jury rescore c --threshold 3` decides its recorded votes again by the new " in said
+    assert "or start a new run (another --out)" in said
+    # What it says works.
+    assert main(["rescore", "c", "--threshold", "3", "--out", "d", "--progress", "none"]) != 2
+    assert Run.open("d").manifest["jury"]["thresholds"] == {"*": 3.0}
+    # Not for other jurors (their votes were never asked), nor for an unfinished run.
+    Path("other.toml").write_text('jurors = ["offline/reference"]\n', encoding="utf-8")
+    assert main(["run", "--resume", "c", "--jury", "other.toml", "--progress", "none"]) == 2
+    assert "rescore" not in capsys.readouterr().err
+    manifest = json.loads(Path("c/manifest.json").read_text(encoding="utf-8"))
+    del manifest["finished"]
+    Path("c/manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["run", "--resume", "c", "--threshold", "3", "--progress", "none"]) == 2
+    said = capsys.readouterr().err
+    assert "the jury (thresholds) changed" in said
+    assert "rescore" not in said

@@ -186,6 +186,23 @@ def test_merge_refuses_a_shard_of_another_cases_file_or_an_unfinished_one(
     assert "is unfinished: 2 cases have no verdict" in capsys.readouterr().err
 
 
+def test_shards_with_other_thresholds_are_refused_naming_them_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Thresholds change the rubric's fingerprint too: the one change was named twice, as
+    # "the jury differs" and "the rubric differs", and neither said what.
+    cases = write_cases(tmp_path / "cases.jsonl", 12)
+    monkeypatch.chdir(tmp_path)
+    for index, flags in (("1/2", []), ("2/2", ["--threshold", "3"])):
+        args = ["run", str(cases), "--shard", index, "--out", f"s{index[0]}", "--no-cache"]
+        assert main([*args, "--progress", "none", *flags]) in (0, 1)
+    capsys.readouterr()
+    assert main(["merge", "s1", "s2", "--out", "m", "--progress", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot merge: 1 problem" in err
+    assert "shard 2/2 (s2): the jury (thresholds) differs from shard 1/2 (s1)'s" in err
+
+
 def test_a_case_keeps_its_shard_when_cases_are_added() -> None:
     before = {f"s{n:04d}": shard_of(f"s{n:04d}", 4) for n in range(500)}
     after = {f"s{n:04d}": shard_of(f"s{n:04d}", 4) for n in range(1000)}
