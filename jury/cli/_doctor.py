@@ -176,9 +176,15 @@ def _print(result: Checkup, out: IO[str]) -> None:
     elif result.reply is not None:
         reply, usage = result.reply, result.reply.usage
         price = "unknown" if result.price is None else f"${result.price:.6f}"
+        served = reply.model or "(not said)"
+        if reply.fake:
+            # A run labels these replies FAKE and prices them $0: doctor, which says what
+            # serves each juror, must not pass the test server off as the provider.
+            served = f"FAKE: jury.testing's server, not the provider (as {served})"
+            price = f"$0 (a FAKE reply; the provider's price: {price})"
         limits = ", ".join(f"{k}={v}" for k, v in sorted((reply.rate_limits or {}).items()))
         rows += [
-            ("served by", reply.model or "(not said)"),
+            ("served by", served),
             ("structured", result.structured),
             ("latency", f"{result.latency:.2f} s"),
             ("tokens", f"{usage.input_tokens} in, {usage.output_tokens} out"),
@@ -219,7 +225,11 @@ def run(args: argparse.Namespace) -> int:
         _print(result, sys.stdout)
     failed = [result for result in results if result.problem is not None]
     ready = len(results) - len(failed)
-    print(f"{ready} of {len(results)} juror{'s' * (len(results) != 1)} ready", file=sys.stdout)
+    fake = sum(1 for result in results if result.reply is not None and result.reply.fake)
+    faked = f"; {fake} answered by jury.testing's FAKE server, not the provider" if fake else ""
+    print(
+        f"{ready} of {len(results)} juror{'s' * (len(results) != 1)} ready{faked}", file=sys.stdout
+    )
     if failed:
         first = failed[0]
         fix = f"\n  fix: {first.fix}" if first.fix else ""

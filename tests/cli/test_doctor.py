@@ -44,12 +44,16 @@ def test_each_juror_is_called_once_and_reported(
     out = capsys.readouterr().out
     # One small call each, nothing else.
     assert sorted(r.model for r in served.requests) == sorted(j.split("/")[1] for j in JURORS)
-    assert "3 of 3 jurors ready" in out
+    # The fake says what it is, as a run's every output does: never passed off as the provider.
+    assert "3 of 3 jurors ready; 3 answered by jury.testing's FAKE server, not the provider" in out
     for juror in JURORS:
         assert f"juror {juror}" in out
-    assert "served by      gpt-5.4-mini-2026-03-17" in out
+    assert (
+        "served by      FAKE: jury.testing's server, not the provider "
+        "(as gpt-5.4-mini-2026-03-17)" in out
+    )
+    assert out.count("price per call $0 (a FAKE reply; the provider's price: $") == 3
     assert out.count("structured     yes") == 3
-    assert "price per call $" in out
     assert "tokens" in out
     assert "latency" in out
     # The rate-limit headers each provider sent (Gemini sends none).
@@ -57,6 +61,24 @@ def test_each_juror_is_called_once_and_reported(
     assert "anthropic-ratelimit-requests-limit=50" in out
     assert "no rate-limit header" in out
     assert "claude-haiku-5-5 is current (no retirement announced" in out
+
+
+def test_a_server_that_is_not_the_fake_is_reported_as_what_it_serves(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The same server without the fake's header stands for a real provider: no FAKE label.
+    thread = ServerThread(mark=False)
+    for name, value in thread.server.env().items():
+        monkeypatch.setenv(name, value)
+    try:
+        assert main(["doctor", "--jury", jury_file(tmp_path, JURORS[1])]) == 0
+    finally:
+        thread.stop()
+    out = capsys.readouterr().out
+    assert "served by      gpt-5.4-mini-2026-03-17\n" in out
+    assert "FAKE" not in out
+    assert "1 of 1 juror ready\n" in out
+    assert "price per call $0.0" in out
 
 
 def test_a_rejected_key_exits_2_naming_the_juror(
