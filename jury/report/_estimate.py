@@ -81,11 +81,13 @@ def _render(found: Estimated, stream: Any) -> None:
     cost = f"{_usd(result.total('cost'))} expected, at most {_usd(result.total('max_cost'))}"
     if unknown:
         known = [r for r in result.jurors if r.cost is not None]
-        cost = (
-            f"cost unknown (no price for {', '.join(unknown)}; the others: "
-            f"{_usd(sum(r.cost or 0.0 for r in known if r.always))}, at most "
-            f"{_usd(sum(r.max_cost or 0.0 for r in known))})"
+        others = (
+            f"; the others: {_usd(sum(r.cost or 0.0 for r in known if r.always))}, at most "
+            f"{_usd(sum(r.max_cost or 0.0 for r in known))}"
+            if known
+            else ""
         )
+        cost = f"cost unknown (no price for {', '.join(unknown)}{others})"
     console.print(
         f"Total: {_count(result.total('calls'))} calls, at most "
         f"{_count(result.total('max_calls'))}; {escape(cost)}. The least: every reply valid at "

@@ -96,9 +96,24 @@ def seat_price(
     try:
         model = resolve_model(spec)
     except MissingCredentialError as exc:
-        said = f"{spec}: {exc.variable} is not set; priced from its name"
-        if notes is not None and said not in notes:  # two seats of one model: said once
-            notes.append(said)
-        online, batch = _by_name(provider, name), _by_name(provider, name, batch=True)
-        return SeatPrice(spec, False, online, batch)
-    return SeatPrice(model.name, model.offline, _resolved(model), _resolved(model, batch=True))
+        _note(notes, f"{spec}: {exc.variable} is not set; priced from its name")
+        seat = SeatPrice(
+            spec, False, _by_name(provider, name), _by_name(provider, name, batch=True)
+        )
+    else:
+        seat = SeatPrice(model.name, model.offline, _resolved(model), _resolved(model, batch=True))
+    if provider == "openai-api" and seat.online(Usage(1000, 100)) is None:
+        # A run prices a model runtime's calls $0 once its server says what it is; nothing is
+        # asked here, so "unknown" alone would read as a paid service's missing price.
+        _note(
+            notes,
+            f"{spec}: an OpenAI-compatible service is priced once its server says what it is "
+            "(a model runtime such as llama.cpp, Ollama or vLLM: $0; `jury doctor` asks it); "
+            "no call is made here",
+        )
+    return seat
+
+
+def _note(notes: list[str] | None, said: str) -> None:
+    if notes is not None and said not in notes:  # two seats of one model: said once
+        notes.append(said)

@@ -73,12 +73,38 @@ def test_models_without_keys_are_priced_from_their_names(
     assert result.notes == [
         f"openai/{name}: OPENAI_API_KEY is not set; priced from its name",
         "openai-api/acme/judge-v2: ACME_BASE_URL is not set; priced from its name",
+        # Unknown, and why: a run learns a model runtime's $0 from its server, not a name.
+        "openai-api/acme/judge-v2: an OpenAI-compatible service is priced once its server "
+        "says what it is (a model runtime such as llama.cpp, Ollama or vLLM: $0; `jury "
+        "doctor` asks it); no call is made here",
     ]
     # With a key, the model is resolved (nothing is sent) and priced the same.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-a-real-key")
     keyed = estimate(panel, cases)
     assert keyed.jurors[0].cost == openai.cost
     assert keyed.notes == result.notes[1:]
+
+
+def test_a_local_server_s_unknown_price_says_how_it_becomes_known(
+    no_keys: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Resolved (its URL and key set; nothing is sent): still no price before its server says
+    # it is a model runtime. The total says unknown, with no "others" when there are none.
+    monkeypatch.setenv("LOCAL_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("LOCAL_API_KEY", "none")
+    jury = tmp_path / "jury.toml"
+    jury.write_text('jurors = ["openai-api/local/smollm2-135m"]\n', encoding="utf-8")
+    assert main(["estimate", str(EXAMPLE), "--jury", str(jury), "--no-checks"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cost unknown (no price for openai-api/local/smollm2-135m)." in out
+    assert "the others" not in out
+    assert (
+        "openai-api/local/smollm2-135m: an OpenAI-compatible service is priced once its server "
+        "says what it is (a model runtime such as llama.cpp, Ollama or vLLM: $0;" in out
+    )
 
 
 def test_the_estimate_counts_the_calls_a_run_makes(
