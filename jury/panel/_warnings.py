@@ -169,7 +169,23 @@ def panel_warnings(panel: Panel, agent: Agent | None = None) -> list[str]:
     )
     warnings.extend(lifecycle_warnings(panel, day, looked))
     warnings.extend(_logprobs_warnings(panel))
+    warnings.extend(_cascade_warnings(panel))
     return warnings
+
+
+def _cascade_warnings(panel: Panel) -> list[str]:
+    """A cascade whose first tier is one juror under a reducer: one vote is never split, so
+    its verdict is never unsure and the later tiers are asked only when that vote is missing
+    or invalid. Legal, and surely not what a cascade was written for: said, not refused."""
+    first = [juror for juror in panel.jurors if juror.tier == 1]
+    if panel.tiers < 2 or len(first) != 1 or panel.aggregation == "learned" or panel.quorum:
+        return []
+    return [
+        f"tier 1 is one juror ({first[0].id}): under aggregation = "
+        f'"{panel.aggregation}" one vote is never split, so tier 2 is asked only when that '
+        "vote is missing or invalid; put two jurors or more in tier 1 (a split escalates), "
+        'or use aggregation = "learned" (a low confidence escalates)'
+    ]
 
 
 def _logprobs_warnings(panel: Panel) -> list[str]:

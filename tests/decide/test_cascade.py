@@ -14,6 +14,7 @@ from conftest import case
 from jury import Juror, Jury, JuryFileError, Panel, Verdict, load_panel, summarize
 from jury.adapters import JudgeRequest
 from jury.cli import main
+from jury.panel._warnings import panel_warnings
 from jury.testing import ScriptedModel
 
 
@@ -191,3 +192,34 @@ async def test_a_juror_lost_under_require_every_juror_asks_no_later_tier() -> No
     assert verdict.reasons[0].startswith("[gate] require_every_juror")
     assert later.calls == 0
     assert verdict.escalations == ()
+
+
+def test_a_first_tier_of_one_juror_under_a_reducer_is_warned_of() -> None:
+    # One vote never splits: the later tiers are asked only for a missing or invalid vote.
+    # A run prints the panel's warnings and keeps them in every report.
+    one, two, three = (Juror(model=f"offline/{n}") for n in ("reference", "evidence", "facts"))
+    alone = Panel(
+        jurors=(
+            one.model_copy(update={"tier": 1}),
+            *(j.model_copy(update={"tier": 2}) for j in (two, three)),
+        )
+    )
+    said = [w for w in panel_warnings(alone) if w.startswith("tier 1 is one juror")]
+    assert said == [
+        'tier 1 is one juror (offline/reference): under aggregation = "median" one vote is '
+        "never split, so tier 2 is asked only when that vote is missing or invalid; put two "
+        'jurors or more in tier 1 (a split escalates), or use aggregation = "learned" (a low '
+        "confidence escalates)"
+    ]
+    # Two jurors first, or a quorum the user chose, or no cascade at all: nothing to say.
+    pair = alone.model_copy(
+        update={
+            "jurors": (
+                *alone.jurors[:1],
+                two.model_copy(update={"tier": 1}),
+                three.model_copy(update={"tier": 2}),
+            )
+        }
+    )
+    for panel in (pair, alone.model_copy(update={"quorum": 2}), Panel(jurors=(one, two, three))):
+        assert not [w for w in panel_warnings(panel) if w.startswith("tier 1 is one juror")]
