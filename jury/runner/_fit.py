@@ -290,6 +290,7 @@ def _learn_target(
             risk=panel.risk,
             seed=args.seed,
             folds=args.folds,
+            quorum=panel.quorum,
         )
     labelled = any(label >= 0 for label in table.labels)
     worth = effective(table, jurors, seats) if labelled else None
