@@ -364,7 +364,7 @@ def _thresholds(
         # Below the quorum a case is never decided here (it escalates, or stays
         # INCONCLUSIVE): it counts as kept-and-wrong only at a threshold of 0, which can
         # only make the certified agreement more cautious.
-        confidence = [p.confidence if ok else 0.0 for p, ok in zip(predictions, heard)]
+        confidence = [p.confidence if ok else 0.0 for p, ok in zip(predictions, heard, strict=True)]
         correct = [
             ok and p.value is not None and value_key(p.value) == table.keys[table.labels[i]]
             for p, i, ok in zip(predictions, reaching, heard, strict=True)

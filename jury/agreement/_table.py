@@ -155,7 +155,9 @@ def read_scores(
             continue
         units.append(str(unit))
         table.append([_cell(row.get(name)) for name in raters])
-        seen.extend((number, name, v) for name, v in zip(raters, table[-1]) if v is not None)
+        seen.extend(
+            (number, name, v) for name, v in zip(raters, table[-1], strict=True) if v is not None
+        )
     problems.extend(_unplaced(seen, level, values))
     if problems:
         raise CaseFileError(str(path), problems)
