@@ -128,7 +128,6 @@ def jury_changes(
 def degradations(name: str, runs: Sequence[RunType]) -> list[str]:
     """What degraded in a side's runs, as each run's own reports say it."""
     from ..report._repeats_lost import degraded
-
     from ._result import Run
 
     summaries = {}

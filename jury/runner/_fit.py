@@ -375,7 +375,14 @@ def _cascades(
     orders = orders_of(panel, costs, strength)
     measure = engine_measure(panel, rubric, chosen, verdicts, table, costs)
     found = recommend_cascade(
-        table, orders, rubric, measure, seed=args.seed, model=args.model, folds=args.folds
+        table,
+        orders,
+        rubric,
+        measure,
+        seed=args.seed,
+        model=args.model,
+        folds=args.folds,
+        quorum=panel.quorum,
     )
     print(
         f"Cascade orders ({found.folds} inner folds of the labelled cases: each order fitted on "

@@ -51,7 +51,8 @@ def test_vote_less_cases_are_undecided_by_the_learned_jury_and_not_fitted_on() -
     alone = fit_jury(
         labelled_table(*only, RUBRIC, "pass"), dict.fromkeys(JURORS, 1), RUBRIC, model="weights"
     )
-    assert result.fit is not None and alone.fit is not None
+    assert result.fit is not None
+    assert alone.fit is not None
     assert result.fit.stage[0].intercept == alone.fit.stage[0].intercept
     out = io.StringIO()
     print_fit(result, {}, None, out)

@@ -74,7 +74,8 @@ def test_a_change_of_aggregation_alone_is_named(tmp_path: Path) -> None:
     assert result.jury_changes["aggregation"] == [OFFLINE.aggregation, "majority"]
     assert any("across different juries (aggregation differ)" in r for r in result.reasons)
     same = compare(a, write(tmp_path / "c", OFFLINE, CASES))
-    assert same.jury_changes == {} and not any("juries" in w for w in same.warnings)
+    assert same.jury_changes == {}
+    assert not any("juries" in w for w in same.warnings)
 
 
 def test_a_side_without_a_recorded_jury_is_said_unknown(tmp_path: Path) -> None:
