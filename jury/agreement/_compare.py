@@ -120,8 +120,14 @@ class Comparison(BaseModel):
     #: The gate's outcome under the rules, and why, most important reason first.
     outcome: Outcome = "passed"
     reasons: tuple[str, ...] = ()
-    #: What makes the comparison weaker than it looks (repeats served from the cache...).
+    #: What makes the comparison weaker than it looks (repeats served from the cache, juries
+    #: that differ, FAKE replies...).
     warnings: tuple[str, ...] = ()
+    #: Each key of the recorded jury that differs between the sides: [A's value, B's value]
+    #: (`jury.compare` reads the manifests; empty when compared from verdicts alone).
+    jury_changes: dict[str, list[Any]] = {}
+    #: By side, what degraded in its runs (FAKE replies, OFFLINE jurors, judge errors...).
+    degraded: dict[str, list[str]] = {}
 
     @property
     def exit_code(self) -> int:

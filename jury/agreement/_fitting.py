@@ -14,6 +14,13 @@ calls `fit_jury` once per labelled target and writes them into one file).
    stage, at risk / stages (a union bound over the stages); without one, a tier before the
    last stands when its estimated agreement reaches the whole panel's held-out accuracy, and
    the last stage decides whatever its quorum allows.
+
+A case with fewer readable votes than a stage's quorum (the panel's `quorum`, else a majority
+of the jurors asked so far, as `jury.decide._cascade` decides) is undecided by the learned jury
+at that stage, as it is in a run: its held-out prediction is "undecided", it is not fitted on
+(its only evidence would be the intercept, which then learns the labels of the cases the
+judges never saw: ten such cases once read as "87.5 % of 100 % decided" against jurors who
+decided 58 %), and it is never a kept case when thresholds are calibrated.
 """
 
 from __future__ import annotations
@@ -86,21 +93,38 @@ class FitResult:
     #: The fitting part, and the held-out class index and probability of the fitted jury.
     fitting: list[int] = field(default_factory=list)
     held_out: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+    #: Fitting cases below the last stage's quorum: undecided, not fitted on.
+    below_quorum: int = 0
 
 
 def held_out(
-    rows: Rows, labels: Sequence[int], assigned: NDArray[np.int64], make: Maker
+    rows: Rows,
+    labels: Sequence[int],
+    assigned: NDArray[np.int64],
+    make: Maker,
+    heard: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """Each case's class index (-1: a tie) and probability from a model fitted on the
-    other folds."""
+    """Each case's class index (-1: a tie, or below the quorum) and probability from a
+    model fitted on the other folds' cases that meet the quorum (`heard`; all without it)."""
     index = np.full(len(rows), -1, dtype=np.int64)
     probability = np.zeros(len(rows))
     y = np.asarray(labels)
+    heard = np.ones(len(rows), dtype=bool) if heard is None else heard
     for fold in np.unique(assigned):
-        train, test = np.nonzero(assigned != fold)[0], np.nonzero(assigned == fold)[0]
+        train = np.nonzero((assigned != fold) & heard)[0]
+        test = np.nonzero((assigned == fold) & heard)[0]
+        if not len(train) or not len(test):
+            continue  # nothing to fit on, or nothing this fold can decide: undecided
         model = make([rows[i] for i in train], y[train].tolist())
         index[test], probability[test] = model.predict([rows[i] for i in test])
     return index, probability
+
+
+def quorum_met(rows: Rows, jurors: Sequence[str], quorum: int | None) -> NDArray[np.bool_]:
+    """Whether each row has as many readable jurors as the stage's quorum: the panel's
+    `quorum`, else a majority of the stage's jurors (`jury.decide._cascade`)."""
+    needed = quorum if quorum is not None else len(jurors) // 2 + 1
+    return np.array([len({key[0] for key in row}) >= needed for row in rows], dtype=bool)
 
 
 def _folds(labels: Sequence[int], folds: int, rng: np.random.Generator) -> NDArray[np.int64]:
@@ -219,8 +243,10 @@ def fit_jury(
     seed: int = 0,
     folds: int = 5,
     fit_share: float = 0.5,
+    quorum: int | None = None,
 ) -> FitResult:
-    """Fit the learned jury of `table` for a panel whose jurors sit in `tiers`."""
+    """Fit the learned jury of `table` for a panel whose jurors sit in `tiers`; `quorum` is
+    the panel's (None: a majority of each stage's jurors, as a run decides)."""
     labelled = [i for i, label in enumerate(table.labels) if label >= 0]
     why = unlearnable([table.keys[i] if i >= 0 else None for i in table.labels])
     why = why or unheard(table)
@@ -239,10 +265,17 @@ def fit_jury(
     fitted: list[FitStage] = []
     warnings: list[str] = []
     final_oof: tuple[NDArray[np.int64], NDArray[np.float64]] | None = None
+    below = 0
     for number in range(1, stages + 1):
         jurors = tuple(sorted(j for j, t in tiers.items() if t <= number))
         rows = table.only(jurors, fitting)
-        oof = {name: held_out(rows, y, assigned, make) for name, make in makers.items()}
+        heard = quorum_met(rows, jurors, quorum)
+        if not heard.any():
+            raise ConfigError(
+                f"{table.target}: no labelled case has the quorum's readable votes at stage "
+                f"{number} ({', '.join(jurors)}): nothing to fit on"
+            )
+        oof = {name: held_out(rows, y, assigned, make, heard) for name, make in makers.items()}
         methods = [method(name, found[0], y) for name, found in oof.items()]
         methods.append(method("naive majority", naive(table, fitting, jurors), y))
         methods += [method(j, alone(table, fitting, j), y) for j in jurors]
@@ -251,20 +284,25 @@ def fit_jury(
             better = methods[1].right > methods[0].right
             chosen = "stacked" if better else "weights"
         index, probability = oof[chosen]
-        steps = isotonic_steps(probability.tolist(), (index == np.asarray(y)).tolist())
+        steps = isotonic_steps(
+            probability[heard].tolist(), (index == np.asarray(y))[heard].tolist()
+        )
         penalty = None
+        kept_rows = [row for row, ok in zip(rows, heard, strict=True) if ok]
+        kept_y = [label for label, ok in zip(y, heard, strict=True) if ok]
         if chosen == "stacked":
             final, penalty = fit_stacked(
-                rows, y, len(table.classes), folds=folds, rng=np.random.default_rng(seed)
+                kept_rows, kept_y, len(table.classes), folds=folds, rng=np.random.default_rng(seed)
             )
         else:
-            final = makers["weights"](rows, y)
+            final = makers["weights"](kept_rows, kept_y)
         results.append(StageResult(number, jurors, methods, chosen, penalty))
         fitted.append(_stage(final, jurors, steps, table.keys))
         if number == stages:
             final_oof = oof[chosen]
             warnings += _indistinct(rows, y, table.keys)
-    failure = _thresholds(table, results, fitted, calibrating, target_agreement, risk)
+            below = int((~heard).sum())
+    failure = _thresholds(table, results, fitted, calibrating, target_agreement, risk, quorum)
     curves = _curves(table, fitting, y, final_oof, results[-1].jurors)
     fit = None
     if failure is None:
@@ -277,7 +315,8 @@ def fit_jury(
             target_agreement=target_agreement,
             risk=risk if target_agreement is not None else None,
             stage=tuple(fitted),
-            about=_about(seed, folds, labelled, fitting, calibrating, results),
+            about=_about(seed, folds, labelled, fitting, calibrating, results)
+            | ({"below_quorum (undecided, not fitted on)": below} if below else {}),
         )
     return FitResult(
         fit,
@@ -290,6 +329,7 @@ def fit_jury(
         len(calibrating),
         fitting,
         final_oof,
+        below,
     )
 
 
@@ -300,6 +340,7 @@ def _thresholds(
     calibrating: list[int],
     target: float | None,
     risk: float,
+    quorum: int | None = None,
 ) -> str | None:
     """Set each stage's threshold (in place); why the target cannot be met, else None."""
     stages = len(results)
@@ -317,13 +358,16 @@ def _thresholds(
                 update={"threshold": value, "threshold_means": means}
             )
             continue
-        predictions = [
-            stage.predict(row, table.classes) for row in table.only(result.jurors, reaching)
-        ]
-        confidence = [p.confidence for p in predictions]
+        rows = table.only(result.jurors, reaching)
+        heard = quorum_met(rows, result.jurors, quorum)
+        predictions = [stage.predict(row, table.classes) for row in rows]
+        # Below the quorum a case is never decided here (it escalates, or stays
+        # INCONCLUSIVE): it counts as kept-and-wrong only at a threshold of 0, which can
+        # only make the certified agreement more cautious.
+        confidence = [p.confidence if ok else 0.0 for p, ok in zip(predictions, heard, strict=True)]
         correct = [
-            p.value is not None and value_key(p.value) == table.keys[table.labels[i]]
-            for p, i in zip(predictions, reaching, strict=True)
+            ok and p.value is not None and value_key(p.value) == table.keys[table.labels[i]]
+            for p, i, ok in zip(predictions, reaching, heard, strict=True)
         ]
         kept = fixed_sequence(confidence, correct, target, risk / stages)
         result.threshold = kept.value if kept is not None else float("inf")

@@ -293,7 +293,8 @@ def _domain(
 
     Rules: a rating off a declared scale (a 7 on 1-5, "MAYBE" on FAIL/PASS) is an error, never
     a new category; an infinite rating is an error (no distance to it is finite); numbers
-    order themselves, other values sort by their text.
+    order themselves, other values sort by their text; at the ordinal level, text among
+    numbers is an error (it has no rank).
     """
     label = name or "ratings"
     observed = list(observed)
@@ -310,4 +311,12 @@ def _domain(
         raise ValueError(f"{label}: {shown} is not on the declared {level} scale ({scale})")
     if all(_is_number(v) for v in extras.values()):
         return tuple(sorted(extras.values(), key=float))
+    text = [v for v in extras.values() if not _is_number(v)]
+    if level == "ordinal" and len(text) < len(extras):
+        # Numbers order themselves; a text value among them has no rank, and sorting it by
+        # its text put a judge's unparsed "garbage" at the top of the scale.
+        raise ValueError(
+            f"{label}: {text[0]!r} is text among numbers: it has no place on the ordinal "
+            "scale (declare the scale, or make it a missing rating)"
+        )
     return tuple(sorted(extras.values(), key=str))

@@ -11,8 +11,11 @@ Two layouts, found from the header (or named):
 
 A cell that is empty, ``NA``, ``N/A``, ``*`` or ``.`` is a missing rating (Krippendorff writes
 ``*``), never a zero. A score that reads as a number is a number (``4`` and ``4.0`` are one
-value); any other text is a category. The level of measurement is the caller's to say
-(nominal by default): a table does not know whether its 1-5 is ordinal.
+value); any other text is a category at the nominal level. The level of measurement is the
+caller's to say (nominal by default): a table does not know whether its 1-5 is ordinal. At an
+ordinal level a text cell among numbers (a judge's unparsed "garbage") has no place on the
+scale, and at an interval or ratio level no text has a distance: each is an error naming its
+line and value, never a new top or bottom point, nor silently missing (write ``NA`` for that).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any, Literal
 from .._errors import CaseFileError
 from .._problems import LineError
 from .._verdict import CaseVerdict, Level, Metric, Score, Verdict, Vote, VoteStatus
-from ._ratings import Ratings
+from ._ratings import Ratings, _is_number
 
 __all__ = ["MISSING", "as_verdicts", "is_score_table", "metric_of", "read_scores"]
 
@@ -141,6 +144,7 @@ def read_scores(
     units: list[str] = []
     table: list[list[Score | None]] = []
     problems: list[LineError] = []
+    seen: list[tuple[int, str, Score]] = []
     for number, row in rows:
         unit = _cell(row.get(key))
         if unit is None:
@@ -151,9 +155,39 @@ def read_scores(
             continue
         units.append(str(unit))
         table.append([_cell(row.get(name)) for name in raters])
+        seen.extend(
+            (number, name, v) for name, v in zip(raters, table[-1], strict=True) if v is not None
+        )
+    problems.extend(_unplaced(seen, level, values))
     if problems:
         raise CaseFileError(str(path), problems)
     return _ratings(path, table, units, raters, level, values)
+
+
+def _unplaced(
+    seen: Sequence[tuple[int, str, Score]], level: Level, declared: Sequence[Score]
+) -> list[LineError]:
+    """Each text rating that a non-nominal level cannot place, at its line.
+
+    Without a declared scale, an ordinal level orders numbers by size, and a text value among
+    them has no known rank: sorting it after the numbers made a judge's "garbage" the top
+    point (alpha 0.300 where the numbers alone disagree otherwise). A declared scale places
+    its own values, and `Ratings` names any value off it."""
+    if level == "nominal" or declared:
+        return []
+    numbers = any(_is_number(v) for _, _, v in seen)
+    if level == "ordinal" and not numbers:
+        return []  # text alone: its order is the caller's declaration, checked by `Ratings`
+    scale = "ordinal scale of numbers" if level == "ordinal" else f"{level} level (numbers only)"
+    return [
+        LineError(
+            number,
+            column,
+            f"{value!r} is text: it has no place on the {scale} (NA marks a missing rating)",
+        )
+        for number, column, value in seen
+        if not _is_number(value)
+    ]
 
 
 def _long(
@@ -167,6 +201,7 @@ def _long(
     cells: dict[str, dict[str, Score]] = {}
     raters: dict[str, None] = {}
     problems: list[LineError] = []
+    seen: list[tuple[int, str, Score]] = []
     for number, row in rows:
         unit, name, value = _cell(row.get(key)), _cell(row.get(who)), _cell(row.get(what))
         if unit is None or name is None:
@@ -176,6 +211,7 @@ def _long(
         given = cells.setdefault(str(unit), {})
         if value is None:
             continue
+        seen.append((number, what, value))
         if str(name) in given and given[str(name)] != value:
             problems.append(
                 LineError(
@@ -184,6 +220,7 @@ def _long(
             )
             continue
         given[str(name)] = value
+    problems.extend(_unplaced(seen, level, values))
     if problems:
         raise CaseFileError(str(path), problems)
     names = list(raters)

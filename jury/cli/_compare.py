@@ -201,7 +201,19 @@ def render(
         console.print(f"cost ({cost.source}, per run): A {_usd(cost.a)}, B {_usd(cost.b)}")
     console.print()
     word, style = _OUTCOME.get(result.outcome, ("UNDECIDED", "yellow"))
-    console.print(Text.assemble(("Result ", "bold"), (word, f"bold {style}"), f"  ·  exit {code}"))
+    # What the outcome stands on, on the result line itself: a PASSED on a quarter of the
+    # cases, across juries, or from FAKE replies is not a plain PASSED.
+    on = ""
+    uncompared = len(result.only_a) + len(result.only_b)
+    if uncompared and result.common:
+        on += f"  ·  on {result.common} of {result.common + uncompared} cases"
+    if result.jury_changes:
+        on += "  ·  different juries"
+    if result.degraded:
+        on += f"  ·  degraded judging in {' and '.join(result.degraded)}"
+    console.print(
+        Text.assemble(("Result ", "bold"), (word, f"bold {style}"), f"  ·  exit {code}{on}")
+    )
     for reason in result.reasons:
         console.print(f"  {escape(reason)}")
 

@@ -53,8 +53,11 @@ def print_fit(
     out: Any,
     errors: SeatErrors | None = None,
 ) -> None:
+    fitted = f"{result.fitted_on}"
+    if result.below_quorum:
+        fitted = f"{result.fitted_on - result.below_quorum} of {result.fitted_on}"
     print(
-        f"Learned jury: {result.labelled} labelled cases; fitted on {result.fitted_on}"
+        f"Learned jury: {result.labelled} labelled cases; fitted on {fitted}"
         + (
             f", thresholds calibrated on the other {result.calibrated_on}"
             if result.calibrated_on
@@ -62,6 +65,13 @@ def print_fit(
         ),
         file=out,
     )
+    if result.below_quorum:
+        # Said, not hidden: these cases count against every method below as undecided.
+        print(
+            f"  the other {result.below_quorum} have fewer readable votes than the quorum: "
+            "undecided by the learned jury too (as in a run), counted so below",
+            file=out,
+        )
     for stage in result.stages:
         print(f"stage {stage.number} ({', '.join(stage.jurors)}), held out (k-fold):", file=out)
         for m in stage.methods:

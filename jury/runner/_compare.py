@@ -56,7 +56,48 @@ def compare(
             [{c.id: c for c in run.cases()} for run in runs_a],
             [{c.id: c for c in run.cases()} for run in runs_b],
         )
-    return compare_runs(side_a, side_b, chosen, levels=levels, cases=cases)
+    result = compare_runs(side_a, side_b, chosen, levels=levels, cases=cases)
+    return _said(result, runs_a, runs_b)
+
+
+def _said(result: Comparison, runs_a: Sequence[Run], runs_b: Sequence[Run]) -> Comparison:
+    """The comparison with what it stands on said: the juries' differences and what degraded
+    in each side's runs, as warnings and under their own keys, and the result's reasons
+    naming them and the cases left uncompared (a PASSED on 6 of 24 cases, by a FAKE jury of
+    other models, once read as a plain PASSED)."""
+    from ._compare_juries import degradations, jury_changes
+
+    changes, warnings = jury_changes(runs_a, runs_b)
+    degraded = {"A": degradations("A", runs_a), "B": degradations("B", runs_b)}
+    degraded = {side: lines for side, lines in degraded.items() if lines}
+    reasons = list(result.reasons)
+    uncompared = len(result.only_a) + len(result.only_b)
+    if uncompared and result.common:
+        sides = [
+            f"{len(ids)} only in {n}"
+            for n, ids in (("A", result.only_a), ("B", result.only_b))
+            if ids
+        ]
+        reasons.append(
+            f"on the {result.common} cases in common only: {uncompared} not compared "
+            f"({', '.join(sides)})"
+        )
+    if changes:
+        reasons.append(f"across different juries ({', '.join(changes)} differ)")
+    if degraded:
+        reasons.append(f"degraded judging in {' and '.join(degraded)} (see the warnings)")
+    return result.model_copy(
+        update={
+            "warnings": (
+                *warnings,
+                *(line for lines in degraded.values() for line in lines),
+                *result.warnings,
+            ),
+            "reasons": tuple(reasons),
+            "jury_changes": changes,
+            "degraded": degraded,
+        }
+    )
 
 
 def compare_rules(jury: str | Path | None, given: dict[str, Any]) -> CompareRules:

@@ -290,6 +290,7 @@ def _learn_target(
             risk=panel.risk,
             seed=args.seed,
             folds=args.folds,
+            quorum=panel.quorum,
         )
     labelled = any(label >= 0 for label in table.labels)
     worth = effective(table, jurors, seats) if labelled else None
@@ -374,7 +375,14 @@ def _cascades(
     orders = orders_of(panel, costs, strength)
     measure = engine_measure(panel, rubric, chosen, verdicts, table, costs)
     found = recommend_cascade(
-        table, orders, rubric, measure, seed=args.seed, model=args.model, folds=args.folds
+        table,
+        orders,
+        rubric,
+        measure,
+        seed=args.seed,
+        model=args.model,
+        folds=args.folds,
+        quorum=panel.quorum,
     )
     print(
         f"Cascade orders ({found.folds} inner folds of the labelled cases: each order fitted on "

@@ -124,3 +124,38 @@ def test_a_bad_table_names_its_lines_and_exits_2(
     assert "line 3: score: A rated 1 twice, 3 and 4" in err
     assert "line 4: item: missing" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("layout", ["wide", "long"])
+def test_a_text_rating_among_numbers_is_refused_at_the_ordinal_level_not_ranked_top(
+    layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A judge's unparsed reply ("garbage") once sorted after the numbers and became the top of
+    # the scale: alpha 0.300 and no word. It has no rank, so the table is refused where it
+    # stands; "NA" still reads as missing, and the nominal level still takes text.
+    table = tmp_path / "ord.csv"
+    if layout == "wide":
+        table.write_text("item,r1,r2\n1,1,1\n2,2,2\n3,3,3\n4,1,garbage\n5,3,NA\n")
+        where = "line 5: r2: 'garbage' is text"
+    else:
+        rows = [("1", "a", "1"), ("1", "b", "1"), ("2", "a", "2"), ("2", "b", "garbage")]
+        table.write_text("item,rater,score\n" + "".join(",".join(r) + "\n" for r in rows))
+        where = "line 5: score: 'garbage' is text"
+    for level in ("ordinal", "interval"):
+        with pytest.raises(CaseFileError):
+            read_scores(table, level=level)
+        capsys.readouterr()
+        assert main(["agreement", str(table), "--level", level, "--bootstrap", "0"]) == 2
+        err = capsys.readouterr().err
+        assert where in err
+        assert "no place on the" in err
+    assert "garbage" in read_scores(table, level="nominal").values
+
+
+def test_ratings_refuse_text_among_numbers_at_the_ordinal_level() -> None:
+    with pytest.raises(ValueError, match="'garbage' is text among numbers"):
+        Ratings.from_rows([[1, 1], [2, 2], [3, 3], [1, "garbage"]], level="ordinal")
+    # Text alone keeps its (declared or sorted) order, and a declared scale places its values.
+    assert Ratings.from_rows([["lo", "hi"]], level="ordinal").values == ("hi", "lo")
+    declared = Ratings.from_rows([[1, "x"]], level="ordinal", values=[1, "x"])
+    assert declared.values == (1, "x")
