@@ -10,6 +10,7 @@ and exits 0.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,24 @@ def _compare(args: argparse.Namespace) -> int:
         raise ConfigError("jury report --compare writes one HTML page: give --html PATH only")
     a, b = (Path(path) for path in args.compare)
     out = Path(args.html) if args.html else Path(f"compare-{a.name}-vs-{b.name}.html")
-    comparison = write_compare(a, b, out)
+    warnings = _compare_warnings(a, b)
+    for warning in warnings:
+        print(f"jury: warning: {warning}", file=sys.stderr)
+    comparison = write_compare(a, b, out, warnings)
     counts = ", ".join(f"{count} {name}" for name, count in comparison.changes.items() if count)
     print(f"jury report: {a} vs {b}: {counts or 'no case'}; written to {out}")
     return 0
+
+
+def _compare_warnings(a: Path, b: Path) -> list[str]:
+    """What `jury compare` says the comparison stands on (other juries, what degraded in
+    either run), said on the page as in the terminal."""
+    from ..runner._compare_juries import degradations, jury_changes
+    from ..runner._result import Run
+
+    runs_a, runs_b = [Run.open(a)], [Run.open(b)]
+    return [
+        *jury_changes(runs_a, runs_b)[1],
+        *degradations("A", runs_a),
+        *degradations("B", runs_b),
+    ]

@@ -8,7 +8,7 @@ question comes first, then A's and B's answers, verdicts, reasons and votes side
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,9 @@ def _tests(
     return list(compare_runs([a], [b], levels=levels).quantities)
 
 
-def render_compare(run_a: Path, run_b: Path) -> Comparison:
+def render_compare(run_a: Path, run_b: Path, warnings: Sequence[str] = ()) -> Comparison:
+    """The page of two runs side by side; `warnings` (what the comparison stands on: other
+    juries, FAKE replies, judge errors...) in a box above everything else."""
     manifest_a, verdicts_a, cases_a = _run(run_a)
     manifest_b, verdicts_b, cases_b = _run(run_b)
     moves = {
@@ -140,15 +142,16 @@ def render_compare(run_a: Path, run_b: Path) -> Comparison:
         changes=changes,
         categories=sorted({row["category"] for row in rows}),
         tests=_tests(verdicts_a, verdicts_b, manifest_a) if verdicts_a.keys() & verdicts_b else [],
+        warnings=list(warnings),
     )
     return Comparison(html=html, changes=changes)
 
 
-def write_compare(run_a: Path, run_b: Path, out: Path) -> Comparison:
+def write_compare(run_a: Path, run_b: Path, out: Path, warnings: Sequence[str] = ()) -> Comparison:
     """The comparison page of two runs, written to `out` whole or not at all."""
     from ..runs._records import write_atomic
 
-    comparison = render_compare(run_a, run_b)
+    comparison = render_compare(run_a, run_b, warnings)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, comparison.html)
     return comparison

@@ -155,8 +155,15 @@ def test_report_compares_two_runs_side_by_side(
     )
     capsys.readouterr()
     assert main(["report", "--compare", str(run_dir), "b", "--html", "cmp.html"]) == 0
-    assert "written to cmp.html" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "written to cmp.html" in said.out
     html = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+    # B's jury is another (its threshold): said in the terminal and on the page, as
+    # `jury compare` says it, never left for the reader to find in the manifests.
+    warning = "the two sides were judged by different juries (thresholds: A "
+    assert f"jury: warning: {warning}" in said.err
+    box = html[html.index('id="compare-warnings"') : html.index('<table id="runs">')]
+    assert warning in box
     changes = dict(
         re.findall(r'id="case-([^"]+)" data-verdict="[^"]*" data-change="([^"]+)"', html)
     )
