@@ -252,6 +252,17 @@ def fit_jury(
     why = why or unheard(table)
     if why is not None:
         raise ConfigError(f"{table.target}: {why}")
+    everyone = tuple(sorted(tiers))
+    voted = int(quorum_met(table.only(everyone, labelled), everyone, quorum).sum())
+    if voted < MIN_LABELLED:
+        # The minimum is of the cases a fit can learn from: a labelled case without the
+        # quorum's votes teaches it nothing (it stays undecided), and counting it would let
+        # 14 cases with votes pass for 24.
+        raise ConfigError(
+            f"{table.target}: {voted} of the {len(labelled)} labelled case(s) have the "
+            f"quorum's readable votes (a fit needs at least {MIN_LABELLED}); the others were "
+            "spared the judges or lost their votes"
+        )
     rng = np.random.default_rng(seed)
     if target_agreement is not None:
         fitting, calibrating = _split(labelled, [table.labels[i] for i in labelled], fit_share, rng)

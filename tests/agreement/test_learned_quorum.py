@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import io
 
-from jury import Case, CaseVerdict, Verdict, Vote, VoteStatus
+import pytest
+
+from jury import Case, CaseVerdict, ConfigError, Verdict, Vote, VoteStatus
 from jury.agreement._evidence import labelled_table
 from jury.agreement._fitting import fit_jury
 from jury.report._calibration import print_fit
@@ -71,3 +73,22 @@ def test_an_explicit_quorum_of_one_decides_a_case_one_juror_voted_on() -> None:
     tiers = dict.fromkeys(JURORS, 1)
     assert fit_jury(table, tiers, RUBRIC, model="weights").below_quorum == 1
     assert fit_jury(table, tiers, RUBRIC, model="weights", quorum=1).below_quorum == 0
+
+
+def test_the_fewest_labelled_cases_are_counted_among_those_with_votes() -> None:
+    # 19 cases with the quorum's votes and 10 without: 29 labelled, but a fit could learn from
+    # 19 only, under the minimum of 20: refused, with both counts named.
+    found, verdicts = cases(heard=19)
+    table = labelled_table(found, verdicts, RUBRIC, "pass")
+    with pytest.raises(ConfigError) as refused:
+        fit_jury(table, dict.fromkeys(JURORS, 1), RUBRIC, model="weights")
+    assert str(refused.value) == (
+        "pass: 19 of the 29 labelled case(s) have the quorum's readable votes (a fit needs at "
+        "least 20); the others were spared the judges or lost their votes"
+    )
+    # One more case with votes: enough.
+    found, verdicts = cases(heard=20)
+    fitted = fit_jury(
+        labelled_table(found, verdicts, RUBRIC, "pass"), dict.fromkeys(JURORS, 1), RUBRIC
+    )
+    assert fitted.below_quorum == 10
