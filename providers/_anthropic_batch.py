@@ -50,6 +50,7 @@ from ._batch import (
     json_list,
     jsonl,
     newest_first,
+    probe_fake,
     seconds,
 )
 from ._wire import MalformedReplyError, WireModel
@@ -113,7 +114,9 @@ class DirectClient(AnthropicBatchClient):
         return await self.http.call("POST", f"{self.base}/{batch_id}/cancel")
 
     async def results(self, batch_id: str, url: str) -> list[dict[str, Any]]:
-        return jsonl(await self.http.read("GET", url or f"{self.base}/{batch_id}/results"))
+        found = jsonl(await self.http.read("GET", url or f"{self.base}/{batch_id}/results"))
+        self.fake = self.http.fake
+        return found
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -124,6 +127,7 @@ class SdkClient(AnthropicBatchClient):
 
     def __init__(self, model: WireModel) -> None:
         self._transport: Any = model.transport
+        self._url = model.base_url
 
     def _batches(self) -> Any:
         return self._transport.client().messages.batches
@@ -149,6 +153,7 @@ class SdkClient(AnthropicBatchClient):
 
     async def results(self, batch_id: str, url: str) -> list[dict[str, Any]]:
         decoder = await self._batches().results(batch_id)
+        self.fake = await probe_fake(self._url)
         # Kept as sent, quietly, where the SDK's models lag its own list: ``conflict_error``
         # is in types/shared/error_type.py but has no object in error_object.py's union.
         return [item.model_dump(mode="json", warnings=False) async for item in decoder]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jury import ProviderError
-from jury.adapters import BatchAPI, JudgeReply, batch_price
+from jury.adapters import FAKE_HEADER, BatchAPI, JudgeReply, batch_price
 
 from ._wire import HttpStatusError, MalformedReplyError, json_object, sendable
 
@@ -36,6 +36,7 @@ __all__ = [
     "json_list",
     "jsonl",
     "newest_first",
+    "probe_fake",
     "seconds",
 ]
 
@@ -44,7 +45,15 @@ CHUNK = 1 << 20
 
 
 class BatchClient(ABC):  # noqa: B024 - each provider's client declares its calls
-    """How one provider's batch calls travel. Methods return the provider's JSON."""
+    """How one provider's batch calls travel. Methods return the provider's JSON.
+
+    `fake`: whether the server that answered the last call that read results is
+    `jury.testing`'s fake (it marks every response with `FAKE_HEADER`, batch routes included):
+    the replies read from it are then marked `JudgeReply.fake`, priced $0 and labelled FAKE,
+    as its online replies are. The direct client reads the mark off each response; the SDK
+    clients, whose batch resources keep no headers, ask the server (`probe_fake`)."""
+
+    fake: bool = False
 
     async def aclose(self) -> None:  # noqa: B027 - the SDK's client belongs to the transport
         """Close connections."""
@@ -64,6 +73,8 @@ class WireBatches(BatchAPI):
         self.client = client
 
     def price(self, reply: JudgeReply) -> float | None:
+        if reply.fake:
+            return 0.0  # no one is billed for the fake's replies, batched or not
         served = reply.model or self.model.model
         priced = batch_price(self.model.wire.provider, served, reply.usage)
         if priced is not None:
@@ -76,7 +87,10 @@ class WireBatches(BatchAPI):
         `MalformedReplyError`, which the engine reads as an errored request)."""
         if not isinstance(body, Mapping):
             raise MalformedReplyError("the batch result carries no reply body")
-        return self.model.wire.parse(self.model.model, body)
+        reply = self.model.wire.parse(self.model.model, body)
+        if self.client.fake:
+            reply.fake = True
+        return reply
 
     def request_error(self, status: int, message: str, body: Any) -> ProviderError:
         """A batched request's error, read as its online call's would be: the wire's own
@@ -131,6 +145,8 @@ class Http:
     def __init__(self, headers: Mapping[str, str]) -> None:
         self._headers = dict(headers)
         self._session: Any = None
+        #: Whether the last response carried the fake's mark (`BatchClient.fake`).
+        self.fake = False
 
     def _open(self) -> Any:
         if self._session is None:
@@ -167,6 +183,7 @@ class Http:
             method, url, data=data, params=params, headers=sent
         ) as response:
             raw: bytes = await response.read()
+            self.fake = FAKE_HEADER in response.headers
             if response.status >= 400:
                 found = {k.lower(): v for k, v in response.headers.items()}
                 raise HttpStatusError(response.status, found, raw.decode(errors="replace"))
@@ -176,6 +193,23 @@ class Http:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def probe_fake(url: str) -> bool:
+    """Whether the server at `url` is `jury.testing`'s fake: one GET, whatever its status,
+    that the fake answers with its mark, as it answers everything (a server that does not
+    answer is not taken for the fake: its replies stay priced and unlabelled)."""
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=5)
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as session,
+            session.get(url, allow_redirects=False) as response,
+        ):
+            return FAKE_HEADER in response.headers
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return False
 
 
 async def newest_first(

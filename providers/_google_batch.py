@@ -36,7 +36,7 @@ from jury.adapters import (
     TransientError,
 )
 
-from ._batch import BatchClient, Http, WireBatches, file_lines, json_list, seconds
+from ._batch import BatchClient, Http, WireBatches, file_lines, json_list, probe_fake, seconds
 from ._wire import MalformedReplyError, WireModel
 
 __all__ = ["GeminiBatches", "gemini_batches", "sdk_config"]
@@ -81,7 +81,10 @@ class DirectClient(GeminiBatchClient):
             return await self.http.call("POST", url, data=body, headers=headers)
 
     async def get(self, name: str) -> dict[str, Any]:
-        return await self.http.call("GET", f"{self.base}/{name}")
+        # A finished batch's replies come inline in it: read with its mark (`fake`).
+        found = await self.http.call("GET", f"{self.base}/{name}")
+        self.fake = self.http.fake
+        return found
 
     async def page(self, token: str | None) -> dict[str, Any]:
         params = {"pageSize": "100", **({"pageToken": token} if token else {})}
@@ -100,6 +103,7 @@ class SdkClient(GeminiBatchClient):
 
     def __init__(self, model: WireModel) -> None:
         self._transport: Any = model.transport
+        self._url = model.base_url
 
     def _batches(self) -> Any:
         return self._transport.client().aio.batches
@@ -124,6 +128,7 @@ class SdkClient(GeminiBatchClient):
         # maps neither): the SDK's public ``operations.get`` reads the same operation, and
         # an `Operation` of ours keeps it as the API sent it.
         operation = await self._transport.client().aio.operations.get(raw_operation(name))
+        self.fake = await probe_fake(self._url)
         return dict(operation.raw)
 
     async def page(self, token: str | None) -> dict[str, Any]:

@@ -43,7 +43,16 @@ from jury.adapters import (
     TransientError,
 )
 
-from ._batch import BatchClient, Http, WireBatches, file_chunks, jsonl, newest_first, seconds
+from ._batch import (
+    BatchClient,
+    Http,
+    WireBatches,
+    file_chunks,
+    jsonl,
+    newest_first,
+    probe_fake,
+    seconds,
+)
 from ._wire import MalformedReplyError, WireModel, error_message
 
 __all__ = ["OpenAIBatches", "openai_batches"]
@@ -114,7 +123,9 @@ class DirectClient(OpenAIBatchClient):
         return await self.http.call("POST", f"{self.base}/batches/{batch_id}/cancel")
 
     async def content(self, file_id: str) -> bytes:
-        return await self.http.read("GET", f"{self.base}/files/{file_id}/content")
+        found = await self.http.read("GET", f"{self.base}/files/{file_id}/content")
+        self.fake = self.http.fake
+        return found
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -125,6 +136,7 @@ class SdkClient(OpenAIBatchClient):
 
     def __init__(self, model: WireModel) -> None:
         self._transport: Any = model.transport
+        self._url = model.base_url
 
     async def upload(self, path: Path) -> dict[str, Any]:
         client = self._transport.client()
@@ -152,6 +164,7 @@ class SdkClient(OpenAIBatchClient):
 
     async def content(self, file_id: str) -> bytes:
         found = await self._transport.client().files.content(file_id)
+        self.fake = await probe_fake(self._url)
         return bytes(found.content)
 
 

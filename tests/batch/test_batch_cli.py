@@ -66,6 +66,42 @@ def test_submit_only_exits_pending_and_resume_alone_finishes_the_run(
     assert "went through provider batches" in capsys.readouterr().out
 
 
+def test_a_batch_run_against_the_fake_is_labelled_fake_priced_zero_and_cached_as_its(
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    thread = ServerThread(batch_delay=0.0)
+    script_jurors(thread.server)
+    for name, value in thread.server.env().items():
+        monkeypatch.setenv(name, value)
+    cases, jury_file = files
+    base = ["run", str(cases), "--jury", str(jury_file), "--no-checks", "--progress", "plain"]
+    calls = 14 * len(JURORS)
+    try:
+        assert main([*base, "--batch", "--out", str(tmp_path / "batch")]) == 1
+        said = capsys.readouterr()
+        assert f"FAKE replies {calls} (jury.testing's fake server, priced $0)" in said.err
+        assert f"{calls} of {calls} calls went through provider batches: cost $0.0000" in said.out
+        summary = json.loads((tmp_path / "batch" / "summary.json").read_text())
+        assert (summary["fake"], summary["cost"]) == (True, 0.0)
+        assert (summary["calls"]["fake"], summary["calls"]["batched"]) == (calls, calls)
+        assert all(juror["fake"] for juror in summary["jurors"].values())
+        assert "FAKE" in (tmp_path / "batch" / "report.html").read_text()
+        assert "(FAKE):" in (tmp_path / "batch" / "junit.xml").read_text()
+        # The cache keeps them as the fake's: an online run served from it says so.
+        assert main([*base, "--out", str(tmp_path / "online")]) == 1
+        said = capsys.readouterr()
+        source = f"FAKE {thread.server.url}"
+        assert f"calls 0 (cached {calls} from {source}" in said.err
+        summary = json.loads((tmp_path / "online" / "summary.json").read_text())
+        assert summary["fake"] is True
+        assert all(where.startswith(source) for where in summary["calls"]["cached_from"])
+    finally:
+        thread.stop()
+
+
 def test_submit_only_says_which_batches_wait_for_the_in_flight_limit(
     served: ServerThread,
     files: tuple[Path, Path],

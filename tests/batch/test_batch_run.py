@@ -46,6 +46,9 @@ def decided(verdict: CaseVerdict) -> tuple[Any, ...]:
 async def test_a_batch_run_gives_the_verdicts_of_the_same_run_online(
     server: FakeProviderServer, tmp_path: Path
 ) -> None:
+    # Unmarked, the fake is priced as a real provider's batches are (its marked replies cost
+    # $0: see test_batch_cli), so that the batch discount shows.
+    server.mark = False
     script_jurors(server)
     cases = make_cases(200)
     panel = batch_panel()

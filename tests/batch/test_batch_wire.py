@@ -96,6 +96,34 @@ async def test_a_batch_sends_the_online_body_and_reads_back_the_online_reply(
     assert inside[0].body == server.requests_for(model_id(spec))[-1].body
 
 
+@pytest.mark.parametrize("marked", [True, False])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("spec", JURORS)
+async def test_replies_read_from_the_fakes_batch_are_fake_and_cost_nothing(
+    server: FakeProviderServer,
+    spec: str,
+    transport: str,
+    marked: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake marks every response, batch routes included, as its online ones; a server
+    # without the mark (``mark=False``, as a real provider's) is priced at the batch rate.
+    server.mark = marked
+    script_jurors(server)
+    async with batches_of(spec, transport, monkeypatch) as (_model, api):
+        status = await api.create(entries(api, tmp_path / "in.jsonl", 2), 2, "jury-t-fake")
+        got = await outcomes(api, status.id)
+    replies = [o.reply for o in got.values()]
+    assert len(replies) == 2
+    for reply in replies:
+        assert reply is not None
+        assert reply.fake is marked
+        price = api.price(reply)
+        assert price is not None
+        assert (price == 0.0) is marked
+
+
 @pytest.mark.parametrize("spec", sdk_params(*JURORS))
 async def test_both_transports_submit_the_same_requests_and_read_the_same_statuses(
     server: FakeProviderServer, spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
