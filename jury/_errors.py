@@ -350,7 +350,13 @@ class QuotaExhaustedError(AccountError):
 
 class BatchFailedError(ProviderError):
     """A request that errored or expired in its batches as often as the settings allow: its
-    vote is unavailable (never a fail), with what happened to it."""
+    vote is unavailable (never a fail), with what happened to it. `sends`: how many times it
+    was sent (each batch it went in is an attempt), which its message says and the call's
+    attempts count."""
+
+    def __init__(self, message: str, *, sends: int = 1) -> None:
+        super().__init__(message)
+        self.sends = sends
 
 
 class InvalidReply(JuryError):
@@ -405,7 +411,10 @@ class CallFailed(Exception):
     """A call that failed for good on one model: its last error and the attempts it took."""
 
     def __init__(self, model: str, error: ProviderError, attempts: int) -> None:
-        super().__init__(f"{model}: {error} (after {attempts} attempt{'s' * (attempts != 1)})")
+        said = f" (after {attempts} attempt{'s' * (attempts != 1)})"
+        if isinstance(error, BatchFailedError):
+            said = ""  # it says itself how often it was sent (its attempts): not said twice
+        super().__init__(f"{model}: {error}{said}")
         self.error = error
         self.attempts = attempts
 

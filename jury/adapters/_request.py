@@ -139,6 +139,10 @@ class JudgeReply:
     finish: Finish | None = None
     rate_limits: Mapping[str, str] | None = None
     batch: str | None = None
+    #: In a batch run: how many times its request was sent (into batches, the last online
+    #: under ``batch_fallback = "online"``); the last answered it, the others expired or
+    #: errored. Each was an attempt, and is counted so.
+    sends: int = 1
     #: The reply's tokens with their log-probabilities, when they were asked for and the
     #: provider gave them (None otherwise); their texts, joined, are the reply's text.
     logprobs: tuple[TokenLogprob, ...] | None = None

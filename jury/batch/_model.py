@@ -230,6 +230,7 @@ class BatchedModel(JudgeModel):
                 return await self._online(request, key, 1, case_id)
             return await self._defer()
         if row.reply is not None:
+            row.reply.sends = row.tries
             if row.state == "online":
                 return row.reply
             row.reply.batch = row.batch
@@ -242,12 +243,19 @@ class BatchedModel(JudgeModel):
             # vote that says why (and the case INCONCLUSIVE if the quorum needs it).
             if self._fallback_online or self.batcher is None:
                 return await self._online(request, key, row.tries + 1, case_id)
-            raise BatchFailedError(f"batch: {row.error or 'the results are gone'}")
+            raise BatchFailedError(
+                f"batch: {row.error or 'the results are gone'} ({sent(row.tries)})",
+                sends=row.tries,
+            )
         # Errored, expired or canceled in its batch.
         if not row.retryable or row.tries > self._retries:
+            # Its error, when it says more than its state ("expired"); and how often it was
+            # sent, which the call's attempts count too (`CallLayer`).
+            why = f": {row.error}" if row.error and row.error != row.state else ""
             raise BatchFailedError(
                 f"batch: the request {row.state} in {row.tries} batch"
-                f"{'es' if row.tries != 1 else ''}: {row.error or row.state}"
+                f"{'es' if row.tries != 1 else ''} ({sent(row.tries)}){why}",
+                sends=row.tries,
             )
         if self._fallback_online or self.batcher is None:
             return await self._online(request, key, row.tries + 1, case_id)
@@ -264,6 +272,7 @@ class BatchedModel(JudgeModel):
         try:
             reply = await self.inner.complete(request)
             self._store.online(key, tries, self.name, case_id, reply)
+            reply.sends = tries
         finally:
             if ticket is not None:
                 ticket.ended()
@@ -274,6 +283,11 @@ class BatchedModel(JudgeModel):
         if ticket is not None:
             await ticket.settled()
         raise Deferred
+
+
+def sent(times: int) -> str:
+    """How often a request was sent, in words."""
+    return {1: "sent once", 2: "sent twice"}.get(times, f"sent {times} times")
 
 
 class BatchCallCache:

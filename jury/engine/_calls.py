@@ -34,6 +34,7 @@ from dataclasses import replace
 from .._clock import Clock
 from .._errors import (
     AccountError,
+    BatchFailedError,
     CallFailed,
     InvalidRequestError,
     JurorUnusable,
@@ -236,6 +237,9 @@ class Caller:
     async def _live(self, request: JudgeRequest, stats: CallStats, key: str | None) -> JudgeReply:
         """Ask the model (no cache), count and price the reply, and keep it under `key`."""
         reply = await self._attempts(request, stats)
+        # A batch run's request sent before (in batches that expired or errored): each send
+        # was an attempt at the provider, as the request's story says.
+        stats.attempts += reply.sends - 1
         if reply.batch is None:
             self._servers.learn(self._endpoint, reply.fake)
         # Offline jurors (reference heuristics, replayed records) and the fake cost nothing.
@@ -328,6 +332,11 @@ class Caller:
                 self._worked = True
                 return reply
             stats.latency_s += time.perf_counter() - started
+            if isinstance(error, BatchFailedError) and error.sends > 1:
+                # Asked once here, but sent in that many batches: each was an attempt at the
+                # provider, counted so that the attempts agree with what its error says.
+                stats.attempts += error.sends - 1
+                attempt += error.sends - 1
             if isinstance(error, AccountError):
                 raise error
             if not self._worked and _permanent(error):

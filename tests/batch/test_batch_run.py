@@ -135,6 +135,40 @@ async def test_a_request_that_keeps_failing_is_an_unavailable_vote_with_its_stor
     assert all(any("quorum" in reason for reason in v.reasons) for v in short)
 
 
+async def test_a_request_expired_in_every_batch_says_how_often_it_was_sent_as_its_attempts(
+    server: FakeProviderServer, tmp_path: Path
+) -> None:
+    script_jurors(server)
+    cases = make_cases(4)
+    server.batches.faults(expire_batches=1.0)
+    # The default: an expired request is sent once more, in a new batch, then given up.
+    assert BatchSettings().retries == 1
+    verdicts, _ = await run_batches(batch_panel(), cases, tmp_path / "run")
+    votes = [vote for verdict in verdicts.values() for vote in verdict.votes]
+    assert len(votes) == len(cases) * len(JURORS)
+    assert len(server.batched) == 2 * len(votes)  # each request went into two batches
+    for vote in votes:
+        assert vote.status is VoteStatus.UNAVAILABLE
+        assert "the request expired in 2 batches (sent twice)" in (vote.error or "")
+        assert "attempt" not in (vote.error or "")  # no "(after 1 attempt)" beside it
+        assert "expired in 2 batches (sent twice): expired" not in (vote.error or "")
+        assert vote.calls.attempts == 2
+
+
+async def test_every_batch_a_request_went_into_is_one_of_its_attempts(
+    server: FakeProviderServer, tmp_path: Path
+) -> None:
+    script_jurors(server)
+    server.batches.faults(expired=0.3)
+    verdicts, _ = await run_batches(batch_panel(), make_cases(40), tmp_path / "run")
+    votes = [vote for verdict in verdicts.values() for vote in verdict.votes]
+    resent = [vote for vote in votes if vote.calls.attempts == 2]
+    # Answered in its second batch, or expired in both: either way sent twice.
+    assert any(vote.status is VoteStatus.VALID for vote in resent)
+    assert any(vote.status is VoteStatus.UNAVAILABLE for vote in resent)
+    assert sum(vote.calls.attempts for vote in votes) == len(server.batched)
+
+
 async def test_batch_fallback_online_asks_failed_requests_online(
     server: FakeProviderServer, tmp_path: Path
 ) -> None:
@@ -154,6 +188,9 @@ async def test_batch_fallback_online_asks_failed_requests_online(
     assert tries[(1, "errored")] > 0
     assert len(asked_online) == tries[(1, "errored")] == tries[(2, "online")]
     assert batches == 3  # no second batch: the retries went online
+    # Each send is an attempt: its batch, then online.
+    votes = [vote for verdict in verdicts.values() for vote in verdict.votes]
+    assert sum(vote.calls.attempts for vote in votes) == len(server.batched) + len(asked_online)
     assert {k: decided(v) for k, v in verdicts.items()} == {k: decided(v) for k, v in clean.items()}
 
 
