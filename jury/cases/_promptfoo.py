@@ -186,8 +186,11 @@ def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Recor
 def mark_shared(tests: list[Any]) -> None:
     """Marks with `SHARED` the tests whose description another test has too: a description
     is a case's ID only where it names one test (the others get IDs from their content)."""
+
     def described(test: Any) -> Any:
-        return test.get("description", test.get("__description")) if isinstance(test, dict) else None
+        if not isinstance(test, dict):
+            return None
+        return test.get("description", test.get("__description"))
 
     counts = Counter(d for d in map(described, tests) if isinstance(d, str))
     for test in tests:

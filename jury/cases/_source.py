@@ -34,8 +34,8 @@ from ._promptfoo import is_column
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, table_keys, without_nulls
 from ._shape_base import KEPT, UNAPPLIED
 from ._shapes import SHAPE_KEYS, recognise
-from ._trace_formats import split_traces
 from ._source_notes import Told
+from ._trace_formats import split_traces
 from ._unseen import collect, restore
 
 __all__ = ["CaseSource", "content_id"]

@@ -145,7 +145,8 @@ def test_a_shared_description_is_no_id_and_says_why(tmp_path: Path) -> None:
     cases = source.load()
     source.validate()
     assert cases[2].id == "other"
-    assert cases[0].id.startswith("case-") and cases[1].id.startswith("case-")
+    assert cases[0].id.startswith("case-")
+    assert cases[1].id.startswith("case-")
     assert cases[0].metadata["description"] == "same"
     assert (
         f"{path}: kept in metadata (the judges do not see it) on 2 of 3 lines: description "
