@@ -2,7 +2,10 @@
 
 A test's ``vars`` hold the question (the var named like one, or the only var) and whatever
 else the prompt template reads; its ``assert`` list holds the golden answer (``equals``,
-``factuality``, ``similar``...) and what a good answer does (``llm-rubric``, ``g-eval``).
+``factuality``, ``similar``...), what a good answer does (``llm-rubric``, ``g-eval``), and
+checks an ``if`` can make (``contains``, ``not-icontains``, ``regex``...: the case's
+``must_find``, `jury.cases._promptfoo_asserts`); the types applied neither way are said, by
+type and count. A test's ``description`` is its case's ID when no other test has the same.
 ``{{var}}`` in an assertion's text is rendered with the test's vars, as promptfoo renders
 it (nunjucks) before grading. A CSV's own columns are ``__expected[N]``, ``__description``,
 ``__threshold`` and ``__metadata:KEY`` (https://www.promptfoo.dev/docs/configuration/test-cases/);
@@ -13,18 +16,28 @@ case's ``judge`` table), and kept in metadata as given.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import ConfigError
-from ._shape_base import QUESTION_KEYS, Builder, Record, one_of, typed
+from ._promptfoo_asserts import GOLDEN, JUDGED, applied
+from ._shape_base import KEPT, ORIGINS, QUESTION_KEYS, UNAPPLIED, Builder, Record, one_of, typed
 
-__all__ = ["is_column", "is_promptfoo", "promptfoo", "promptfoo_tests"]
+__all__ = ["SHARED", "is_column", "is_promptfoo", "mark_shared", "promptfoo", "promptfoo_tests"]
 
-# promptfoo assertion types whose value is the reference answer, or what a good answer does.
-_GOLDEN_ASSERTS = ("equals", "factuality", "similar", "levenshtein", "rouge-n", "bleu")
-_BEHAVIOUR_ASSERTS = ("llm-rubric", "g-eval", "model-graded-closedqa")
+# promptfoo assertion types whose value is what a good answer does.
+_BEHAVIOUR_ASSERTS = tuple(t for t in JUDGED if t not in GOLDEN)
 _ASSERT_TEXT = re.compile(r"^([a-z][a-z-]*)(?:\([^)]*\))?:\s*(.*)$", re.DOTALL)
+# A cell that is a bare type, such as promptfoo's own example's ``is-json`` (src/csv.ts reads
+# ``type[:value]`` for its known types; these are the ones that need no value).
+_BARE = re.compile(r"^(?:not-)?(?:is-json|contains-json|is-sql|is-xml|contains-xml|is-html|"
+                   r"contains-html|is-refusal|is-valid-openai-tools-call|"
+                   r"is-valid-openai-function-call)$")  # fmt: skip
+# src/csv.ts's older names of `javascript:` (and `grade:`, of `llm-rubric:`).
+_RENAMED = {"fn": "javascript", "eval": "javascript", "grade": "llm-rubric"}
+#: The key a test is marked with when another test has the same description (not its ID).
+SHARED = "\x00shared description"
 _VAR = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _LABEL = re.compile(r"[A-Za-z][\w-]{0,63}")  # a var a judge is shown under its name
 #: Parts of a var's name that say it holds the user's words, most telling first.
@@ -49,11 +62,12 @@ def is_promptfoo(record: Record) -> bool:
 
 def _assertion(text: str) -> dict[str, Any]:
     """A promptfoo CSV ``__expected`` cell: ``type: value``, or an ``equals`` value."""
+    if _BARE.match(text):
+        return {"type": text}
     found = _ASSERT_TEXT.match(text)
     if found is None:
         return {"type": "equals", "value": text}
-    # `grade:` is promptfoo's older name of `llm-rubric:` (src/csv.ts, assertionFromString).
-    kind = "llm-rubric" if found.group(1) == "grade" else found.group(1)
+    kind = _RENAMED.get(found.group(1), found.group(1))
     return {"type": kind, "value": found.group(2)}
 
 
@@ -74,6 +88,7 @@ def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Recor
     from (``--map question=customer_message``), so that ``{{customer_message}}`` in an
     assertion is still rendered once that var has become the question."""
     record = dict(record)
+    shared = bool(record.pop(SHARED, False))
     nested = bool(record.get("vars"))  # vars as a table (YAML), not a CSV row's columns
     variables = dict(typed(record, "vars", dict, {}))
     asserts = list(typed(record, "assert", list, []))
@@ -126,7 +141,7 @@ def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Recor
         for a in asserts
     ]
     golden = [a.get("value") for a in asserts if isinstance(a, Mapping) and a.get("type") in
-              _GOLDEN_ASSERTS]  # fmt: skip
+              GOLDEN]  # fmt: skip
     if golden:
         case.put("golden_answer", one_of(golden), "assert")
     behaviour = [str(a.get("value")) for a in asserts if isinstance(a, Mapping) and
@@ -141,13 +156,47 @@ def promptfoo(record: Record, renamed: Mapping[str, str] | None = None) -> Recor
             case.out["judge"] = shown
         case.metadata["vars"] = case.rest
         case.rest = {}
+    checks, unapplied = applied(asserts)
+    if checks:
+        case.put("must_find", checks, "assert")
     if asserts:
         case.metadata["assert"] = asserts
+    notes = []
+    described = record.get("description")
+    if isinstance(described, str) and described.strip() and "id" not in variables:
+        if shared:
+            notes.append("description (not the ID: another test has the same one)")
+        else:
+            case.put("id", described, "description")
     for key in ("description", "options", "threshold", "provider"):
         if key in record:
             case.metadata[key] = record.pop(key)
     case.metadata.update(metadata)
-    return case.done()
+    out = case.done()
+    origins = out.setdefault(ORIGINS, {})
+    if notes:  # said with the keys kept in metadata (the loader's notice)
+        origins[KEPT] = "; ".join([*filter(None, [origins.get(KEPT)]), *notes])
+    if unapplied:  # a warning, in the reports: a gate would pass without them
+        origins[UNAPPLIED] = "\n".join(unapplied.elements())
+    if not origins:
+        del out[ORIGINS]
+    return out
+
+
+def mark_shared(tests: list[Any]) -> None:
+    """Marks with `SHARED` the tests whose description another test has too: a description
+    is a case's ID only where it names one test (the others get IDs from their content)."""
+
+    def described(test: Any) -> Any:
+        if not isinstance(test, dict):
+            return None
+        return test.get("description", test.get("__description"))
+
+    counts = Counter(d for d in map(described, tests) if isinstance(d, str))
+    for test in tests:
+        description = described(test)
+        if isinstance(description, str) and counts[description] > 1:
+            test[SHARED] = True
 
 
 #: Reads the tests of a file a configuration points to (``file://tests.csv``).
@@ -167,6 +216,20 @@ def _tests(value: Any, name: str, load: Loader | None) -> Any:
     for path in paths:
         tests.extend(load(path.removeprefix("file://")))
     return tests
+
+
+def _resolved(assertion: Any, config: Mapping[str, Any]) -> Any:
+    """An assertion ``{$ref: '#/assertionTemplates/name'}`` as the template it points to in
+    the configuration (promptfoo's JSON pointer); any other (one it cannot find) as given."""
+    ref = assertion.get("$ref") if isinstance(assertion, Mapping) else None
+    if not (isinstance(ref, str) and ref.startswith("#/")):
+        return assertion
+    found: Any = config
+    for part in ref[2:].split("/"):
+        if not isinstance(found, Mapping):
+            return assertion
+        found = found.get(part.replace("~1", "/").replace("~0", "~"))
+    return dict(found) if isinstance(found, Mapping) else assertion
 
 
 def promptfoo_tests(config: Mapping[str, Any], name: str, load: Loader | None = None) -> list[Any]:
@@ -190,9 +253,12 @@ def promptfoo_tests(config: Mapping[str, Any], name: str, load: Loader | None = 
                 test[key] = {**default[key], **(test.get(key) or {})}
         if isinstance(default.get("assert"), list):
             test["assert"] = [*default["assert"], *(test.get("assert") or [])]
+        if isinstance(test.get("assert"), list):
+            test["assert"] = [_resolved(a, config) for a in test["assert"]]
         # A test CSV's row is a promptfoo test by where it came from: an empty `vars` says so
         # whatever its columns (they are its vars).
         if "vars" not in test and "assert" not in test:
             test["vars"] = {}
         merged.append(test)
+    mark_shared(merged)
     return merged

@@ -28,6 +28,7 @@ from .._errors import CaseFileError, ConfigError
 from .._problems import LineError, spellings, utf8_problem
 from ._case import Case
 from ._documents import items
+from ._promptfoo import mark_shared
 
 __all__ = ["FORMATS", "UNITS", "Item", "Opener", "format_of", "read", "sniff", "table_keys"]
 
@@ -291,11 +292,15 @@ def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
     kind = "TSV" if delimiter == "\t" else "CSV"
     reader = csv.reader(lines(), delimiter=delimiter)
     columns: list[list[str]] | None = None
+    held: list[Item] | None = None  # a promptfoo CSV's rows, until its descriptions are known
     start = 1
     while True:
         try:
             cells = next(reader)
         except StopIteration:
+            if held is not None:
+                mark_shared([row for _, row in held])
+                yield from held
             return
         except csv.Error as exc:
             yield start, LineError(start, "", f"not valid {kind}: {exc}")
@@ -307,11 +312,16 @@ def read_table(opener: Opener, name: str, delimiter: str) -> Iterator[Item]:
             if bad:
                 raise CaseFileError(name, [LineError(number, "", bad[0])])
             columns = _header(cells, name, number)
+            # Whether a description is an ID depends on the other rows' (`mark_shared`).
+            held = [] if ["__description"] in columns else None
             continue
-        if bad:
-            yield number, LineError(number, "", bad[0])
-        elif any(cell.strip() for cell in cells):
-            yield number, _row(columns, cells, number)
+        item: Item | None = (number, LineError(number, "", bad[0])) if bad else None
+        if item is None and any(cell.strip() for cell in cells):
+            item = number, _row(columns, cells, number)
+        if item is not None and held is not None:
+            held.append(item)
+        elif item is not None:
+            yield item
 
 
 def table_keys(head: bytes, delimiter: str) -> list[str] | None:

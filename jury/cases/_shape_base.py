@@ -17,6 +17,7 @@ __all__ = [
     "KEPT",
     "ORIGINS",
     "QUESTION_KEYS",
+    "UNAPPLIED",
     "Builder",
     "Record",
     "is_chat",
@@ -34,6 +35,9 @@ ANSWER_KEYS = ("answer", "output", "response", "completion", "text", "content", 
 ORIGINS = "\x00origins"
 #: The key of ORIGINS' table that lists the record's keys kept in metadata, for a notice.
 KEPT = "\x00kept"
+#: The key of ORIGINS' table that lists, one a line, the types of the record's assertions
+#: that no check and no juror applies (a promptfoo ``javascript``), for a warning.
+UNAPPLIED = "\x00unapplied"
 # A case's fields, and the trace's that a case may give at its top (the seed article's).
 _FIELDS = frozenset(spellings(Case)) | _TRACE_KEYS
 

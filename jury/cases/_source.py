@@ -32,10 +32,11 @@ from ._mt_bench import MT_BENCH_ANSWERS, Questions
 from ._otlp_lines import joined_traces
 from ._promptfoo import is_column
 from ._read import FORMATS, UNITS, Item, format_of, read, sniff, table_keys, without_nulls
-from ._shape_base import KEPT
+from ._shape_base import KEPT, UNAPPLIED
 from ._shapes import SHAPE_KEYS, recognise
+from ._source_notes import Told
 from ._trace_formats import split_traces
-from ._unseen import collect, restore, unseen_notice
+from ._unseen import collect, restore
 
 __all__ = ["CaseSource", "content_id"]
 
@@ -158,10 +159,13 @@ class CaseSource:
             raise ConfigError(f"field map: {'; '.join(bad_map)}")
         #: Notes on how the cases were read (shapes recognised, IDs made from content).
         self.notices: list[str] = []
+        #: What the cases' reading could not apply (a promptfoo assertion), for the reports.
+        self.warnings: list[str] = []
         #: The number of cases, once `validate` has counted them.
         self.count = 0
         self._total = 0  # records read by the last pass
         self._kept: Counter[str] = Counter()
+        self._unapplied: Counter[str] = Counter()
         self._unseen: dict[int, list[str]] = {}  # record number: kinds the judges cannot see
         self._spool: IO[bytes] | None = None
         self._dataset: Any = None
@@ -249,6 +253,8 @@ class CaseSource:
         except ValueError as exc:
             return _Read(None, [*found, LineError(number, "", str(exc), unit)])
         kept = origins.pop(KEPT, None) if origins else None
+        if origins and UNAPPLIED in origins:  # the record's types, one a line, one an assertion
+            self._unapplied.update(origins.pop(UNAPPLIED).splitlines())
         made = data.keys().isdisjoint(_ID_SPELLINGS)
         try:
             case = Case.model_validate({**data, "id": "-"} if made else data)
@@ -277,7 +283,7 @@ class CaseSource:
         made: list[str] = []  # IDs made from content
         keys: set[str] = set()
         total = self._total = 0
-        self._kept = Counter()
+        self._kept, self._unapplied = Counter(), Counter()
         self._unseen = {}
         unseen: list[str] = []
         for number, record in joined_traces(self.records()):
@@ -329,24 +335,10 @@ class CaseSource:
             self._note(total, shapes, made)
 
     def _note(self, total: int, shapes: Counter[str], made: list[str]) -> None:
-        self.notices = [f"{self.name}: read {n} of {total} as {s}" for s, n in shapes.items()]
-        if self._questions.used:
-            self.notices.append(f"{self.name}: the questions from {self._questions.path}")
-        # A record's keys that no case field takes are kept in metadata, and said once.
-        for keys, n in self._kept.items():
-            many = "all" if n == total else f"{n} of"
-            self.notices.append(
-                f"{self.name}: kept in metadata (the judges do not see it) on {many} {total} "
-                f"{self.unit}s: {keys}"
-            )
-        if self._unseen:
-            self.notices.append(unseen_notice(self.name, self.unit, self._unseen))
-        if made:
-            self.notices.append(
-                f"{self.name}: {len(made)} of {total} cases have no id; each gets one from its "
-                f"content (such as {made[0]}); give them an id to keep it when a case changes"
-            )
-        for notice in self.notices:
+        questions = self._questions.path if self._questions.used else None
+        told = Told(self.name, self.unit, total, shapes, self._kept, self._unapplied)
+        self.notices, self.warnings = told.said(questions, self._unseen, made)
+        for notice in [*self.notices, *self.warnings]:
             _events.info("cases_read", source=self.name, notice=notice)
 
     def validate(self, each: Callable[[Case], object] | None = None) -> int:

@@ -139,12 +139,12 @@ async def calibrate_options(args: CalibrateOptions) -> Calibration:
     options = args.run_options()
     panel = panel_for(options)
     notes: list[str] = []
-    source = case_source(options, panel, notes=notes.append)
+    warnings: list[str] = []
+    source = case_source(options, panel, notes=notes.append, warn=warnings.append)
     try:
         cases = source.load()
     finally:
         source.close()
-    warnings: list[str] = []
     if args.labels:
         from ..adapters._registry import load_rubric
         from ..runs import with_file_labels

@@ -192,7 +192,12 @@ async def _run(
 ) -> Run:
     with_images: list[str] = []
     source = case_source(
-        options, panel, None if written is None else written.add, with_images, said.note
+        options,
+        panel,
+        None if written is None else written.add,
+        with_images,
+        said.note,
+        said.warning,
     )
     try:
         selection = Selection.of(source, subset, source.count)

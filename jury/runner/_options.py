@@ -243,11 +243,13 @@ def case_source(
     each: Callable[[Case], object] | None = None,
     with_images: list[str] | None = None,
     notes: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> CaseSource:
     """The cases of the options, read with the panel's field map (``[fields]`` and ``map``),
     checked whole (each valid case given to `each` as it is read, and the IDs of those with
-    images put in `with_images`); how they were read is said to `notes` (stderr when None:
-    the commands that are not `jury run` print it so)."""
+    images put in `with_images`); how they were read is said to `notes`, and what they ask
+    that nothing applies to `warn` (stderr when None: the commands that are not `jury run`
+    print it so)."""
     if options.cases is None:
         raise ConfigError("give a cases file")
     source = CaseSource(
@@ -271,6 +273,8 @@ def case_source(
     say = notes or (lambda note: print(f"jury: note: {note}", file=sys.stderr))
     for notice in source.notices:
         say(notice)
+    for warning in source.warnings:
+        (warn or (lambda text: print(f"jury: warning: {text}", file=sys.stderr)))(warning)
     if unasked:  # judged all the same (a rubric may need none), but never silently
         say(
             f"{source.name}: {unasked} case(s) have no question (such as {first}): "

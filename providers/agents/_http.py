@@ -19,7 +19,11 @@ none is `blind` to them, and a run whose cases have images warns so at load (the
 may find them its own way, by the case's ID).
 
 The reply: JSON (``application/json`` or ``*+json``) is read by `jury.adapters.reply_from`,
-with the field map (``agent_fields``) for shapes of its own; ``text/*`` is the answer. A status
+with the field map (``agent_fields``) for shapes of its own; ``text/plain`` (or
+``text/markdown``) is the answer. Any other type raises `AgentError` naming it, with the first
+200 characters of a text body: ``text/html`` is a web page (a login page, a proxy's error
+page) and not the agent's answer, so it fails its case at stage "agent" instead of being
+judged (a reply without ``Content-Type`` is ``application/octet-stream`` to aiohttp). A status
 outside 2xx raises `AgentError` with the status and the first 200 characters of the body; a
 connection that cannot be made at all (refused, a host that does not resolve) raises
 `AgentUnreachable`, so that a run whose first calls all get it stops with exit 2 instead of
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
 __all__ = ["HttpAgent", "create", "places_images", "request_body"]
 
 _EXCERPT = 200
+#: The reply types that are the answer as text (any other text type, HTML first, is not).
+_TEXT = ("text/plain", "text/markdown")
 
 
 def _messages(case: Case) -> list[dict[str, str]]:
@@ -123,7 +129,10 @@ class HttpAgent(Agent):
             import aiohttp
 
             self._session = aiohttp.ClientSession(
-                headers={"Accept": "application/json, text/plain;q=0.9", **self._headers}
+                headers={
+                    "Accept": "application/json, text/plain;q=0.9, text/markdown;q=0.9",
+                    **self._headers,
+                }
             )
         return self._session
 
@@ -153,19 +162,22 @@ class HttpAgent(Agent):
             raise AgentError(f"agent {self.url}: {type(exc).__name__}: {exc}") from None
         latency = time.perf_counter() - started
         text = raw.decode(charset, errors="replace")
+        excerpt = " ".join(text.split())[:_EXCERPT] or "(empty body)"
         if not 200 <= status < 300:
-            excerpt = " ".join(text.split())[:_EXCERPT] or "(empty body)"
             raise AgentError(f"agent {self.url}: HTTP {status}: {excerpt}")
         if kind == "application/json" or kind.endswith("+json"):
             try:
                 value: Any = json.loads(text)
             except ValueError as exc:
                 raise AgentError(f"agent {self.url}: the reply is not valid JSON: {exc}") from None
-        elif kind.startswith("text/"):
+        elif kind in _TEXT:
             value = text
         else:
+            # The start of a page says what it is ("Login required"); of a binary, nothing.
+            shown = f": {excerpt}" if kind.startswith("text/") else ""
             raise AgentError(
-                f"agent {self.url}: a reply of type {kind!r}: expected JSON or text/plain"
+                f"agent {self.url}: HTTP {status} with {kind!r}, not an answer (expected JSON or "
+                f"text/plain){shown}"
             )
         reply = reply_from(value, case, self._fields)
         return reply if reply.latency is not None else replace(reply, latency=latency)

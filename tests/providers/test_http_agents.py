@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from jury import Case, ConfigError
+from conftest import panel_of, scores, scripted
+from jury import Case, ConfigError, Jury, Verdict
 from jury.adapters import Agent, AgentError, AgentUnreachable
 from jury.panel._agent_spec import AgentSettings, resolve_agent
 
@@ -141,10 +142,15 @@ async def test_a_text_reply_is_the_answer(endpoint: Any) -> None:
         (lambda: web.Response(text="{not json", content_type="application/json"),
          "not valid JSON"),
         (lambda: web.Response(body=b"\x00", content_type="application/octet-stream"),
-         "application/octet-stream"),
+         "HTTP 200 with 'application/octet-stream', not an answer"),
+        # A 200 web page (a login page, a proxy's) is not the agent's answer, whatever it says.
+        (lambda: web.Response(text="<html><body>Login required</body></html>",
+                              content_type="text/html"),
+         r"HTTP 200 with 'text/html', not an answer \(expected JSON or text/plain\): "
+         "<html><body>Login required"),
         (lambda: web.json_response({"answer": ""}), "answer is empty"),
     ],
-    ids=["5xx", "404", "bad-json", "binary", "empty"],
+    ids=["5xx", "404", "bad-json", "binary", "html", "empty"],
 )  # fmt: skip
 async def test_a_reply_that_cannot_count_raises_an_agent_error_saying_why(
     endpoint: Any, response: Callable[[], web.Response], said: str
@@ -156,6 +162,37 @@ async def test_a_reply_that_cannot_count_raises_an_agent_error_saying_why(
     with pytest.raises(AgentError, match=said) as raised:
         await _ask(resolve_agent(url, AgentSettings()), _conversation())
     assert not isinstance(raised.value, ConfigError)  # a broken case, not a broken run
+
+
+async def test_markdown_is_an_answer_as_text_plain_is(endpoint: Any) -> None:
+    async def handler(_: web.Request) -> web.Response:
+        return web.Response(text="**Shipped.**", content_type="text/markdown")
+
+    url, _ = await endpoint(handler)
+    reply = await _ask(resolve_agent(url, AgentSettings()), _conversation())
+    assert reply.answer == "**Shipped.**"
+
+
+async def test_a_login_page_fails_its_case_at_the_agent_stage_and_no_judge_is_paid(
+    endpoint: Any,
+) -> None:
+    # The new user's trial: a 200 text/html login page was judged as the agent's answer.
+    async def handler(_: web.Request) -> web.Response:
+        page = "<html><body>Login required</body></html>"
+        return web.Response(text=page, content_type="text/html")
+
+    url, _ = await endpoint(handler)
+    judge = scripted([scores(5)])
+    agent = resolve_agent(url, AgentSettings())
+    try:
+        async with Jury(panel_of(judge), checks=None) as jury:
+            verdicts = [v async for v in jury.evaluate([_conversation()], agent=agent)]
+    finally:
+        await agent.aclose()
+    (verdict,) = verdicts
+    assert (verdict.verdict, verdict.failed_stage) == (Verdict.FAIL, "agent")
+    assert "'text/html', not an answer" in verdict.reasons[0]
+    assert judge.calls == 0
 
 
 async def test_a_reply_slower_than_the_timeout_raises_an_agent_error(endpoint: Any) -> None:
