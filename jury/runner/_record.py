@@ -6,6 +6,7 @@ yet judged, recording each verdict as it arrives and handing the judged case to 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -165,8 +166,11 @@ def _same_run(
         changed.append("the cases file")
     if not subset.same_filters(manifest.get("subset", {})):
         changed.append("the subset (--ids, --category, --sample, --limit, --seed)")
-    then = jury_identity(manifest["jury"])
-    now = jury_identity(json.loads(json.dumps(panel_record(panel))))
+    # Files the jury file names are recorded as its loader made them: relative to the folder
+    # of the jury file as it was given, so "j.toml" then and "/abs/j.toml" on `--resume` name
+    # one check file two ways. Compared where they lie, each against its own working folder.
+    then = _located(jury_identity(manifest["jury"]), manifest.get("cwd"))
+    now = _located(jury_identity(json.loads(json.dumps(panel_record(panel)))), os.getcwd())
     if then != now:
         keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
         changed.append(f"the jury ({', '.join(keys)})")
@@ -181,6 +185,40 @@ def _same_run(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
             f"{rescore}start a new run (another --out)"
         )
+
+
+def _located(record: dict[str, Any], cwd: str | None) -> dict[str, Any]:
+    """`record` (a recorded jury) with the files it names relative made absolute against
+    `cwd`: the rubric and fit files, custom checks' Python files, a JSON schema file (what
+    `load_panel` resolves against the jury file's folder)."""
+    if not cwd:
+        return record
+
+    def where(name: str) -> str:
+        return name if os.path.isabs(name) else os.path.normpath(os.path.join(cwd, name))
+
+    out = dict(record)
+    for key in ("rubric", "calibration"):
+        value = out.get(key)
+        if isinstance(value, str) and (key == "calibration" or value.endswith(".toml")):
+            out[key] = where(value)
+    checks = out.get("checks")
+    if isinstance(checks, dict):
+        checks = out["checks"] = dict(checks)
+        custom = checks.get("custom")
+        if isinstance(custom, list):
+            checks["custom"] = [_located_check(entry, where) for entry in custom]
+        schema = checks.get("json_schema")
+        if isinstance(schema, dict) and isinstance(schema.get("json_schema"), str):
+            checks["json_schema"] = {**schema, "json_schema": where(schema["json_schema"])}
+    return out
+
+
+def _located_check(entry: Any, where: Callable[[str], str]) -> Any:
+    if not isinstance(entry, dict) or not isinstance(entry.get("function"), str):
+        return entry
+    module, _, attr = entry["function"].rpartition(":")
+    return {**entry, "function": f"{where(module)}:{attr}"} if module.endswith(".py") else entry
 
 
 def _rescore_hint(

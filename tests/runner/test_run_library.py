@@ -253,6 +253,49 @@ def test_a_run_resumes_with_other_call_settings_and_a_changed_jury_is_named(
     assert "cannot resume: the jury (jurors" in capsys.readouterr().err
 
 
+CHECK = """
+from jury import Case
+from jury.checks import Finding, check, passed
+
+
+@check(stage="generation", required=False)
+def said(case: Case) -> Finding:
+    return passed()
+"""
+
+
+def test_a_run_whose_jury_names_files_by_relative_paths_resumes_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The jury file names its check file relative to itself. Given as "j.toml", the check
+    # was recorded as "mine.py"; `--resume` read the jury file from the recorded working
+    # folder ("/abs/j.toml") and saw "/abs/mine.py": refused as "the jury (checks) changed",
+    # the documented way to collect a batch or continue after an account stop.
+    Path("mine.py").write_text(CHECK, encoding="utf-8")
+    Path("other.py").write_text(CHECK, encoding="utf-8")
+    Path("j.toml").write_text(
+        'jurors = ["offline/reference"]\n[[checks.custom]]\nfunction = "mine.py:said"\n',
+        encoding="utf-8",
+    )
+    first = ["run", str(EXAMPLE), "--jury", "j.toml", "--out", "c", "--limit", "3"]
+    code = main([*first, "--progress", "none", "--no-cache"])
+    assert code in (0, 1)
+    assert main(["run", "--resume", "c", "--progress", "none"]) == code
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["run", "--resume", str(tmp_path / "c"), "--progress", "none"]) == code
+    # Another check file is still another jury.
+    monkeypatch.chdir(tmp_path)
+    Path("j.toml").write_text(
+        'jurors = ["offline/reference"]\n[[checks.custom]]\nfunction = "other.py:said"\n',
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["run", "--resume", "c", "--progress", "none"]) == 2
+    assert "cannot resume: the jury (checks) changed" in capsys.readouterr().err
+
+
 def test_a_changed_threshold_or_rubric_is_named_once_when_a_run_resumes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
