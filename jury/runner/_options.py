@@ -324,6 +324,18 @@ def report_paths(options: Reporting) -> ReportPaths:
 
     if options.no_html and options.html:
         raise ConfigError(f"--no-html and --html {options.html}: give one of the two")
+    for flag, value in (
+        ("--junit", options.junit),
+        ("--html", options.html),
+        ("--json", options.json),
+    ):
+        if value == "-":
+            # Not standard output: the terminal report is printed there, and a file named
+            # "-" was written instead, in silence.
+            raise ConfigError(
+                f"{flag} -: give a file path (standard output carries the terminal report; "
+                "the run's folder keeps summary.json, junit.xml and report.html)"
+            )
     return ReportPaths(
         junit=path(options.junit),
         html=path(options.html),

@@ -127,6 +127,19 @@ def test_run_and_rescore_write_reports_where_ci_expects_them(
     assert (reports / "report.html").read_bytes() == (tmp_path / "r2" / "report.html").read_bytes()
 
 
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--html"])
+def test_a_report_path_of_dash_is_refused_before_the_run_not_written_as_a_file(
+    flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "-" is no file to write: a run wrote one named "-" and said nothing.
+    monkeypatch.chdir(tmp_path)
+    cases, jury_file = str(EXAMPLE / "cases.jsonl"), str(EXAMPLE / "jury.toml")
+    assert main(["run", cases, "--jury", jury_file, "--out", "r", flag, "-"]) == 2
+    assert f"jury: {flag} -: give a file path" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()
+    assert not (tmp_path / "r").exists()  # refused before anything was judged
+
+
 def test_report_prints_a_run_again_without_touching_it(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
