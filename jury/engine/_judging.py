@@ -224,7 +224,10 @@ class CaseJudge:
             return 0
 
     def calls_for(self, case: Case) -> int:
-        """The judge calls a case needs at the least: each juror's samples of each prompt."""
+        """The judge calls a case needs at the least: each juror's samples of each prompt (a
+        case its agent never answered counted as answered, as the run's record does)."""
+        if case.answer is None:
+            case = case.model_copy(update={"answer": "-"})
         return self._prompts(case) * sum(seat.samples for seat in self.seats)
 
 

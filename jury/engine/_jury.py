@@ -344,7 +344,9 @@ class Jury:
             agent = made = as_agent(agent)
         step = agent_step(agent, agent_concurrency, agent_timeout, self.panel, self._calls)
         on_close = None if made is None else made.aclose
-        return pipeline(self._cases.first, step, cases, self.panel.concurrency, on_close)
+        return pipeline(
+            self._cases.first, step, cases, self.panel.concurrency, on_close, self._cases.calls_for
+        )
 
 
 def _checker(panel: Panel, checks: Checker | Literal["panel", False] | None) -> Checker | None:

@@ -48,11 +48,13 @@ def pipeline(
     cases: Iterable[Case] | AsyncIterable[Case],
     concurrency: int,
     on_close: Callable[[], Coroutine[Any, Any, None]] | None = None,
+    calls_for: Callable[[Case], int] | None = None,
 ) -> VerdictStream:
     """Each case answered by the step, then judged by `judge` (at most `concurrency` at once);
     a case whose agent broke comes out as its FAIL without a judge. A case held for a second
     chance (`Held`) is the stream's to ask again, outside these bounds. `on_close` runs when
-    the stream is left (the agent's `aclose`, when the stream made the agent)."""
+    the stream is left (the agent's `aclose`, when the stream made the agent). `calls_for`
+    counts the judge calls a case would have made, saved when its agent broke."""
     judging = asyncio.Semaphore(concurrency)
     in_flight = concurrency + step.concurrency
     step.limit_first(in_flight)
@@ -60,7 +62,9 @@ def pipeline(
     async def one(case: Case) -> CaseVerdict | Held:
         answered = await step.run(case)
         if isinstance(answered, CaseVerdict):
-            return answered
+            # Its judges are spared, as for a failed check: the calls not made are counted.
+            saved = 0 if calls_for is None else calls_for(case)
+            return answered.model_copy(update={"calls_saved": saved}) if saved else answered
         async with judging:
             return await judge(answered)
 

@@ -322,7 +322,8 @@ def _print_checks_summary(summary: RunSummary, console: Console) -> None:
         console.print(f"Checks failed on {summary.checks_failed} case(s).")
     if summary.judges_spared:
         console.print(
-            f"Judges spared on {summary.judges_spared} case(s) whose required checks failed: "
+            f"Judges spared on {summary.judges_spared} case(s) whose "
+            f"{'agent or ' if summary.failed_stages.get('agent') else ''}required checks failed: "
             f"{summary.calls_saved} judge call(s) saved."
         )
     if summary.failed_stages:

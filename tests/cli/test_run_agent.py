@@ -151,6 +151,9 @@ def test_a_broken_agent_fails_every_case_at_the_agent_stage_in_every_report(
     lines = [json.loads(line) for line in text.splitlines()]
     assert all(not line.get("votes") for line in lines)  # no judge was asked
     assert error in out
+    # The judges' calls not made are counted, and the line says why they were spared.
+    spared = " ".join(out.split())
+    assert "Judges spared on 24 case(s) whose agent or required checks failed: 24 judge" in spared
     assert error in (tmp_path / "run/junit.xml").read_text()
     assert error in (tmp_path / "run/report.html").read_text()
 

@@ -95,6 +95,8 @@ async def test_a_broken_agent_fails_its_case_at_the_agent_stage_and_spares_the_j
     assert {v.failed_stage for v in verdicts} == {"agent"}
     assert all(error in v.reasons[0] and v.checks[0].reason == error for v in verdicts)
     assert judge.calls == 0
+    # The calls not made are counted, as for a failed check ("0 judge call(s) saved" before).
+    assert [(v.judges_spared, v.calls_saved) for v in verdicts] == [(True, 1)] * 3
 
 
 async def test_an_agent_whose_first_calls_all_fail_to_connect_stops_the_run_before_any_judge() -> (
