@@ -34,7 +34,6 @@ from ..runs._records import (
     build_manifest,
     file_digest,
     jury_identity,
-    new_run_dir,
     panel_record,
     prompt_hashes,
     require_manifest,
@@ -49,7 +48,7 @@ from ._batches import (
     record_options,
     same_shard,
 )
-from ._options import RunOptions
+from ._options import RunOptions, run_folder
 
 __all__ = ["cases_file", "judge_cases", "open_record", "run_dir"]
 
@@ -60,7 +59,7 @@ def run_dir(options: RunOptions) -> tuple[Path, bool]:
         if options.out and Path(options.out) != Path(options.resume):
             raise ConfigError("give either --out or --resume, or the same directory to both")
         return Path(options.resume), True
-    return (Path(options.out) if options.out else new_run_dir()), False
+    return run_folder(options.out), False
 
 
 def cases_file(
