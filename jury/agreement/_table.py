@@ -31,7 +31,7 @@ from typing import Any, Literal
 from .._errors import CaseFileError
 from .._problems import LineError
 from .._verdict import CaseVerdict, Level, Metric, Score, Verdict, Vote, VoteStatus
-from ._ratings import Ratings, _is_number
+from ._ratings import Ratings, _is_number, _key
 
 __all__ = ["MISSING", "as_verdicts", "is_score_table", "metric_of", "read_scores"]
 
@@ -167,27 +167,54 @@ def read_scores(
 def _unplaced(
     seen: Sequence[tuple[int, str, Score]], level: Level, declared: Sequence[Score]
 ) -> list[LineError]:
-    """Each text rating that a non-nominal level cannot place, at its line.
+    """Each rating that the level or the declared scale cannot place, at its line.
+
+    `Ratings` checks the same rules on the whole table, but knows no lines: its error was
+    reported at line 1 (the header) while the bad value stood on line 116. So each rule on a
+    single value is checked here, where the value's line is known."""
+    numbers = any(_is_number(v) for _, _, v in seen)
+    known = {_key(v) for v in declared}
+    problems = []
+    for number, column, value in seen:
+        reason = _misplaced(value, level, declared, known, numbers=numbers)
+        if reason:
+            problems.append(LineError(number, column, reason))
+    return problems
+
+
+def _misplaced(
+    value: Score,
+    level: Level,
+    declared: Sequence[Score],
+    known: set[tuple[str, Any]],
+    *,
+    numbers: bool,
+) -> str | None:
+    """Why `value` has no place (None when it has one).
 
     Without a declared scale, an ordinal level orders numbers by size, and a text value among
     them has no known rank: sorting it after the numbers made a judge's "garbage" the top
     point (alpha 0.300 where the numbers alone disagree otherwise). A declared scale places
-    its own values, and `Ratings` names any value off it."""
-    if level == "nominal" or declared:
-        return []
-    numbers = any(_is_number(v) for _, _, v in seen)
-    if level == "ordinal" and not numbers:
-        return []  # text alone: its order is the caller's declaration, checked by `Ratings`
-    scale = "ordinal scale of numbers" if level == "ordinal" else f"{level} level (numbers only)"
-    return [
-        LineError(
-            number,
-            column,
-            f"{value!r} is text: it has no place on the {scale} (NA marks a missing rating)",
+    its own values; whether those suit the level is the declaration's fault, not a line's."""
+    if _is_number(value) and math.isinf(float(value)):
+        return f"{value!r} is not a finite rating (no distance to it is finite)"
+    if declared:
+        if _key(value) in known:
+            return None
+        scale = ", ".join(repr(v) for v in declared[:6]) + (", ..." if len(declared) > 6 else "")
+        return f"{value!r} is not on the declared {level} scale ({scale})"
+    if level == "nominal":
+        return None
+    if not _is_number(value):
+        if level == "ordinal" and not numbers:
+            return None  # text alone: its order is the caller's declaration
+        scale = (
+            "ordinal scale of numbers" if level == "ordinal" else f"{level} level (numbers only)"
         )
-        for number, column, value in seen
-        if not _is_number(value)
-    ]
+        return f"{value!r} is text: it has no place on the {scale} (NA marks a missing rating)"
+    if level == "ratio" and float(value) < 0:
+        return f"{value!r} is below zero: the ratio level needs values >= 0 (a true zero)"
+    return None
 
 
 def _long(

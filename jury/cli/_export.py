@@ -44,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         rows = vote_rows(verdicts)
     else:
         rows = case_rows(verdicts, {case.id: case for case in run.cases()})
-    output = Path(args.output) if args.output else None
+    # "-" is standard output, as no -o is: nothing else is printed there (the count goes to
+    # stderr), and a file named "-" was written instead.
+    output = Path(args.output) if args.output and args.output != "-" else None
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
     write_rows(rows, args.format, sys.stdout, output)

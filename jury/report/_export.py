@@ -200,7 +200,10 @@ def write_rows(rows: Sequence[Row], fmt: str, out: IO[str] | None, path: Path | 
     """Write `rows` as `fmt` to `path`, or to `out` (text formats only)."""
     if fmt == "parquet":
         if path is None:
-            raise ConfigError("--format parquet writes a file: give --output PATH")
+            raise ConfigError(
+                "--format parquet writes a file (binary, not for standard output): "
+                "give --output PATH"
+            )
         _write_parquet(rows, path)
         return
     writer = _write_csv if fmt == "csv" else _write_jsonl

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
 from .._verdict import CaseVerdict
-from ._options import CalibrateOptions, case_source, panel_for
+from ._options import CalibrateOptions, case_source, files_not_dash, panel_for
 
 if TYPE_CHECKING:
     from ..adapters._rubric import Rubric
@@ -136,6 +136,13 @@ async def calibrate_options(args: CalibrateOptions) -> Calibration:
         raise ConfigError("--budget: ranks seat sets, so it goes with --select")
     if args.budget is not None and not args.budget > 0:
         raise ConfigError(f"--budget: {args.budget:g} USD per 1000 cases; it must be above 0")
+    files_not_dash(  # before any judge is paid
+        ("--json", args.json),
+        ("--save-baseline", args.save_baseline),
+        ("--fit", args.fit),
+        ("--html", args.html),
+        why="standard output carries calibrate's report",
+    )
     options = args.run_options()
     panel = panel_for(options)
     notes: list[str] = []

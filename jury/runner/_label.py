@@ -13,7 +13,7 @@ from typing import Literal
 from .._errors import ConfigError
 from ..cases._case import Case
 from ..runs import LABELS, LabelQueue, LabelWriter, read_labels, validate_labels
-from ._options import subset_from
+from ._options import files_not_dash, subset_from
 from ._result import Run
 
 __all__ = ["Labelling", "labelling"]
@@ -78,6 +78,7 @@ def labelling(
     if not subset.everything:
         kept = set(subset.select((case.id, case.category) for case in cases))
         cases = [case for case in cases if case.id in kept]
+    files_not_dash(("--labels", labels), why="the labels are appended to a file that lasts")
     path = Path(labels) if labels else where / LABELS
     with LabelWriter(path) as writer:
         # Read once the file is ours: no other page can append between the read and ours.

@@ -11,8 +11,8 @@ from ..panel._panel import Panel
 from ..report._publish import publish
 from ..report._run_reports import recorded_warnings
 from ..runs._merge import merge_runs
-from ..runs._records import new_run_dir
 from ._notices import Notices
+from ._options import run_folder
 from ._result import Run
 
 __all__ = ["merge"]
@@ -22,7 +22,7 @@ def merge(runs: Sequence[str | Path], *, out: str | Path | None = None) -> Run:
     """Join the shards' run directories into `out` (default ``runs/<time>-<id>``): they must
     share the cases file, jury and rubric, each shard given once and none missing, each
     finished (`jury.MergeError` names every problem). The merged `Run`, its reports written."""
-    where = Path(out) if out else new_run_dir()
+    where = run_folder(out)
     merged = merge_runs([str(run) for run in runs], where, sys.argv)
     panel = Panel.model_validate(merged.manifest["jury"])
     rubric = merged.manifest["rubric"]["name"]

@@ -26,6 +26,7 @@ from ..checks._suite import CheckSuite
 from ..panel._defaults import default_panel
 from ..panel._panel import Panel, load_panel, thresholds_problem
 from ..report._publish import HTML_CASES, ReportPaths
+from ..runs._records import new_run_dir
 
 __all__ = [
     "CalibrateOptions",
@@ -35,9 +36,11 @@ __all__ = [
     "Subsetting",
     "case_source",
     "checks_for",
+    "files_not_dash",
     "given",
     "panel_for",
     "report_paths",
+    "run_folder",
     "select_verdicts",
     "subset_from",
 ]
@@ -318,24 +321,43 @@ def panel_for(options: RunOptions) -> Panel:
     return panel
 
 
+def files_not_dash(*flags: tuple[str, str | Path | None], why: str) -> None:
+    """Refuse "-" for a flag that names a file to write, saying `why`.
+
+    Not standard output: the commands that write files (run, rescore, report, calibrate) print
+    their terminal report there, and a file named "-" was written instead, in silence. Where
+    standard output is free, "-" means it (`jury export -o -`, the cases `jury run -` reads)."""
+    for flag, value in flags:
+        if value is not None and str(value) == "-":
+            raise ConfigError(f"{flag} -: give a file path ({why})")
+
+
+def run_folder(out: str | Path | None) -> Path:
+    """Where a run (a rescore, a merge, repeats) is recorded: `out`, else a new folder under
+    ``runs/``."""
+    if str(out) == "-":
+        # A run is a folder of files, not a stream: "-" made a folder named "-" ("Run recorded
+        # in -"). A table of it on standard output is `jury export RUN`'s.
+        raise ConfigError(
+            "--out -: give a folder (a run is recorded as files: manifest.json, "
+            "verdicts.jsonl, the reports); `jury export RUN` writes a run to standard output"
+        )
+    return Path(out) if out else new_run_dir()
+
+
 def report_paths(options: Reporting) -> ReportPaths:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
     if options.no_html and options.html:
         raise ConfigError(f"--no-html and --html {options.html}: give one of the two")
-    for flag, value in (
+    files_not_dash(
         ("--junit", options.junit),
         ("--html", options.html),
         ("--json", options.json),
-    ):
-        if value == "-":
-            # Not standard output: the terminal report is printed there, and a file named
-            # "-" was written instead, in silence.
-            raise ConfigError(
-                f"{flag} -: give a file path (standard output carries the terminal report; "
-                "the run's folder keeps summary.json, junit.xml and report.html)"
-            )
+        why="standard output carries the terminal report; the run's folder keeps summary.json, "
+        "junit.xml and report.html",
+    )
     return ReportPaths(
         junit=path(options.junit),
         html=path(options.html),

@@ -32,8 +32,8 @@ from ..runs._records import (
     Redactor,
     RunRecord,
     build_manifest,
+    file_digest,
     jury_identity,
-    new_run_dir,
     panel_record,
     prompt_hashes,
     require_manifest,
@@ -48,7 +48,7 @@ from ._batches import (
     record_options,
     same_shard,
 )
-from ._options import RunOptions
+from ._options import RunOptions, run_folder
 
 __all__ = ["cases_file", "judge_cases", "open_record", "run_dir"]
 
@@ -59,7 +59,7 @@ def run_dir(options: RunOptions) -> tuple[Path, bool]:
         if options.out and Path(options.out) != Path(options.resume):
             raise ConfigError("give either --out or --resume, or the same directory to both")
         return Path(options.resume), True
-    return (Path(options.out) if options.out else new_run_dir()), False
+    return run_folder(options.out), False
 
 
 def cases_file(
@@ -133,6 +133,7 @@ def open_record(
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
+        manifest["jury_files"] = _digests(_named_files(panel, os.getcwd()))
         record_options(options, manifest, shard, selection.count, source.format)
         if agent is not None:
             # The cases are recorded as the agent answers them, each before it is judged.
@@ -176,6 +177,7 @@ def _same_run(
         changed.append(f"the jury ({', '.join(keys)})")
     if _rubric_changed(manifest["rubric"]["fingerprint"], jury.rubric, panel, then, now):
         changed.append("the rubric")
+    changed.extend(_files_changed(manifest, panel))
     agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
     if agent_changed is not None:
         changed.append(agent_changed)
@@ -212,6 +214,44 @@ def _located(record: dict[str, Any], cwd: str | None) -> dict[str, Any]:
         if isinstance(schema, dict) and isinstance(schema.get("json_schema"), str):
             checks["json_schema"] = {**schema, "json_schema": where(schema["json_schema"])}
     return out
+
+
+def _named_files(panel: Panel, cwd: str) -> list[str]:
+    """The files the panel's checks read (custom checks' Python files, a JSON schema file),
+    absolute: the jury names them, but their content is no part of its record."""
+    checks = _located(jury_identity(panel_record(panel)), cwd).get("checks") or {}
+    found = [
+        entry["function"].rpartition(":")[0]
+        for entry in checks.get("custom") or ()
+        if isinstance(entry, dict) and entry.get("function", "").rpartition(":")[0].endswith(".py")
+    ]
+    schema = (checks.get("json_schema") or {}).get("json_schema")
+    return [*found, *([schema] if isinstance(schema, str) else [])]
+
+
+def _digests(files: list[str]) -> dict[str, str]:
+    return {name: file_digest(name) for name in files if os.path.isfile(name)}
+
+
+def _files_changed(manifest: dict[str, Any], panel: Panel) -> list[str]:
+    """Each check file the run started with whose content is another now, by name: the same
+    path with other code is another check, and its verdicts would mix with the first's.
+    (A run recorded before the digests were kept has none to compare.)"""
+    then = manifest.get("jury_files")
+    if not isinstance(then, dict):
+        return []
+    now = _digests(_named_files(panel, os.getcwd()))
+    return [
+        f"the check file {_shown(name)}"
+        for name, digest in then.items()
+        if name in now and now[name] != digest
+    ]
+
+
+def _shown(name: str) -> str:
+    """`name` relative to the working folder when it lies inside it, else as it is."""
+    relative = os.path.relpath(name)
+    return name if relative.startswith(os.pardir) else relative
 
 
 def _located_check(entry: Any, where: Callable[[str], str]) -> Any:

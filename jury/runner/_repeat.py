@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError, JurorUnusable
 from ..panel._panel import Gate, Panel
-from ..runs._records import new_run_dir, read_cases, read_verdicts, write_atomic
-from ._options import RunOptions
+from ..runs._records import read_cases, read_verdicts, write_atomic
+from ._options import RunOptions, run_folder
 from ._result import Run, total_cost
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ async def run_repeats(
         raise ConfigError("--repeat: only with an agent (--agent, or agent = ... in the jury file)")
     if options.resume:
         raise ConfigError("--repeat: give the same --out again to resume the repeats")
-    out = Path(options.out) if options.out else new_run_dir()
+    out = run_folder(options.out)
     runs = []
     for index, path in enumerate(repeat_dirs(out, count), start=1):
         said.status(f"repeat {index} of {count}: {path}")

@@ -34,13 +34,12 @@ from ..report._run_reports import recorded_warnings
 from ..runs._records import (
     Redactor,
     RunRecord,
-    new_run_dir,
     panel_record,
     read_cases,
     require_manifest,
 )
 from ._notices import Notices
-from ._options import given, report_paths, select_verdicts, subset_from
+from ._options import given, report_paths, run_folder, select_verdicts, subset_from
 from ._result import Run
 
 __all__ = ["AGGREGATIONS", "RescoreOptions", "rescore"]
@@ -94,7 +93,7 @@ def rescore(run: str | Path, **options: Any) -> Run:
 def rescore_options(run: Path, options: RescoreOptions) -> Run:
     """`rescore` with its options gathered (the command builds them from its flags)."""
     paths = report_paths(options)  # before the new run directory is made
-    out = Path(options.out) if options.out else new_run_dir()
+    out = run_folder(options.out)
     record, panel, rubric = _rescored(run, out, options)
     jurors = [juror.id for juror in panel.jurors]
     # What the run re-scored warned of stands for its votes (its manifest, copied, keeps it).

@@ -152,6 +152,37 @@ def test_a_text_rating_among_numbers_is_refused_at_the_ordinal_level_not_ranked_
     assert "garbage" in read_scores(table, level="nominal").values
 
 
+@pytest.mark.parametrize(
+    ("level", "cell", "values", "said"),
+    [
+        ("ratio", "-1", (), "-1 is below zero: the ratio level needs values >= 0"),
+        ("interval", "inf", (), "inf is not a finite rating"),
+        ("nominal", "1e999", (), "inf is not a finite rating"),
+        ("ordinal", "7", (1, 2, 3), "7 is not on the declared ordinal scale (1, 2, 3)"),
+    ],
+)
+def test_a_value_the_level_or_scale_cannot_place_is_named_at_its_line_not_the_header(
+    level: str,
+    cell: str,
+    values: tuple[int, ...],
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # These rules were checked on the whole table, which knows no lines: each was reported at
+    # line 1, the header, while the value stood further down (line 116 of a PandaLM table).
+    table = tmp_path / "t.csv"
+    table.write_text(f"item,r1,r2\n1,1,1\n2,2,2\n3,3,{cell}\n4,1,2\n")
+    with pytest.raises(CaseFileError) as raised:
+        read_scores(table, level=level, values=values)  # type: ignore[arg-type]
+    assert [(e.line, e.field) for e in raised.value.errors] == [(4, "r2")]
+    assert said in raised.value.errors[0].reason
+    if not values:  # the command declares no scale for a table
+        capsys.readouterr()
+        assert main(["agreement", str(table), "--level", level, "--bootstrap", "0"]) == 2
+        assert f"line 4: r2: {said}" in capsys.readouterr().err
+
+
 def test_ratings_refuse_text_among_numbers_at_the_ordinal_level() -> None:
     with pytest.raises(ValueError, match="'garbage' is text among numbers"):
         Ratings.from_rows([[1, 1], [2, 2], [3, 3], [1, "garbage"]], level="ordinal")

@@ -140,6 +140,68 @@ def test_a_report_path_of_dash_is_refused_before_the_run_not_written_as_a_file(
     assert not (tmp_path / "r").exists()  # refused before anything was judged
 
 
+@pytest.mark.parametrize("command", ["run", "rescore", "merge"])
+def test_a_run_folder_of_dash_is_refused_not_made(
+    command: str,
+    run_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A run is a folder of files: `--out -` made a folder named "-" ("Run recorded in -").
+    monkeypatch.chdir(tmp_path)
+    given = {
+        "run": [str(EXAMPLE / "cases.jsonl"), "--jury", str(EXAMPLE / "jury.toml")],
+        "rescore": [str(run_dir)],
+        "merge": [str(run_dir)],
+    }[command]
+    capsys.readouterr()
+    assert main([command, *given, "--out", "-"]) == 2
+    assert "jury: --out -: give a folder" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [
+        ("calibrate", "--json"),
+        ("calibrate", "--save-baseline"),
+        ("calibrate", "--fit"),
+        ("calibrate", "--html"),
+        ("label", "--labels"),
+    ],
+)
+def test_a_file_to_write_of_dash_is_refused_by_calibrate_and_label(
+    command: str,
+    flag: str,
+    run_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each wrote a file named "-" (calibrate's report is on standard output), calibrate only
+    # after judging the cases: the refusal comes before any judge is asked.
+    monkeypatch.chdir(tmp_path)
+    target = str(EXAMPLE / "cases.jsonl") if command == "calibrate" else str(run_dir)
+    extra = ["--labeller", "me"] if command == "label" else []
+    capsys.readouterr()
+    assert main([command, target, *extra, flag, "-"]) == 2
+    assert f"jury: {flag} -: give a file path" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()
+
+
+def test_export_to_dash_is_standard_output_as_without_output(
+    run_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Nothing else goes to standard output here, so "-" is it (it was a file named "-").
+    monkeypatch.chdir(tmp_path)
+    assert _export(capsys, str(run_dir), "-o", "-") == _export(capsys, str(run_dir))
+    assert not (tmp_path / "-").exists()
+
+
 def test_report_prints_a_run_again_without_touching_it(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

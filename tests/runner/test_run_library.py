@@ -296,6 +296,30 @@ def test_a_run_whose_jury_names_files_by_relative_paths_resumes_from_anywhere(
     assert "cannot resume: the jury (checks) changed" in capsys.readouterr().err
 
 
+def test_a_check_file_whose_code_changed_is_named_when_a_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The jury records the check by its path only: the same path holding other code resumed
+    # in silence, and the run's verdicts mixed two checks.
+    Path("sub").mkdir()
+    Path("sub/mine.py").write_text(CHECK, encoding="utf-8")
+    Path("sub/j.toml").write_text(
+        'jurors = ["offline/reference"]\n[[checks.custom]]\nfunction = "mine.py:said"\n',
+        encoding="utf-8",
+    )
+    first = ["run", str(EXAMPLE), "--jury", "sub/j.toml", "--out", "c", "--limit", "3"]
+    code = main([*first, "--progress", "none", "--no-cache"])
+    assert main(["run", "--resume", "c", "--progress", "none"]) == code  # unchanged: resumes
+    changed = CHECK.replace(", passed", ", failed").replace("passed()", 'failed("no")')
+    Path("sub/mine.py").write_text(changed, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", "--resume", "c", "--progress", "none"]) == 2
+    assert "cannot resume: the check file sub/mine.py changed" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path / "sub")
+    assert main(["run", "--resume", str(tmp_path / "c"), "--progress", "none"]) == 2
+    assert "cannot resume: the check file mine.py changed" in capsys.readouterr().err
+
+
 def test_a_changed_threshold_or_rubric_is_named_once_when_a_run_resumes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
