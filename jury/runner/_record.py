@@ -133,7 +133,8 @@ def open_record(
             cases_digest=source.digest(),
         )
         manifest["subset"] = selection.record()
-        manifest["jury_files"] = _digests(_named_files(panel, os.getcwd()))
+        located = _located(panel_record(panel), os.getcwd())
+        manifest["jury_files"] = _digests(_named_files(located))
         record_options(options, manifest, shard, selection.count, source.format)
         if agent is not None:
             # The cases are recorded as the agent answers them, each before it is judged.
@@ -172,17 +173,17 @@ def _same_run(
     # one check file two ways. Compared where they lie, each against its own working folder.
     then = _located(jury_identity(manifest["jury"]), manifest.get("cwd"))
     now = _located(jury_identity(json.loads(json.dumps(panel_record(panel)))), os.getcwd())
-    if then != now:
-        keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    if keys:
         changed.append(f"the jury ({', '.join(keys)})")
     if _rubric_changed(manifest["rubric"]["fingerprint"], jury.rubric, panel, then, now):
         changed.append("the rubric")
-    changed.extend(_files_changed(manifest, panel))
+    changed.extend(_files_changed(manifest, now))
     agent_changed = same_agent(manifest, agent[0] if agent is not None else None)
     if agent_changed is not None:
         changed.append(agent_changed)
     if changed:
-        rescore = _rescore_hint(path, manifest, then, now) if len(changed) == 1 else ""
+        rescore = _rescore_hint(path, manifest, keys, then, now) if len(changed) == 1 else ""
         raise ConfigError(
             f"cannot resume: {' and '.join(changed)} changed since the run started; "
             f"{rescore}start a new run (another --out)"
@@ -216,15 +217,17 @@ def _located(record: dict[str, Any], cwd: str | None) -> dict[str, Any]:
     return out
 
 
-def _named_files(panel: Panel, cwd: str) -> list[str]:
-    """The files the panel's checks read (custom checks' Python files, a JSON schema file),
-    absolute: the jury names them, but their content is no part of its record."""
-    checks = _located(jury_identity(panel_record(panel)), cwd).get("checks") or {}
-    found = [
+def _named_files(located: dict[str, Any]) -> list[str]:
+    """The files a jury's checks read (custom checks' Python files, a JSON schema file), from
+    its record as `_located` makes it: the jury names them, but their content is no part of
+    its record."""
+    checks = located.get("checks") or {}
+    modules = [
         entry["function"].rpartition(":")[0]
         for entry in checks.get("custom") or ()
-        if isinstance(entry, dict) and entry.get("function", "").rpartition(":")[0].endswith(".py")
+        if isinstance(entry, dict) and isinstance(entry.get("function"), str)
     ]
+    found = [module for module in modules if module.endswith(".py")]
     schema = (checks.get("json_schema") or {}).get("json_schema")
     return [*found, *([schema] if isinstance(schema, str) else [])]
 
@@ -233,18 +236,18 @@ def _digests(files: list[str]) -> dict[str, str]:
     return {name: file_digest(name) for name in files if os.path.isfile(name)}
 
 
-def _files_changed(manifest: dict[str, Any], panel: Panel) -> list[str]:
+def _files_changed(manifest: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """Each check file the run started with whose content is another now, by name: the same
     path with other code is another check, and its verdicts would mix with the first's.
     (A run recorded before the digests were kept has none to compare.)"""
     then = manifest.get("jury_files")
     if not isinstance(then, dict):
         return []
-    now = _digests(_named_files(panel, os.getcwd()))
+    found = _digests(_named_files(now))
     return [
         f"the check file {_shown(name)}"
         for name, digest in then.items()
-        if name in now and now[name] != digest
+        if name in found and found[name] != digest
     ]
 
 
@@ -262,11 +265,15 @@ def _located_check(entry: Any, where: Callable[[str], str]) -> Any:
 
 
 def _rescore_hint(
-    path: Path, manifest: dict[str, Any], then: dict[str, Any], now: dict[str, Any]
+    path: Path,
+    manifest: dict[str, Any],
+    keys: list[str],
+    then: dict[str, Any],
+    now: dict[str, Any],
 ) -> str:
-    """`jury rescore` with its flags, when a finished run differs only by rules it can change:
-    the votes are decided again for nothing, where a new run pays for every call again."""
-    keys = sorted(k for k in then.keys() | now.keys() if then.get(k) != now.get(k))
+    """`jury rescore` with its flags, when a finished run differs only by the jury's `keys`
+    and rescore can set them all: the votes are decided again for nothing, where a new run
+    pays for every call again."""
     flags = [_rescored(key, then, now) for key in keys]
     if not manifest.get("finished") or not flags or None in flags:
         return ""
