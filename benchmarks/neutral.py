@@ -8,7 +8,7 @@ from round to round, so that the machine's drift favours none. Sides:
 - ``run``: `jury.run` on a JSONL file of the cases (the whole pipeline: the run directory,
   the call cache in SQLite, the records and the reports), a jury file with the three jurors;
 - ``run-no-html``: the same with ``no_html=True`` (``--no-html``): every record and report
-  but the HTML page, whose agreement statistics need NumPy;
+  but the HTML page (its templates, its agreement statistics);
 - ``evaluate``: `jury.Jury.evaluate` over a stream of the same cases (verdicts only, no
   deterministic checks, as the bare loop has none);
 - ``sdk``: one `openai.AsyncOpenAI` client (its default transport, retries off) sending the

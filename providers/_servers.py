@@ -23,6 +23,7 @@ refuses it by name stops the run at its first call, naming ``<SERVICE>_RESPONSE_
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 from dataclasses import dataclass
@@ -98,6 +99,13 @@ async def discover(
         async with aiohttp.ClientSession(timeout=timeout, headers=headers) as session:
             return await _ask(session, base, root, model, kind)
     except (aiohttp.ClientError, TimeoutError, OSError):
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # The caller's deadline (a case's timeout) cancelled the discovery and aiohttp
+            # raised its own error for it: the server did not fail to answer, the caller
+            # stopped asking. Returned as None, the first call went out in the default
+            # dialect and was refused as a server that cannot work.
+            raise asyncio.CancelledError from None
         return None
 
 

@@ -112,10 +112,11 @@ class CompatibleJudge(OpenAIJudge):
     async def prepare(self) -> None:
         if self._asked:
             return
-        self._asked = True
         wire = self.wire
         assert isinstance(wire, OpenAIWire)
         server = await discover(self.base_url, self.model, wire.headers(), kind=self.kind)
+        # Asked only once answered: a discovery cancelled by a case's deadline is asked again.
+        self._asked = True
         if server is None:
             return  # nothing answered: the first call says why
         wire.server = server

@@ -39,42 +39,46 @@ References: Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability"; Co
 (1965) for the design effect behind the effective number of judges.
 """
 
+import importlib
 from types import FunctionType
+from typing import TYPE_CHECKING, Any
 
-from ..decide._proportion import Interval, proportion_interval
-from ._calibration import GoldCheck, LabelRatings
-from ._changes import CaseChange, ChangeKind, CostComparison
-from ._compare import Comparison, Quantity
-from ._panel_stats import (
-    AgreementSummary,
-    CaseSpread,
-    EffectiveJudges,
-    JurorAgreement,
-    JurorStability,
-    LabelAgreement,
-    MetricAgreement,
-    PairwiseMatrix,
-    effective_judges,
-    infer_metrics,
-    juror_agreement,
-    label_agreement,
-    pairwise,
-    stability,
-    summarize_agreement,
-)
-from ._people import KeyAgreement, PeopleAgreement
-from ._ratings import VERDICT, Estimate, Ratings
-from ._reliability import (
-    Bootstrap,
-    cohen_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    identical_share,
-    krippendorff_alpha,
-    percent_agreement,
-    unit_disagreement,
-)
-from ._table import as_verdicts, metric_of, read_scores
+if TYPE_CHECKING:
+    from ..decide._proportion import Interval, proportion_interval
+    from ._calibration import GoldCheck, LabelRatings
+    from ._changes import CaseChange, ChangeKind, CostComparison
+    from ._compare import Comparison, Quantity
+    from ._panel_stats import (
+        AgreementSummary,
+        CaseSpread,
+        EffectiveJudges,
+        JurorAgreement,
+        JurorStability,
+        LabelAgreement,
+        MetricAgreement,
+        PairwiseMatrix,
+        effective_judges,
+        infer_metrics,
+        juror_agreement,
+        label_agreement,
+        pairwise,
+        stability,
+        summarize_agreement,
+    )
+    from ._people import KeyAgreement, PeopleAgreement
+    from ._ratings import Ratings
+    from ._reliability import (
+        Bootstrap,
+        cohen_kappa,
+        fleiss_kappa,
+        gwet_ac1,
+        identical_share,
+        krippendorff_alpha,
+        percent_agreement,
+        unit_disagreement,
+    )
+    from ._table import as_verdicts, metric_of, read_scores
+    from ._values import VERDICT, Estimate
 
 __all__ = [
     "VERDICT",
@@ -120,9 +124,61 @@ __all__ = [
 ]
 
 
-# Each public name says where to import it from (jury.agreement.X), not the private module that
-# defines it: reprs, tracebacks and the API reference read the same door.
-for _name in __all__:
-    if isinstance(_value := globals()[_name], type | FunctionType):
-        _value.__module__ = __name__
-del _name, _value
+#: Where each public name is defined. The names are imported when first used, not with the
+#: package: most of them need NumPy, and a run's page, which needs none of them, would load
+#: it for nothing (issue 36: 8 MB of a run's peak memory).
+_HOMES = {
+    "..decide._proportion": ("Interval", "proportion_interval"),
+    "._calibration": ("GoldCheck", "LabelRatings"),
+    "._changes": ("CaseChange", "ChangeKind", "CostComparison"),
+    "._compare": ("Comparison", "Quantity"),
+    "._panel_stats": (
+        "AgreementSummary",
+        "CaseSpread",
+        "EffectiveJudges",
+        "JurorAgreement",
+        "JurorStability",
+        "LabelAgreement",
+        "MetricAgreement",
+        "PairwiseMatrix",
+        "effective_judges",
+        "infer_metrics",
+        "juror_agreement",
+        "label_agreement",
+        "pairwise",
+        "stability",
+        "summarize_agreement",
+    ),
+    "._people": ("KeyAgreement", "PeopleAgreement"),
+    "._ratings": ("Ratings",),
+    "._reliability": (
+        "Bootstrap",
+        "cohen_kappa",
+        "fleiss_kappa",
+        "gwet_ac1",
+        "identical_share",
+        "krippendorff_alpha",
+        "percent_agreement",
+        "unit_disagreement",
+    ),
+    "._table": ("as_verdicts", "metric_of", "read_scores"),
+    "._values": ("VERDICT", "Estimate"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    # Each public name says where to import it from (jury.agreement.X), not the private
+    # module that defines it: reprs, tracebacks and the API reference read the same door.
+    if isinstance(value, type | FunctionType):
+        value.__module__ = __name__
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .._verdict import CaseVerdict, Score, VoteStatus
 from ..adapters._rubric import Level, Metric
-from ._ratings import VERDICT, Estimate, Ratings, undefined
+from ._ratings import Ratings
 from ._reliability import (
     Bootstrap,
     Convention,
@@ -30,6 +30,7 @@ from ._reliability import (
     unit_disagreement,
 )
 from ._seat_errors import SeatErrors, seat_errors
+from ._values import VERDICT, Estimate, observed_level, undefined
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -579,17 +580,6 @@ def infer_metrics(verdicts: Iterable[CaseVerdict]) -> tuple[Metric, ...]:
                 for name, value in vote.scores.items():
                     seen.setdefault(name, []).append(value)
     return tuple(Metric(name=name, level=observed_level(values)) for name, values in seen.items())
-
-
-def observed_level(values: Iterable[Score]) -> Level:
-    """A metric's level from the values observed: booleans and text are nominal, integers
-    ordinal, other numbers interval."""
-    values = list(values)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return "ordinal"
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        return "interval"
-    return "nominal"
 
 
 def _label_of(labels: Mapping[str, Any], metric: Metric) -> Score | None:

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from .._verdict import CaseVerdict, Metric, Score, Verdict, VoteStatus
-from ._ratings import Estimate, Ratings, undefined
+from ._ratings import Ratings
 from ._reliability import (
     Bootstrap,
     cohen_kappa,
@@ -37,6 +37,7 @@ from ._reliability import (
     fleiss_kappa,
     krippendorff_alpha,
 )
+from ._values import Estimate, undefined
 
 __all__ = [
     "OUTLIER_MARGIN",

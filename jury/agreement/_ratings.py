@@ -7,86 +7,19 @@ as codes into an ordered value domain, so the statistics never round a score int
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from .._verdict import CaseVerdict, Score, Verdict, VoteStatus
 from ..adapters._rubric import Level, Metric
+from ._values import VERDICT, Estimate, check_level, encode
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["VERDICT", "Estimate", "Ratings"]
-
-#: The pseudo-metric of each juror's own verdict (PASS or FAIL), for Fleiss' kappa on
-#: pass/fail. An INCONCLUSIVE juror verdict is a missing rating.
-VERDICT = Metric(name="verdict", level="nominal", values=("FAIL", "PASS"))
-
-_MISSING = -1
-
-
-class Estimate(BaseModel):
-    """A statistic's value, or why it is undefined; with its interval and sample size.
-
-    `value` is None exactly when the statistic cannot be computed (no variation, no unit with
-    two ratings...), and `reason` says why: an undefined agreement is never reported as 1 or 0.
-    The interval is a percentile bootstrap over units (`resamples` of them); resamples on
-    which the statistic was itself undefined are left out and counted in
-    `undefined_resamples`.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    statistic: str
-    value: float | None
-    reason: str | None = None
-    #: Units (cases) that entered the statistic.
-    units: int = 0
-    low: float | None = None
-    high: float | None = None
-    confidence: float | None = None
-    resamples: int = 0
-    undefined_resamples: int = 0
-
-    @property
-    def defined(self) -> bool:
-        return self.value is not None
-
-    def __str__(self) -> str:
-        if self.value is None:
-            return f"undefined ({self.reason})"
-        text = f"{self.value:.3f}"
-        if self.low is not None and self.high is not None:
-            text += f" [{self.low:.3f}, {self.high:.3f}]"
-        return f"{text} (n={self.units})"
-
-
-def undefined(statistic: str, reason: str, units: int = 0) -> Estimate:
-    return Estimate(statistic=statistic, value=None, reason=reason, units=units)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_)
-    )
-
-
-def _is_missing(value: object) -> bool:
-    # Any float NaN (numpy's float32 too) is missing, as None is.
-    return value is None or (_is_number(value) and math.isnan(float(value)))  # type: ignore[arg-type]
-
-
-def _key(value: Score) -> tuple[str, Any]:
-    # True == 1 in Python: tag the kind so a bool never merges with a number.
-    if isinstance(value, (bool, np.bool_)):
-        return ("bool", bool(value))
-    if _is_number(value):
-        return ("number", float(value))
-    return ("text", value)
 
 
 class Ratings:
@@ -110,10 +43,7 @@ class Ratings:
     ) -> None:
         if codes.shape != (len(units), len(raters)):
             raise ValueError(f"codes are {codes.shape}, expected {(len(units), len(raters))}")
-        if level in ("interval", "ratio") and not all(_is_number(v) for v in values):
-            raise ValueError(f"{name or 'ratings'}: the {level} level needs numeric values")
-        if level == "ratio" and any(float(v) < 0 for v in values):
-            raise ValueError(f"{name or 'ratings'}: the ratio level needs values >= 0")
+        check_level(values, level, name)
         self.units = tuple(units)
         self.raters = tuple(raters)
         self.codes = codes
@@ -148,14 +78,16 @@ class Ratings:
         units = tuple(units) if units is not None else tuple(str(i + 1) for i in range(len(rows)))
         if len(raters) != width or len(units) != len(rows):
             raise ValueError("raters and units must match the rows")
-        cells = [[None if _is_missing(v) else v for v in row] for row in rows]
-        domain = _domain(values, (v for row in cells for v in row if v is not None), level, name)
-        index = {_key(v): i for i, v in enumerate(domain)}
-        codes = np.array(
-            [[_MISSING if v is None else index[_key(v)] for v in row] for row in cells],
-            dtype=np.int64,
-        ).reshape(len(units), len(raters))
-        return cls(units, raters, codes, domain, level, name=name, declared=bool(values))
+        codes, domain = encode(rows, values, level, name)
+        return cls(
+            units,
+            raters,
+            np.array(codes, dtype=np.int64).reshape(len(units), len(raters)),
+            domain,
+            level,
+            name=name,
+            declared=bool(values),
+        )
 
     @classmethod
     def from_verdicts(
@@ -284,39 +216,3 @@ def _vote_value(
     if metric == VERDICT:
         return verdict.value if verdict in (Verdict.PASS, Verdict.FAIL) else None
     return scores.get(metric.name)
-
-
-def _domain(
-    declared: Sequence[Score], observed: Iterable[Score], level: Level, name: str
-) -> tuple[Score, ...]:
-    """The declared values in their order; without a declaration, the values observed.
-
-    Rules: a rating off a declared scale (a 7 on 1-5, "MAYBE" on FAIL/PASS) is an error, never
-    a new category; an infinite rating is an error (no distance to it is finite); numbers
-    order themselves, other values sort by their text; at the ordinal level, text among
-    numbers is an error (it has no rank).
-    """
-    label = name or "ratings"
-    observed = list(observed)
-    infinite = [v for v in observed if _is_number(v) and math.isinf(float(v))]
-    if infinite:
-        raise ValueError(f"{label}: {infinite[0]!r} is not a finite rating")
-    domain: dict[tuple[str, Any], Score] = {_key(v): v for v in declared}
-    extras = {_key(v): v for v in observed if _key(v) not in domain}
-    if not extras:
-        return tuple(domain.values())
-    if declared:
-        shown = ", ".join(repr(v) for v in list(extras.values())[:3])
-        scale = ", ".join(repr(v) for v in declared[:6]) + (", ..." if len(declared) > 6 else "")
-        raise ValueError(f"{label}: {shown} is not on the declared {level} scale ({scale})")
-    if all(_is_number(v) for v in extras.values()):
-        return tuple(sorted(extras.values(), key=float))
-    text = [v for v in extras.values() if not _is_number(v)]
-    if level == "ordinal" and len(text) < len(extras):
-        # Numbers order themselves; a text value among them has no rank, and sorting it by
-        # its text put a judge's unparsed "garbage" at the top of the scale.
-        raise ValueError(
-            f"{label}: {text[0]!r} is text among numbers: it has no place on the ordinal "
-            "scale (declare the scale, or make it a missing rating)"
-        )
-    return tuple(sorted(extras.values(), key=str))

@@ -24,12 +24,13 @@ References
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
 
-from ._ratings import Estimate, Ratings, undefined
+from ._ratings import Ratings
+from ._values import TINY, Estimate, quantiles, undefined
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -66,8 +67,6 @@ _DENSE_CELLS = 20_000_000
 _CHUNK_FLOATS = 65_536
 #: Resamples whose unit counts are made at once (a small block of the chunk's count matrix).
 _COUNT_ROWS = 16
-#: Relative size below which a chance disagreement counts as zero (all values alike).
-_TINY = 1e-12
 
 
 class Bootstrap:
@@ -189,7 +188,7 @@ def _estimate(
         levels = [tail, 1 - tail]
         if boot.method == "bca":
             levels = _bca_levels(per_unit, finish, total, value, good, tail)
-        low, high = _quantiles(good, levels)
+        low, high = quantiles(np.sort(good).tolist(), levels)
     return Estimate(
         statistic=statistic,
         value=value,
@@ -202,24 +201,8 @@ def _estimate(
     )
 
 
-def _quantiles(values: NDArray[np.float64], levels: Sequence[float]) -> list[float]:
-    """`np.quantile(values, levels)` (its default, linear method; the same arithmetic, so the
-    same floats) without NaN. Written out because NumPy's imports `numpy.ma` for it, 1.3 MB
-    of a run's resident memory (issue 36)."""
-    ordered = np.sort(values)
-    last = ordered.size - 1
-    out = []
-    for level in levels:
-        at = last * level
-        below = min(int(np.floor(at)), last)
-        low, high = float(ordered[below]), float(ordered[min(below + 1, last)])
-        weight, step = at - below, high - low
-        out.append(high - step * (1 - weight) if weight >= 0.5 else low + step * weight)
-    return out
-
-
 def _distinct(values: NDArray[np.int64]) -> NDArray[np.int64]:
-    """`np.unique(values)`, sorted, without the `numpy.ma` it imports (see `_quantiles`)."""
+    """`np.unique(values)`, sorted, without the `numpy.ma` it imports (see `quantiles`)."""
     ordered = np.sort(values)
     return (
         ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size else ordered
@@ -364,7 +347,7 @@ def _alpha_interval(ratings: Ratings) -> tuple[PerUnit, Finish]:
     def finish(sums: NDArray[np.float64]) -> NDArray[np.float64]:
         n, observed, s1, s2 = sums.T
         expected = 2 * (n * s2 - s1**2)
-        tiny = expected <= _TINY * n**2 * max(spread, 1e-300) ** 2
+        tiny = expected <= TINY * n**2 * max(spread, 1e-300) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
             alpha = 1 - (n - 1) * observed / expected
         return np.where(tiny | (spread == 0), np.nan, alpha)
@@ -432,7 +415,7 @@ def _alpha_coincidences(ratings: Ratings) -> tuple[PerUnit, Finish]:
             scale = n**4
         with np.errstate(divide="ignore", invalid="ignore"):
             alpha = 1 - (n - 1) * observed / expected
-        return np.where(expected <= _TINY * scale, np.nan, alpha)
+        return np.where(expected <= TINY * scale, np.nan, alpha)
 
     return per_unit, finish
 
@@ -493,7 +476,7 @@ def cohen_kappa(
         with np.errstate(divide="ignore", invalid="ignore"):
             expected = expected_table.reshape(len(n), -1) @ disagreement / n
             kappa = 1 - observed / expected
-        return np.where(expected <= _TINY * n, np.nan, kappa)
+        return np.where(expected <= TINY * n, np.nan, kappa)
 
     return _estimate(
         name,
@@ -565,9 +548,9 @@ def _chance_corrected(
             prevalence = sums[:, 2 : 2 + values] / sums[:, -1:]
             expected = chance(prevalence)
             value = (observed - expected) / (1 - expected)
-        undefined_ = (sums[:, 1] == 0) | (1 - expected <= _TINY)
+        undefined_ = (sums[:, 1] == 0) | (1 - expected <= TINY)
         if constant is not None:
-            undefined_ |= prevalence.max(axis=1) >= 1 - _TINY
+            undefined_ |= prevalence.max(axis=1) >= 1 - TINY
         return np.where(undefined_, np.nan, value)
 
     return _estimate(

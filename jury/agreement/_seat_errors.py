@@ -37,18 +37,27 @@ correlates with most.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from ._ratings import Estimate, Ratings, undefined
+from ._values import Estimate, undefined
 
 if TYPE_CHECKING:
+    from ._ratings import Ratings
     from ._seats import Seats
 
-__all__ = ["MIN_ITEMS", "THRESHOLD", "AddsLittle", "ErrorPair", "SeatErrors", "seat_errors"]
+__all__ = [
+    "MIN_ITEMS",
+    "THRESHOLD",
+    "AddsLittle",
+    "ErrorPair",
+    "SeatErrors",
+    "coded_seat_errors",
+    "seat_errors",
+]
 
 #: The error correlation at and above which a seat is said to add little.
 THRESHOLD = 0.8
@@ -115,21 +124,20 @@ class SeatErrors(BaseModel):
         return sorted(defined, key=lambda p: (-(p.correlation.value or 0.0), p.a, p.b))[:count]
 
 
-def _phi(wrong_a: np.ndarray, wrong_b: np.ndarray, a: str, b: str) -> Estimate:
-    n = int(wrong_a.size)
+def _phi(wrong_a: Sequence[bool], wrong_b: Sequence[bool], a: str, b: str) -> Estimate:
+    n = len(wrong_a)
     if n < 2:
         return undefined(STATISTIC, f"{n} labelled item(s) rated by both {a} and {b}", n)
     for seat, wrong in ((a, wrong_a), (b, wrong_b)):
-        errors = int(wrong.sum())
+        errors = sum(wrong)
         if errors in (0, n):
             said = "no error" if errors == 0 else "an error on every one"
             return undefined(STATISTIC, f"{seat} made {said} of the {n} items both rated", n)
-    n11 = int(np.sum(wrong_a & wrong_b))
-    n10 = int(np.sum(wrong_a & ~wrong_b))
-    n01 = int(np.sum(~wrong_a & wrong_b))
+    n11 = sum(x and y for x, y in zip(wrong_a, wrong_b, strict=True))
+    ra, rb = sum(wrong_a), sum(wrong_b)
+    n10, n01 = ra - n11, rb - n11
     n00 = n - n11 - n10 - n01
-    ra, rb = n11 + n10, n11 + n01
-    value = (n11 * n00 - n10 * n01) / float(np.sqrt(float(ra) * (n - ra) * rb * (n - rb)))
+    value = (n11 * n00 - n10 * n01) / math.sqrt(float(ra) * (n - ra) * rb * (n - rb))
     return Estimate(statistic=STATISTIC, value=value, units=n)
 
 
@@ -145,25 +153,44 @@ def seat_errors(
     add little (see the module's docstring). `labelled` holds the seats' ratings and, as its
     last rater, each case's label (`jury.agreement._panel_stats.with_labels`); raters in
     `besides` (the panel's own verdict beside its seats) are left out."""
-    codes = labelled.codes
-    gold = codes[:, -1]
-    raters = labelled.raters[:-1]
-    names = [r for r in raters if r not in besides]
+    return coded_seat_errors(
+        labelled.codes.tolist(),
+        labelled.raters,
+        seats,
+        besides=besides,
+        threshold=threshold,
+        min_items=min_items,
+    )
+
+
+def coded_seat_errors(
+    codes: Sequence[Sequence[int]],
+    raters: Sequence[str],
+    seats: Seats | None = None,
+    *,
+    besides: Sequence[str] = (),
+    threshold: float = THRESHOLD,
+    min_items: int = MIN_ITEMS,
+) -> SeatErrors:
+    """`seat_errors` of ratings given as codes (negative where missing), a row per case and
+    a column per rater, the label last; without NumPy, for a run's page."""
+    names = [r for r in raters[:-1] if r not in besides]
     column = {r: i for i, r in enumerate(raters)}
     pairs: list[ErrorPair] = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            ca, cb = codes[:, column[a]], codes[:, column[b]]
-            both = (ca >= 0) & (cb >= 0) & (gold >= 0)
-            wrong_a, wrong_b = ca[both] != gold[both], cb[both] != gold[both]
+            ca, cb = column[a], column[b]
+            both = [row for row in codes if row[ca] >= 0 and row[cb] >= 0 and row[-1] >= 0]
+            wrong_a = [row[ca] != row[-1] for row in both]
+            wrong_b = [row[cb] != row[-1] for row in both]
             pairs.append(
                 ErrorPair(
                     a=a,
                     b=b,
-                    items=int(both.sum()),
-                    errors_a=int(wrong_a.sum()),
-                    errors_b=int(wrong_b.sum()),
-                    both_wrong=int(np.sum(wrong_a & wrong_b)),
+                    items=len(both),
+                    errors_a=sum(wrong_a),
+                    errors_b=sum(wrong_b),
+                    both_wrong=sum(x and y for x, y in zip(wrong_a, wrong_b, strict=True)),
                     correlation=_phi(wrong_a, wrong_b, a, b),
                     same_model=seats.same_model(a, b) if seats is not None else None,
                 )

@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     from numpy.typing import NDArray
 
 __all__ = ["Threshold", "calibrated", "curve", "fixed_sequence", "isotonic_steps"]
@@ -40,6 +40,7 @@ Steps = tuple[tuple[float, float], ...]
 def isotonic_steps(probability: Sequence[float], correct: Sequence[bool]) -> Steps:
     """(lowest probability of a block, its agreement) for each block of the isotonic fit of
     `correct` on `probability`, rising."""
+    import numpy as np
     from scipy.optimize import isotonic_regression
 
     p = np.asarray(probability, dtype=np.float64)
@@ -59,6 +60,8 @@ def isotonic_steps(probability: Sequence[float], correct: Sequence[bool]) -> Ste
 
 def calibrated(steps: Steps, probability: NDArray[np.float64]) -> NDArray[np.float64]:
     """`jury.decide._learned.FitStage.calibrated`, for many probabilities at once."""
+    import numpy as np
+
     if not steps:
         return np.asarray(probability, dtype=np.float64)
     bounds = np.array([b for b, _ in steps])
@@ -90,6 +93,7 @@ def fixed_sequence(
     confidence: Sequence[float], correct: Sequence[bool], target: float, risk: float
 ) -> Threshold | None:
     """The least demanding threshold that fixed-sequence testing certifies, or None."""
+    import numpy as np
     from scipy.stats import binom
 
     conf = np.asarray(confidence, dtype=np.float64)
@@ -117,13 +121,23 @@ def fixed_sequence(
 def curve(confidence: Sequence[float | None], correct: Sequence[bool]) -> list[tuple[float, float]]:
     """(coverage, accuracy on the decided) at each confidence level, most confident first.
 
-    A None confidence is a case the rater left undecided at any level."""
-    conf = np.array([-1.0 if c is None else c for c in confidence], dtype=np.float64)
-    right = np.asarray(correct, dtype=bool)
+    A None confidence is a case the rater left undecided at any level. In plain Python, as a
+    run's page draws it (issue 36: no NumPy for the page)."""
+    total = len(confidence)
+    kept = sorted(
+        (
+            (level, bool(right))
+            for level, right in zip(confidence, correct, strict=True)
+            if level is not None and level >= 0
+        ),
+        key=lambda pair: pair[0],
+        reverse=True,
+    )
     points: list[tuple[float, float]] = []
-    if conf.size == 0:
-        return points
-    for level in np.unique(conf[conf >= 0])[::-1]:
-        chosen = conf >= level
-        points.append((float(chosen.mean()), float(right[chosen].mean())))
+    taken = right = 0
+    for _, group in groupby(kept, key=lambda pair: pair[0]):
+        for _, was_right in group:
+            taken += 1
+            right += was_right
+        points.append((taken / total, right / taken))
     return points

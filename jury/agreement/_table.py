@@ -31,7 +31,8 @@ from typing import Any, Literal
 from .._errors import CaseFileError
 from .._problems import LineError
 from .._verdict import CaseVerdict, Level, Metric, Score, Verdict, Vote, VoteStatus
-from ._ratings import Ratings, _is_number, _key
+from ._ratings import Ratings
+from ._values import _is_number, _key
 
 __all__ = ["MISSING", "as_verdicts", "is_score_table", "metric_of", "read_scores"]
 

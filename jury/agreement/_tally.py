@@ -1,23 +1,16 @@
-"""A run's agreement gathered one verdict at a time: each rating kept as three array entries
-(case, juror, value) per metric, not the verdicts, then computed exactly as
-`summarize_agreement` computes it over the same verdicts in case-ID order."""
+"""A run's agreement gathered one verdict at a time for its page: each rating kept as three
+array entries (case, juror, value) per metric, not the verdicts, then the figures the page
+shows computed as `summarize_agreement` computes them over the same verdicts in case-ID
+order, without NumPy (`_plain`)."""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from typing import Literal
 
 from .._verdict import CaseVerdict, Metric, Score, VoteStatus
-from ._panel_stats import (
-    AgreementSummary,
-    MetricAgreement,
-    metric_agreement,
-    observed_level,
-    stability,
-)
-from ._ratings import VERDICT, Ratings
-from ._reliability import Bootstrap
+from ._plain import Coded, PageAgreement, cohen_points, figures
+from ._values import VERDICT, encode, observed_level
 
 __all__ = ["AgreementTally"]
 
@@ -34,16 +27,14 @@ class _Column:
 
 
 class AgreementTally:
-    """Add verdicts in any order; `summary` gives what `summarize_agreement` gives for them
-    sorted by case ID (without labels)."""
+    """Add verdicts in any order; `page` gives the figures of `summarize_agreement` (without
+    labels) for them sorted by case ID that a run's page shows."""
 
     def __init__(self) -> None:
         self.units: list[str] = []
         self.jurors: dict[str, int] = {}
         #: By metric name; None: the jurors' own pass/fail verdicts.
         self.columns: dict[str | None, _Column] = {}
-        #: The votes that kept several samples (stability), slimmed to those votes.
-        self.sampled: list[CaseVerdict] = []
 
     def add(self, verdict: CaseVerdict) -> None:
         unit = len(self.units)
@@ -56,9 +47,6 @@ class AgreementTally:
                 self._rate(None, unit, juror, vote.verdict.value)
             for name, value in vote.scores.items():
                 self._rate(name, unit, juror, value)
-        sampled = tuple(vote for vote in verdict.votes if len(vote.samples) > 1)
-        if sampled:
-            self.sampled.append(verdict.model_copy(update={"votes": sampled}))
 
     def _rate(self, name: str | None, unit: int, juror: int, value: Score) -> None:
         column = self.columns.get(name)
@@ -76,7 +64,15 @@ class AgreementTally:
             if name is not None
         )
 
-    def _ratings(self, metric: Metric, order: Sequence[int], raters: Sequence[str]) -> Ratings:
+    def _order(self) -> tuple[tuple[str, ...], list[int]]:
+        """The jurors sorted, and the cases in case-ID order."""
+        return tuple(sorted(self.jurors)), sorted(
+            range(len(self.units)), key=self.units.__getitem__
+        )
+
+    def _rows(
+        self, metric: Metric, order: Sequence[int], raters: Sequence[str]
+    ) -> list[list[Score | None]]:
         position = {unit: index for index, unit in enumerate(order)}
         columns = [self.jurors[name] for name in raters]
         where = {juror: index for index, juror in enumerate(columns)}
@@ -85,42 +81,30 @@ class AgreementTally:
         if column is not None:
             for unit, juror, value in zip(column.units, column.jurors, column.values, strict=True):
                 rows[position[unit]][where[juror]] = value
-        return Ratings.from_rows(
-            rows,
-            level=metric.level,
-            values=metric.values,
-            raters=raters,
-            units=[self.units[unit] for unit in order],
-            name=metric.name,
-        )
+        return rows
 
-    def summary(
+    def page(
         self,
         metrics: Sequence[Metric] | None,
         *,
         bootstrap: int,
         confidence: float,
         seed: int | None,
-        widest: int,
-        interval: Literal["percentile", "bca"] = "percentile",
-    ) -> AgreementSummary:
-        boot = Bootstrap(bootstrap, confidence, seed, interval)
+    ) -> PageAgreement:
+        """Each metric's and the verdict's alpha (with its interval), Fleiss' kappa, AC1 and
+        percent agreement, and the jurors' Cohen's kappas on their verdicts."""
         metrics = tuple(metrics) if metrics is not None else self._metrics()
-        raters = tuple(sorted(self.jurors))
-        order = sorted(range(len(self.units)), key=self.units.__getitem__)
-
-        def one(metric: Metric) -> MetricAgreement:
-            ratings = self._ratings(metric, order, raters)
-            return metric_agreement(ratings, labels=None, bootstrap=boot, widest=widest)
-
-        sampled = sorted(self.sampled, key=lambda verdict: verdict.case_id)
-        return AgreementSummary(
+        raters, order = self._order()
+        coded = []
+        for metric in (VERDICT, *metrics):
+            codes, domain = encode(
+                self._rows(metric, order, raters), metric.values, metric.level, metric.name
+            )
+            coded.append(Coded(metric.name, metric.level, domain, codes))
+        found = figures(coded, resamples=bootstrap, confidence=confidence, seed=seed)
+        return PageAgreement(
             jurors=raters,
-            cases=len(self.units),
-            verdict=one(VERDICT),
-            metrics={metric.name: one(metric) for metric in metrics},
-            stability=stability(sampled, metrics, bootstrap=boot),
-            resamples=bootstrap,
-            confidence=confidence,
-            seed=seed,
+            verdict=found[0],
+            metrics={figure.metric: figure for figure in found[1:]},
+            pairwise=cohen_points(coded[0], raters),
         )

@@ -17,6 +17,7 @@ from ..cases._case import Case
 if TYPE_CHECKING:
     from ..agreement._panel_stats import AgreementSummary
     from ..agreement._people import PeopleAgreement
+    from ..agreement._plain import PageAgreement
     from ..agreement._ratings import Estimate
     from ..agreement._seats import Seats
 
@@ -120,10 +121,11 @@ class AgreementRow:
     why: tuple[str, ...]
 
 
-def agreement_rows(summary: AgreementSummary) -> list[AgreementRow]:
+def agreement_rows(summary: AgreementSummary | PageAgreement) -> list[AgreementRow]:
     """The agreement table: each metric, then the jurors' own pass/fail verdicts, named
     "verdict" as everywhere else (`--metric verdict`, the JSON, the gate's and the undefined
-    statistics' lines)."""
+    statistics' lines). `jury agreement` writes it from the summary, a run's page from the
+    same figures computed without NumPy (`_plain`)."""
     rows = []
     for result in (*summary.metrics.values(), summary.verdict):
         percent = result.percent_agreement.value

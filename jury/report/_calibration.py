@@ -412,17 +412,15 @@ class Tradeoff:
     def _errors(self, seats: Seats | None = None) -> SeatErrors | None:
         """The jurors' error correlations on the labelled cases (each rating is "right" or
         "wrong", each label "right": an error is a rating off the label)."""
-        from ..agreement._panel_stats import with_labels
-        from ..agreement._ratings import Ratings
-        from ..agreement._seat_errors import seat_errors
+        from ..agreement._seat_errors import coded_seat_errors
+        from ..agreement._values import MISSING
 
         jurors = sorted({juror for case in self.right for juror in case})
         if len(jurors) < 2:
             return None
+        # Each juror's rating is 0 (right) or 1 (wrong), the label 0 (right) on every case.
         rows = [
-            [None if j not in case else ("right" if case[j] else "wrong") for j in jurors]
+            [MISSING if j not in case else int(not case[j]) for j in jurors] + [0]
             for case in self.right
         ]
-        units = [f"case {i}" for i in range(len(rows))]
-        ratings = Ratings.from_rows(rows, values=("right", "wrong"), raters=jurors, units=units)
-        return seat_errors(with_labels(ratings, dict.fromkeys(units, "right")), seats)
+        return coded_seat_errors(rows, [*jurors, "label"], seats)

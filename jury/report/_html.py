@@ -29,7 +29,7 @@ from ._uncertainty import bounds_text, interval_heading
 from ._views import ErrorGroup, anchor, case_view
 
 if TYPE_CHECKING:
-    from ..agreement._panel_stats import AgreementSummary
+    from ..agreement._plain import PageAgreement
 
 __all__ = ["TEMPLATE", "Cards", "Page", "write_html"]
 
@@ -44,23 +44,23 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def agreement_view(summary: AgreementSummary) -> dict[str, Any]:
-    jurors = list(summary.jurors)
-    kappas = summary.verdict.pairwise
+def agreement_view(agreement: PageAgreement) -> dict[str, Any]:
+    jurors = list(agreement.jurors)
+    kappas = agreement.pairwise
     matrix = [
         [
             None
             if a == b
             else {
-                "value": kappas.get(a, b).value,
-                "text": estimate_text(kappas.get(a, b), interval=False),
-                "title": kappas.get(a, b).reason or f"n = {kappas.get(a, b).units} cases",
+                "value": kappas[a][b].value,
+                "text": estimate_text(kappas[a][b], interval=False),
+                "title": kappas[a][b].reason or f"n = {kappas[a][b].units} cases",
             }
             for b in jurors
         ]
         for a in jurors
     ]
-    return {"rows": agreement_rows(summary), "jurors": jurors, "matrix": matrix}
+    return {"rows": agreement_rows(agreement), "jurors": jurors, "matrix": matrix}
 
 
 class Cards:
@@ -112,7 +112,7 @@ class Cards:
 class Page:
     """What the report page says beyond the summary: gathered over every case."""
 
-    agreement: AgreementSummary
+    agreement: PageAgreement
     error_groups: list[ErrorGroup]
     tradeoff: dict[str, Any] | None
     durations: list[float]

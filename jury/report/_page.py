@@ -67,11 +67,12 @@ def _assets(style_file: str = "report.css", script_file: str = "report.js") -> d
     return {"policy": policy, "style": style, "script": script}
 
 
+@cache
 def prepare_template(template: str) -> None:
     """Compile `template` now, and every template it extends, includes or imports (Jinja2
     keeps them for the page). Compiling the report's takes about 5 MB for a moment; done
-    before the page's statistics import NumPy, that memory is free again for them to reuse,
-    instead of adding to the run's peak (issue 36)."""
+    before the records are read back for the page, that memory is free again for them to
+    reuse, instead of adding to the run's peak (issue 36)."""
     from jinja2 import meta
 
     environment, todo, seen = _environment(), [template], set()

@@ -19,7 +19,7 @@ from ..cases._case import Case
 from ..panel._panel import Gate, Panel
 from ..panel._warnings import juror_family
 from ..runs._records import JUNIT, REPORT, SUMMARY, read_cases, read_manifest
-from ._agreement import CONFIDENCE, RESAMPLES, SEED, WIDEST, manifest_rubric, rubric_metrics
+from ._agreement import CONFIDENCE, RESAMPLES, SEED, manifest_rubric, rubric_metrics
 from ._calibration import Tradeoff
 from ._console import console_for
 from ._index import Entry, VerdictIndex
@@ -215,7 +215,7 @@ class _Gathered:
     summary: RunSummary
     shown: list[Entry]
     cases: dict[str, Case]
-    #: None when no HTML report is written: only the page shows agreement (and needs numpy).
+    #: None when no HTML report is written: only the page shows agreement.
     agreement: AgreementTally | None
     errors: ErrorGroups
     tradeoff: Tradeoff
@@ -260,7 +260,7 @@ def _gather(
     tally, errors = Tally(jurors, families), ErrorGroups()
     agreement = None
     if page:
-        from ..agreement._tally import AgreementTally  # numpy: only for the HTML report
+        from ..agreement._tally import AgreementTally  # only for the HTML report
 
         agreement = AgreementTally()
     tradeoff = Tradeoff()
@@ -312,8 +312,8 @@ def _write_html(
     first = [index.load(index.entries[0])] if index.entries else []
     metrics = rubric_metrics(rubric or manifest_rubric(manifest), first, required=False)
     assert gathered.agreement is not None, "gathered without the page's agreement"
-    agreement = gathered.agreement.summary(
-        metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED, widest=WIDEST
+    agreement = gathered.agreement.page(
+        metrics, bootstrap=RESAMPLES, confidence=CONFIDENCE, seed=SEED
     )
     groups, vote_errors = gathered.errors.result(
         {entry.case_id: place for place, entry in enumerate(shown)}

@@ -59,8 +59,8 @@ async def run(
     `resume`, `rubric`, `threshold`, `concurrency`, `max_cost`, `dry_run`, `redact`,
     `cache_dir`, `no_cache`, `refresh`, `ids`, `category`, `sample`, `limit`, `seed`,
     `batch`, `submit_only`, `shard`, `shard_limits`, `junit`, `html`, `json`, `html_cases`,
-    `no_html` (no HTML report in the run directory: the page's agreement statistics need
-    NumPy, 21 MB more at the peak of a 1,000-case run; `jury.report.write_html` writes it
+    `no_html` (no HTML report in the run directory: the page's templates and the cases it
+    shows, 5 MB more at the peak of a 1,000-case run; `jury.report.write_html` writes it
     later),
     `otel`, `no_checks`, `judge_all`, `map`, `format`, `root`, `agent_prompt`, `answers`,
     `repeat`, `require` (with `repeat` N: a case passes when at least K of its N answers
@@ -294,6 +294,13 @@ async def _judged(
     cache = open_cache(options, redactor)
     if cache is not None and cache.notice is not None:
         said.status(cache.notice)
+    if report_paths(options).page():
+        # The page's templates compiled now, not after the judging: the compiler's 5 MB,
+        # freed again, is reused by the run instead of adding to its peak (issue 36).
+        from ..report._html import TEMPLATE
+        from ..report._page import prepare_template
+
+        prepare_template(TEMPLATE)
     try:
         jury = Jury(
             panel,

@@ -274,9 +274,10 @@ def test_the_intervals_quantiles_are_numpys_linear_ones_to_the_bit(
 ) -> None:
     # Written out so that a run's page imports no numpy.ma (issue 36): the same arithmetic as
     # np.quantile's default method, so the same floats, ties and repeated values included.
-    from jury.agreement._reliability import _distinct, _quantiles
+    from jury.agreement._reliability import _distinct
+    from jury.agreement._values import quantiles
 
     data = np.asarray(values)
-    assert _quantiles(data, levels) == np.quantile(data, levels).tolist()
+    assert quantiles(sorted(values), levels) == np.quantile(data, levels).tolist()
     codes = np.asarray([int(v) % 7 for v in values], dtype=np.int64)
     assert _distinct(codes).tolist() == np.unique(codes).tolist()

@@ -5,6 +5,7 @@ playing each server as the real one answers (`jury.testing._compatible`, each ru
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from pathlib import Path
@@ -432,3 +433,25 @@ async def test_calls_that_overflow_a_shared_context_stop_the_run_with_both_ways_
     assert "HTTP 500: Context size has been exceeded." in str(stopped.value)
     assert "llama-server -c" in stopped.value.fix
     assert '[providers."openai-api/local"] concurrency = 1' in stopped.value.fix
+
+
+async def test_a_discovery_cut_by_a_deadline_is_the_deadline_not_a_silent_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # aiohttp can raise its own connection error for a cancellation that lands while it
+    # connects: taken for a server that said nothing, the first call then went out in the
+    # default dialect, was refused, and stopped the run (seen once under load in the suite).
+    import aiohttp
+
+    from jury.providers import _servers
+
+    async def swallowing(*_: object) -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            raise aiohttp.ClientConnectionError("connection cancelled") from None
+
+    monkeypatch.setattr(_servers, "_ask", swallowing)
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await _servers.discover("http://127.0.0.1:9/v1", MODEL, {})

@@ -177,6 +177,19 @@ def test_report_agreement_is_what_jury_agreement_prints(
             assert alpha["resamples"] == 1000
         assert rows[name][2] == text
         assert rows[name][6] == str(alpha["units"])
+        # The page computes them without NumPy (issue 36): the same figures all the same.
+        for column, key in ((3, "fleiss_kappa"), (4, "gwet_ac1")):
+            value = result[key]["value"]
+            assert rows[name][column] == ("undefined" if value is None else f"{value:.3f}")
+        percent = result["percent_agreement"]["value"]
+        assert unescape(rows[name][5]) == ("-" if percent is None else f"{percent:.1%}")
+    matrix = html[html.index("</table>", html.index('id="agreement-metrics"')) :]
+    cells = data["verdict"]["pairwise"]["cells"]
+    for a, row in cells.items():
+        for b, kappa in row.items():
+            shown = "undefined" if kappa["value"] is None else f"{kappa['value']:.3f}"
+            title = kappa["reason"] or f"n = {kappa['units']} cases"
+            assert f'title="{title}">{shown}<' in unescape(matrix), (a, b)
 
 
 pytestmark_browser = pytest.mark.skipif(
