@@ -41,13 +41,19 @@ _BRANCH = re.compile(
 )
 
 
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` when a known spelling is close to `word`, else nothing."""
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The known spelling closest to `word`, if one is close."""
     by_lower: dict[str, str] = {}
     for choice in choices:
         by_lower.setdefault(choice.lower(), choice)
     close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
-    return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
+    return by_lower[close[0]] if close else None
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when a known spelling is close to `word`, else nothing."""
+    found = closest(word, choices)
+    return f" (did you mean {found!r}?)" if found else ""
 
 
 def _distance(a: str, b: str) -> int:

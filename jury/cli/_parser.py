@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from .._problems import suggest
+from .._problems import closest, suggest
 
 __all__ = ["CommandParser", "JuryParser"]
 
@@ -46,17 +46,21 @@ class JuryParser(argparse.ArgumentParser):
     def _hint(self, message: str) -> str:
         if message.startswith("unrecognized arguments: "):
             flags = [a.split("=")[0] for a in message.split(": ", 1)[1].split() if a[:1] == "-"]
+            # A rule flag this command lacks is a candidate too: `jury run --quorm` meant
+            # --quorum (a jury file's setting), not the --format that is spelled nearest.
+            rules = [rule for rule in _RULES if rule not in self._option_string_actions]
             for flag in flags:
-                if flag in _RULES:
-                    setting, value = _RULES[flag]
+                meant = closest(flag, [*self._option_string_actions, *rules])
+                if meant in rules:
+                    setting, value = _RULES[meant]
+                    said = flag if meant == flag else f"{flag}: did you mean {meant}? It"
                     return (
-                        f" ({flag} is not a flag of {self.prog}: set {setting} in the jury "
-                        f"file (--jury FILE); `jury rescore RUN {flag}{value}` decides a "
+                        f" ({said} is not a flag of {self.prog}: set {setting} in the jury "
+                        f"file (--jury FILE); `jury rescore RUN {meant}{value}` decides a "
                         "recorded run again by it, calling no judge)"
                     )
-                hint = suggest(flag, self._option_string_actions)
-                if hint:
-                    return hint.replace(" (did you mean ", f" ({flag}: did you mean ")
+                if meant is not None:
+                    return f" ({flag}: did you mean {meant!r}?)"
             return ""
         found = _CHOICE.match(message)
         if found is not None:

@@ -54,3 +54,18 @@ def test_a_rule_of_the_verdict_given_to_run_says_where_it_is_set_not_a_near_spel
     err = usage_error(["run", "cases.jsonl", "--min-pass-rate", "0.9"], capsys)
     assert "set min_pass_rate = P under [gate] in the jury file" in err
     assert "`jury rescore RUN --min-pass-rate P`" in err
+
+
+def test_a_misspelled_rule_of_the_verdict_is_named_as_the_rule_it_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `jury run --quorm 2` got "did you mean '--format'?": the nearest of run's own flags.
+    err = usage_error(["run", "cases.jsonl", "--quorm", "2"], capsys)
+    assert err.rstrip().endswith(
+        "(--quorm: did you mean --quorum? It is not a flag of jury run: set quorum = N in the "
+        "jury file (--jury FILE); `jury rescore RUN --quorum N` decides a recorded run again "
+        "by it, calling no judge)"
+    )
+    # A command that has the flag suggests it as a flag; run's own near flags stay its own.
+    assert "did you mean '--quorum'?" in usage_error(["rescore", "r", "--quorm", "2"], capsys)
+    assert "did you mean '--format'?" in usage_error(["run", "c.jsonl", "--formt", "x"], capsys)
