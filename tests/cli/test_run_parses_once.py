@@ -164,6 +164,22 @@ def test_held_cases_are_the_redacted_records() -> None:
     assert judged.cases(["a"])["a"] == case.model_copy(update={"answer": "[redacted]"})
 
 
+def test_judged_cases_hold_little_more_than_the_passing_cases_the_page_shows() -> None:
+    # The cases held are a large page's peak memory (issue 36): at most an eighth more than
+    # the page shows, whatever the order the cases finish in.
+    import random
+
+    judged = JudgedCases(Redactor(), limit=40)
+    ids = [f"c{n:04d}" for n in range(1000)]
+    random.Random(3).shuffle(ids)
+    most = 0
+    for case_id in ids:
+        judged.add(Case(id=case_id, answer="a"), verdict(case_id, Verdict.PASS))
+        most = max(most, len(judged.passing))
+    assert 40 < most <= 45
+    assert sorted(judged.cases(ids)) == sorted(ids)[:40]
+
+
 def test_judged_cases_give_up_rather_than_hold_more_failed_cases_than_the_limit() -> None:
     judged = JudgedCases(Redactor(), limit=2)
     for n in range(3):
