@@ -98,7 +98,9 @@ async def discover(
     try:
         async with aiohttp.ClientSession(timeout=timeout, headers=headers) as session:
             return await _ask(session, base, root, model, kind)
-    except (aiohttp.ClientError, TimeoutError, OSError):
+    except TimeoutError:  # the discovery's own time limit (aiohttp's are TimeoutErrors)
+        return None
+    except (aiohttp.ClientError, OSError):
         task = asyncio.current_task()
         if task is not None and task.cancelling():
             # The caller's deadline (a case's timeout) cancelled the discovery and aiohttp

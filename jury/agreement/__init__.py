@@ -43,6 +43,8 @@ import importlib
 from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
+from ._values import VERDICT, Estimate
+
 if TYPE_CHECKING:
     from ..decide._proportion import Interval, proportion_interval
     from ._calibration import GoldCheck, LabelRatings
@@ -78,7 +80,6 @@ if TYPE_CHECKING:
         unit_disagreement,
     )
     from ._table import as_verdicts, metric_of, read_scores
-    from ._values import VERDICT, Estimate
 
 __all__ = [
     "VERDICT",
@@ -124,9 +125,10 @@ __all__ = [
 ]
 
 
-#: Where each public name is defined. The names are imported when first used, not with the
-#: package: most of them need NumPy, and a run's page, which needs none of them, would load
-#: it for nothing (issue 36: 8 MB of a run's peak memory).
+#: Where each public name is defined. They are imported when one is first used, not with the
+#: package: most need NumPy, which a run's page, using none of them, would load for nothing
+#: (issue 36: 8 MB of a run's peak memory). The first use imports them all, so that the
+#: package's namespace is whole (type hints of its models resolve in it) from then on.
 _HOMES = {
     "..decide._proportion": ("Interval", "proportion_interval"),
     "._calibration": ("GoldCheck", "LabelRatings"),
@@ -162,22 +164,29 @@ _HOMES = {
         "unit_disagreement",
     ),
     "._table": ("as_verdicts", "metric_of", "read_scores"),
-    "._values": ("VERDICT", "Estimate"),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def _door(names: dict[str, Any]) -> None:
+    """Each public name says where to import it from (jury.agreement.X), not the private
+    module that defines it: reprs, tracebacks and the API reference read the same door."""
+    for name, value in names.items():
+        if isinstance(value, type | FunctionType):
+            value.__module__ = __name__
+        globals()[name] = value
+
+
+# Without NumPy: at hand (and pickled as jury.agreement.Estimate) from the start.
+_door({"VERDICT": VERDICT, "Estimate": Estimate})
 
 
 def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
+    if not any(name in names for names in _HOMES.values()):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    # Each public name says where to import it from (jury.agreement.X), not the private
-    # module that defines it: reprs, tracebacks and the API reference read the same door.
-    if isinstance(value, type | FunctionType):
-        value.__module__ = __name__
-    globals()[name] = value
-    return value
+    for module, names in _HOMES.items():
+        found = importlib.import_module(module, __name__)
+        _door({each: getattr(found, each) for each in names})
+    return globals()[name]
 
 
 def __dir__() -> list[str]:

@@ -6,7 +6,8 @@ each pair of jurors, Cohen's kappa on their verdicts. The formulas are `_reliabi
 the resamples the same draws from the same seed, so the page and `jury agreement` print the
 same numbers (tests/agreement/test_plain.py holds every figure to `summarize_agreement`).
 Written without NumPy because NumPy's import alone raised a 1,000-case run's peak memory by
-8 MB, above the bare SDK's (benchmarks/README.md).
+8 MB, above the bare SDK's (benchmarks/README.md); only a ratio metric of many values has its
+alpha from NumPy (`_vectorised`).
 
 A case's contribution to alpha depends only on the multiset of its ratings, so the cases are
 grouped by that pattern: a resample is a count of each pattern, and a statistic's sums take
@@ -80,10 +81,10 @@ def figures(
     """Each column's figures; alpha's interval from `resamples` percentile bootstrap draws
     of cases (no interval with 0). The columns whose alphas resample the same number of
     cases share each resample's draws."""
-    alphas = [_Alpha(column) for column in columns]
+    alphas = [None if _vectorised(column) else _Alpha(column) for column in columns]
     by_units: dict[int, list[_Alpha]] = {}
     for alpha in alphas:
-        if resamples and alpha.value is not None:
+        if alpha is not None and resamples and alpha.value is not None:
             by_units.setdefault(len(alpha.pattern_of), []).append(alpha)
     for units, group in by_units.items():
         _resample(units, group, resamples, seed)
@@ -92,7 +93,9 @@ def figures(
         Figures(
             column.name,
             column.level,
-            alpha.estimate(resamples, confidence, tail),
+            _numpy_alpha(column, resamples, confidence, seed)
+            if alpha is None
+            else alpha.estimate(resamples, confidence, tail),
             *_chance_corrected(column),
         )
         for column, alpha in zip(columns, alphas, strict=True)
@@ -163,6 +166,36 @@ class _Alpha:
             resamples=resamples,
             undefined_resamples=resamples - len(good),
         )
+
+
+#: Values above which a ratio metric's alpha is left to NumPy: its expected disagreement sums
+#: over every pair of values on every resample, a loop plain Python makes slow (2,500 values:
+#: 13 minutes for 1,000 resamples, NumPy's path one).
+_RATIO_VALUES = 40
+
+
+def _vectorised(column: Coded) -> bool:
+    return column.level == "ratio" and len(column.values) > _RATIO_VALUES
+
+
+def _numpy_alpha(column: Coded, resamples: int, confidence: float, seed: int | None) -> Estimate:
+    """`krippendorff_alpha` itself, on NumPy, for the metrics `_vectorised` names."""
+    import numpy as np
+
+    from ._ratings import Ratings
+    from ._reliability import Bootstrap, krippendorff_alpha
+
+    width = len(column.codes[0]) if column.codes else 0
+    codes = np.array(column.codes, dtype=np.int64).reshape(len(column.codes), width)
+    ratings = Ratings(
+        [str(row) for row in range(len(codes))],
+        [str(rater) for rater in range(width)],
+        codes,
+        column.values,
+        column.level,
+        name=column.name,
+    )
+    return krippendorff_alpha(ratings, bootstrap=Bootstrap(resamples, confidence, seed))
 
 
 def _resample(units: int, alphas: Sequence[_Alpha], resamples: int, seed: int | None) -> None:

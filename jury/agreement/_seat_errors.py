@@ -174,8 +174,9 @@ def coded_seat_errors(
 ) -> SeatErrors:
     """`seat_errors` of ratings given as codes (negative where missing), a row per case and
     a column per rater, the label last; without NumPy, for a run's page."""
+    # The label is the last column whatever its name: a juror may be called "label".
     names = [r for r in raters[:-1] if r not in besides]
-    column = {r: i for i, r in enumerate(raters)}
+    column = {r: i for i, r in enumerate(raters[:-1])}
     pairs: list[ErrorPair] = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:

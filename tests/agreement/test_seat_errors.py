@@ -128,3 +128,19 @@ def test_below_the_threshold_no_seat_is_said_to_add_little() -> None:
     assert value is not None
     assert abs(value) < THRESHOLD
     assert found.adds_little == ()
+
+
+def test_the_label_column_is_the_last_whatever_a_juror_is_called() -> None:
+    # The page names its label column "label": a juror of that name is still a juror.
+    from jury.agreement._seat_errors import coded_seat_errors
+
+    # Codes: 0 right, 1 wrong; the label (last) is 0 on every case.
+    a = [0, 1, 0, 1, 1, 0]
+    named_label = [0, 1, 1, 0, 1, 0]
+    found = coded_seat_errors(
+        [[x, y, 0] for x, y in zip(a, named_label, strict=True)], ["a", "label", "label"]
+    )
+    (pair,) = found.pairs
+    assert (pair.a, pair.b, pair.items) == ("a", "label", 6)
+    assert (pair.errors_a, pair.errors_b, pair.both_wrong) == (3, 3, 2)
+    assert pair.correlation.value is not None
