@@ -49,6 +49,14 @@ def _same_interval(got: Estimate, want: Estimate) -> None:
             assert mine == pytest.approx(theirs, rel=1e-9, abs=1e-12)
 
 
+def _python(code: str) -> str:
+    """What `code` prints in a fresh interpreter (which modules it loads is the question)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout.strip()
+
+
 @st.composite
 def _runs(draw: st.DrawFn) -> tuple[list[CaseVerdict], list[Metric] | None]:
     jurors = [f"j{i}" for i in range(draw(st.integers(2, 4)))]
@@ -174,10 +182,7 @@ def test_the_page_figures_import_no_numpy() -> None:
         "assert page.metrics['q'].alpha.low is not None\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy')))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert done.stdout.strip() == "[]"
+    assert _python(code) == "[]"
 
 
 def test_an_undefined_resample_is_left_out_and_counted() -> None:
@@ -240,10 +245,7 @@ def test_a_run_with_its_page_imports_no_numpy(tmp_path: Path) -> None:
         "assert (run.path / 'report.html').is_file()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy')))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert done.stdout.strip() == "[]"
+    assert _python(code) == "[]"
     page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert 'id="agreement-metrics"' in page
 
@@ -287,8 +289,5 @@ def test_the_public_names_keep_one_door_and_whole_type_hints() -> None:
         "import jury.agreement as a\n"
         "print(sorted(typing.get_type_hints(a.AgreementSummary)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
     fields = ["cases", "confidence", "jurors", "metrics", "resamples", "seed", "stability"]
-    assert done.stdout.strip() == str([*fields, "verdict"])
+    assert _python(code) == str([*fields, "verdict"])
