@@ -21,7 +21,7 @@ import random
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .._verdict import Score
@@ -76,29 +76,35 @@ class PageAgreement:
 
 
 def figures(
-    columns: Sequence[Coded], *, resamples: int, confidence: float, seed: int | None
+    columns: Iterable[Coded], *, resamples: int, confidence: float, seed: int | None
 ) -> list[Figures]:
     """Each column's figures; alpha's interval from `resamples` percentile bootstrap draws
-    of cases (no interval with 0). The columns whose alphas resample the same number of
-    cases share each resample's draws."""
-    alphas = [None if _vectorised(column) else _Alpha(column) for column in columns]
+    of cases (no interval with 0). Each column is read once and not kept (a run's page hands
+    them over one at a time: their codes are a large run's memory); the alphas that
+    resample the same number of cases then share each resample's draws."""
+    tail = (1 - confidence) / 2
+    made: list[tuple[str, Level, _Alpha | Estimate, tuple[Estimate, Estimate, Estimate]]] = []
+    for column in columns:
+        alpha = (
+            _numpy_alpha(column, resamples, confidence, seed)
+            if _vectorised(column)
+            else _Alpha(column)
+        )
+        made.append((column.name, column.level, alpha, _chance_corrected(column)))
     by_units: dict[int, list[_Alpha]] = {}
-    for alpha in alphas:
-        if alpha is not None and resamples and alpha.value is not None:
+    for _, _, alpha, _ in made:
+        if isinstance(alpha, _Alpha) and resamples and alpha.value is not None:
             by_units.setdefault(len(alpha.pattern_of), []).append(alpha)
     for units, group in by_units.items():
         _resample(units, group, resamples, seed)
-    tail = (1 - confidence) / 2
     return [
         Figures(
-            column.name,
-            column.level,
-            _numpy_alpha(column, resamples, confidence, seed)
-            if alpha is None
-            else alpha.estimate(resamples, confidence, tail),
-            *_chance_corrected(column),
+            name,
+            level,
+            alpha.estimate(resamples, confidence, tail) if isinstance(alpha, _Alpha) else alpha,
+            *chance,
         )
-        for column, alpha in zip(columns, alphas, strict=True)
+        for name, level, alpha, chance in made
     ]
 
 

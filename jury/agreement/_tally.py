@@ -21,8 +21,8 @@ class _Column:
     __slots__ = ("jurors", "units", "values")
 
     def __init__(self) -> None:
-        self.units = array("q")
-        self.jurors = array("q")
+        self.units = array("i")
+        self.jurors = array("i")
         self.values: list[Score] = []
 
 
@@ -95,16 +95,25 @@ class AgreementTally:
         percent agreement, and the jurors' Cohen's kappas on their verdicts."""
         metrics = tuple(metrics) if metrics is not None else self._metrics()
         raters, order = self._order()
-        coded = []
-        for metric in (VERDICT, *metrics):
+
+        def coded(metric: Metric) -> Coded:
             codes, domain = encode(
                 self._rows(metric, order, raters), metric.values, metric.level, metric.name
             )
-            coded.append(Coded(metric.name, metric.level, domain, codes))
-        found = figures(coded, resamples=bootstrap, confidence=confidence, seed=seed)
+            return Coded(metric.name, metric.level, domain, codes)
+
+        pairwise = cohen_points(coded(VERDICT), raters)
+        # One metric's codes at a time: a column per metric, held at once, was 2 MB of a
+        # 5,000-case run's peak memory (issue 36).
+        found = figures(
+            map(coded, (VERDICT, *metrics)),
+            resamples=bootstrap,
+            confidence=confidence,
+            seed=seed,
+        )
         return PageAgreement(
             jurors=raters,
             verdict=found[0],
             metrics={figure.metric: figure for figure in found[1:]},
-            pairwise=cohen_points(coded[0], raters),
+            pairwise=pairwise,
         )
