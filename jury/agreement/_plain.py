@@ -114,7 +114,7 @@ def cohen_points(column: Coded, jurors: Sequence[str]) -> dict[str, dict[str, Es
     cells: dict[str, dict[str, Estimate]] = {juror: {} for juror in jurors}
     for i, a in enumerate(jurors):
         for j in range(i + 1, len(jurors)):
-            both = Counter((row[i], row[j]) for row in column.codes if row[i] >= 0 <= row[j])
+            both = Counter((row[i], row[j]) for row in column.codes if row[i] >= 0 and row[j] >= 0)
             cells[a][jurors[j]] = cells[jurors[j]][a] = _cohen(both, len(column.values))
     return cells
 
@@ -130,14 +130,13 @@ class _Alpha:
         rows = [tuple(sorted(code for code in row if code >= 0)) for row in column.codes]
         groups: dict[tuple[int, ...], int] = {}
         self.pattern_of = [groups.setdefault(row, len(groups)) for row in rows if len(row) >= 2]
-        self.patterns = list(groups)
         self.resampled: list[float] = []
         self.value: float | None = None
         if not self.pattern_of:
             return
         build = _interval if column.level == "interval" else _coincidences
         counts = Counter(self.pattern_of)
-        self.quantities, self.finish = build(self.patterns, counts, column)
+        self.quantities, self.finish = build(list(groups), counts, column)
         self.width = 1 + max(at for row in self.quantities for at, _ in row)
         value = self.finish(self.sums(counts))
         self.value = None if math.isnan(value) else value

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import chain
 
 from .._verdict import CaseVerdict, Metric, Score, VoteStatus
 from ._plain import Coded, PageAgreement, cohen_points, figures
@@ -102,11 +103,12 @@ class AgreementTally:
             )
             return Coded(metric.name, metric.level, domain, codes)
 
-        pairwise = cohen_points(coded(VERDICT), raters)
+        verdict = coded(VERDICT)
+        pairwise = cohen_points(verdict, raters)
         # One metric's codes at a time: a column per metric, held at once, was 2 MB of a
         # 5,000-case run's peak memory (issue 36).
         found = figures(
-            map(coded, (VERDICT, *metrics)),
+            chain((verdict,), map(coded, metrics)),
             resamples=bootstrap,
             confidence=confidence,
             seed=seed,
